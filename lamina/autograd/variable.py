@@ -1,0 +1,89 @@
+"""Variables: trainable state held in a buffer whose identity never changes."""
+from __future__ import annotations
+
+import itertools
+
+from ..errors import ShapeError, describe_shape
+from .tensor import Tensor
+
+_uid = itertools.count()
+
+
+class Variable(Tensor):
+    """Mutable state read by ops like a tensor (Keras 3's ``keras.Variable``).
+
+    ``assign``/``assign_add``/``assign_sub`` write into the existing buffer, so anything
+    bound to it (an optimizer slot, a compiled step) sees the new value.
+
+    >>> v = Variable([1.0, 2.0], name="w")
+    >>> v.assign_add([1.0, 1.0]).numpy()
+    array([2., 3.], dtype=float32)
+    """
+    __slots__ = ("trainable", "name", "autocast", "aggregation", "synchronization", "_uid")
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
+                 autocast: bool = True, aggregation: str = "none",
+                 synchronization: str = "auto", name: str | None = None, backend=None):
+        from ..dtypes import floatx, is_float, standardize
+        from ..ops.core import convert_to_tensor
+        if callable(initializer) and not isinstance(initializer, Tensor):
+            if shape is None:
+                raise ValueError("Variable: argument 'shape' is required when the initializer "
+                                 f"is a callable; received initializer={initializer!r}")
+            dtype = standardize(dtype) if dtype is not None else floatx()
+            initializer = initializer(tuple(shape), dtype=dtype)
+        value = convert_to_tensor(initializer, dtype=dtype, backend=backend)
+        if dtype is None and is_float(value.dtype) and value.dtype != floatx():
+            value = convert_to_tensor(value, dtype=floatx())   # Keras: floats default to floatx
+        if shape is not None and tuple(shape) != value.shape:
+            raise ShapeError(f"Variable '{name}': argument 'shape' is {describe_shape(shape)} "
+                             f"but the initial value has shape {describe_shape(value.shape)}")
+        self.backend = value.backend
+        # Own a fresh, writable, contiguous buffer.
+        self.data = value.backend.xp.array(value.data, copy=True, order="C")
+        self.trainable = bool(trainable)
+        self.autocast = bool(autocast)
+        self.aggregation = aggregation
+        self.synchronization = synchronization
+        self._uid = next(_uid)
+        self.name = name if name is not None else f"variable_{self._uid}"
+
+    @property
+    def value(self) -> Tensor:
+        """The current value, as a plain tensor that does not change with later assigns."""
+        return Tensor._wrap(self.data.copy(), self.backend)
+
+    def _coerce(self, value, method: str):
+        from ..ops.core import convert_to_tensor
+        t = convert_to_tensor(value, dtype=self.dtype, backend=self.backend)
+        if t.shape != self.shape:
+            raise ShapeError(f"Variable '{self.name}'.{method}: expected a value of shape "
+                             f"{describe_shape(self.shape)}; received shape "
+                             f"{describe_shape(t.shape)}")
+        return t.data
+
+    def assign(self, value) -> "Variable":
+        self.backend.copy_(self.data, self._coerce(value, "assign"))
+        return self
+
+    def assign_add(self, delta) -> "Variable":
+        self.backend.binary("add", self.data, self._coerce(delta, "assign_add"), out=self.data)
+        return self
+
+    def assign_sub(self, delta) -> "Variable":
+        self.backend.binary("subtract", self.data, self._coerce(delta, "assign_sub"),
+                            out=self.data)
+        return self
+
+    def __repr__(self) -> str:
+        return (f"<Variable '{self.name}' shape={self.shape} dtype={self.dtype} "
+                f"trainable={self.trainable}>")
+
+    def __reduce__(self):
+        return (_rebuild_variable, (self.numpy(), self.trainable, self.name,
+                                    self.backend.name))
+
+
+def _rebuild_variable(array, trainable, name, backend_name):
+    return Variable(array, dtype=array.dtype.name, trainable=trainable, name=name,
+                    backend=backend_name)

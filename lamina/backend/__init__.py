@@ -1,0 +1,127 @@
+"""Backend selection: ``set_backend(name)``, ``use(name)``, the ``LAMINA_BACKEND`` variable.
+
+Also Keras's backend utilities (``floatx``, ``epsilon``, ``image_data_format``,
+``clear_session``, ``backend()``) so ``keras.backend.*`` calls in users' scripts work.
+Importing Lamina never imports cupy: the cupy backend is created on first request.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Callable, Iterator
+
+from ..dtypes import floatx, set_floatx
+from ..errors import BackendError
+from .base import Backend
+
+__all__ = ["Backend", "get_backend", "set_backend", "use", "backend_of", "available_backends",
+           "floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
+           "set_image_data_format", "clear_session", "backend"]
+
+_NAMES = ("numpy", "cupy")
+_instances: dict[str, Backend] = {}
+_stack: list[Backend] = []
+_default: Backend | None = None
+_epsilon = 1e-7
+_clear_hooks: list[Callable[[], None]] = []
+
+
+def _create(name: str) -> Backend:
+    if name == "numpy":
+        from .numpy_backend import NumpyBackend
+        return NumpyBackend()
+    if name == "cupy":
+        from .cupy_backend import CupyBackend
+        return CupyBackend()
+    raise ValueError(f"unknown backend {name!r}; expected one of {_NAMES}")
+
+
+def get_backend(name: str | Backend | None = None) -> Backend:
+    """The backend called ``name``, or the active one (innermost ``use``, then the default)."""
+    if isinstance(name, Backend):
+        return name
+    if name is None:
+        if _stack:
+            return _stack[-1]
+        global _default
+        if _default is None:
+            _default = get_backend(os.environ.get("LAMINA_BACKEND", "numpy").strip().lower())
+        return _default
+    backend = _instances.get(name)
+    if backend is None:
+        backend = _instances[name] = _create(name)
+    return backend
+
+
+def set_backend(name: str) -> Backend:
+    """Make ``name`` ("numpy" or "cupy") the default backend for new tensors."""
+    global _default
+    _default = get_backend(name)
+    return _default
+
+
+@contextlib.contextmanager
+def use(name: str | Backend) -> Iterator[Backend]:
+    """``with lamina.backend.use("cupy"): ...`` runs the block with that backend active."""
+    backend = get_backend(name)
+    _stack.append(backend)
+    try:
+        yield backend
+    finally:
+        _stack.pop()
+
+
+def backend_of(array) -> Backend:
+    """The backend an array belongs to (without importing cupy for numpy arrays)."""
+    module = type(array).__module__.split(".")[0]
+    if module == "numpy":
+        return get_backend("numpy")
+    if module == "cupy":
+        return get_backend("cupy")
+    raise BackendError(f"backend_of: expected a numpy or cupy array; received {type(array).__name__}")
+
+
+def available_backends() -> list[str]:
+    """Names of the backends that can be created on this machine."""
+    names = ["numpy"]
+    try:
+        get_backend("cupy")
+        names.append("cupy")
+    except (ImportError, RuntimeError):
+        pass
+    return names
+
+
+def backend() -> str:
+    """Keras's ``keras.backend.backend()``: the active backend's name."""
+    return get_backend().name
+
+
+def epsilon() -> float:
+    return _epsilon
+
+
+def set_epsilon(value: float) -> None:
+    global _epsilon
+    _epsilon = float(value)
+
+
+def image_data_format() -> str:
+    return "channels_last"
+
+
+def set_image_data_format(data_format: str) -> None:
+    if data_format != "channels_last":
+        raise ValueError("set_image_data_format: Lamina supports 'channels_last' (NHWC) only; "
+                         f"received {data_format!r}")
+
+
+def register_clear_hook(fn: Callable[[], None]) -> None:
+    """Let a module (layer names, trace caches) reset its state in ``clear_session``."""
+    _clear_hooks.append(fn)
+
+
+def clear_session() -> None:
+    """Reset global state: auto-name counters and compiled-function caches."""
+    for fn in _clear_hooks:
+        fn()

@@ -1,0 +1,509 @@
+"""Convolution and pooling kernels (NHWC images, HWIO filters), written against ``self.xp``.
+
+Convolution is im2col + GEMM, cache-blocked: the batch is cut into blocks of a few samples
+(or of output rows, for big images) whose column buffer, ``(rows, kh*kw*C)``, stays in
+cache; each block is filled by one copy from a strided window view and multiplied by the
+filter in one GEMM. Measured on the 2-core build machine this runs at about half of the
+sgemm roofline, against a quarter for one buffer over the whole batch. The same blocks serve
+the filter gradient (``colsᵀ @ dY``, accumulated over blocks). The input gradient at stride
+1 is itself a convolution (of dY with the flipped, in/out-swapped filter, padded so that the
+output is the input's size); at larger strides it is ``dY @ Wᵀ`` scattered back by one
+strided ``+=`` per kernel offset (col2im), which never writes one element twice in a block.
+A 1x1 stride-1 convolution is a plain GEMM.
+
+Groups are a batch dimension of the GEMMs: the column buffer is laid out group-major,
+``(groups, rows, kh*kw*C/groups)``, and one batched matmul serves all groups. Depthwise
+convolutions (one input channel per group) are kh*kw multiply-adds instead.
+
+Pooling is a loop over the kh*kw window offsets of elementwise ops on strided views; the
+max-pool gradient routes each output's gradient to the first maximum of its window only, so
+ties (common after a ReLU) do not multiply the gradient.
+
+``pads`` are explicit ``((top, bottom), (left, right))``; a negative pad crops.
+"""
+from __future__ import annotations
+
+# Bytes of column buffer per block. 2-3 MiB measured best here (1 MiB L2 per core, two
+# cores); blocks of 8+ samples at 32x32x32 (9 MiB) fell back to the unblocked speed.
+_BLOCK_BYTES = 5 << 19
+
+
+def conv_output_size(size: int, k: int, stride: int, pad: tuple, dilation: int) -> int:
+    """Output length of a convolution along one axis with explicit (before, after) pads."""
+    span = (k - 1) * dilation + 1
+    return (size + pad[0] + pad[1] - span) // stride + 1
+
+
+def _window(start: int, count: int, step: int) -> slice:
+    """``count`` positions from ``start`` every ``step``: a slice that never over-runs."""
+    return slice(start, start + (count - 1) * step + 1, step)
+
+
+class ConvKernels:
+    """Mixed into Backend: conv2d and its two backprops, pool2d and its backprops."""
+
+    # ----------------------------------------------------------------- padding helpers
+    def _pad_nhwc(self, x, pads, value=0):
+        """``x`` padded (or, for negative pads, cropped) on its two spatial axes."""
+        (top, bottom), (left, right) = pads
+        if top == bottom == left == right == 0:
+            return x
+        n, h, w, c = x.shape
+        out = self.xp.full((n, h + top + bottom, w + left + right, c), value, dtype=x.dtype)
+        (h_src, h_dst), (w_src, w_dst) = _overlap(h, top, bottom), _overlap(w, left, right)
+        out[:, h_dst, w_dst] = x[:, h_src, w_src]
+        return out
+
+    def _unpad_into(self, padded, pads, out):
+        """The inverse of ``_pad_nhwc`` for gradients: crop ``padded`` into ``out``."""
+        (top, bottom), (left, right) = pads
+        h, w = out.shape[1], out.shape[2]
+        (h_src, h_dst), (w_src, w_dst) = _overlap(h, top, bottom), _overlap(w, left, right)
+        if top < 0 or bottom < 0 or left < 0 or right < 0:
+            out[...] = 0                  # input rows a negative pad cropped get no gradient
+        out[:, h_src, w_src] = padded[:, h_dst, w_dst]
+        return out
+
+    def _contiguous_out(self, out, shape, dtype, zero=False):
+        """A C-contiguous buffer to compute into (``out`` itself when it qualifies)."""
+        if out is not None and out.flags.c_contiguous:
+            if zero:
+                out[...] = 0
+            return out
+        return (self.xp.zeros if zero else self.xp.empty)(shape, dtype=dtype)
+
+    def _zeros_into(self, out, shape, dtype):
+        if out is None:
+            return self.xp.zeros(shape, dtype=dtype)
+        out[...] = 0
+        return out
+
+    def _finish(self, result, out):
+        if out is None or result is out:
+            return result
+        out[...] = result
+        return out
+
+    # ----------------------------------------------------------------- im2col blocks
+    def _conv_blocks(self, n: int, oh: int, row_bytes: int):
+        """(n0, n1, r0, r1) blocks of samples x output rows sized for the column buffer."""
+        sample_bytes = max(oh * row_bytes, 1)
+        if sample_bytes <= _BLOCK_BYTES:
+            step = max(1, _BLOCK_BYTES // sample_bytes)
+            return [(n0, min(n0 + step, n), 0, oh) for n0 in range(0, n, step)]
+        rows = max(1, _BLOCK_BYTES // max(row_bytes, 1))
+        return [(n0, n0 + 1, r0, min(r0 + rows, oh))
+                for n0 in range(n) for r0 in range(0, oh, rows)]
+
+    def _im2col(self, xpad, block, geometry, groups, buffer):
+        """Columns of one block: ``(groups, rows, kh*kw*C/groups)``, group-major.
+
+        One copy from a strided window view: its innermost (kw, C) axes are one contiguous
+        run of the padded image when the width dilation is 1, so the copy moves kw*C
+        elements per step instead of C (the copy is a third of a convolution's time).
+        """
+        (n0, n1, r0, r1) = block
+        (kh, kw), (sh, sw), (dh, dw), ow = geometry
+        m, r, c = n1 - n0, r1 - r0, xpad.shape[3]
+        cg = c // groups
+        sn, sr, sc, sch = xpad.strides
+        origin = xpad[n0:n1, r0 * sh:]
+        cols = buffer[:groups * m * r * ow * kh * kw * cg].reshape(
+            groups, m, r, ow, kh, kw, cg)
+        shape = (m, r, ow, kh, kw, groups, cg)
+        strides = (sn, sh * sr, sw * sc, dh * sr, dw * sc, cg * sch, sch)
+        windows = self.xp.lib.stride_tricks.as_strided(origin, shape=shape, strides=strides)
+        cols[...] = windows.transpose(5, 0, 1, 2, 3, 4, 6)
+        return cols.reshape(groups, m * r * ow, kh * kw * cg)
+
+    def _col2im_add(self, dxpad, dcols, block, geometry, groups):
+        """Scatter-add one block's column gradient ``(groups, rows, kh*kw*cg)`` into dxpad."""
+        (n0, n1, r0, r1) = block
+        (kh, kw), (sh, sw), (dh, dw), ow = geometry
+        m, r, c = n1 - n0, r1 - r0, dxpad.shape[3]
+        cg = c // groups
+        dcols = dcols.reshape(groups, m, r, ow, kh, kw, cg)
+        # Split the channels on the whole (contiguous) buffer, so the views below are views.
+        dxpad = dxpad.reshape(dxpad.shape[:3] + (groups, cg))
+        for i in range(kh):
+            rows = _window(r0 * sh + i * dh, r, sh)
+            for j in range(kw):
+                dst = dxpad[n0:n1, rows, _window(j * dw, ow, sw)]
+                if groups == 1:
+                    dst[:, :, :, 0] += dcols[0, :, :, :, i, j]
+                else:
+                    dst += dcols[:, :, :, :, i, j].transpose(1, 2, 3, 0, 4)
+
+    @staticmethod
+    def _is_pointwise(kernel_hw, strides, pads, dilation) -> bool:
+        return kernel_hw == (1, 1) and strides == (1, 1) and pads == ((0, 0), (0, 0))
+
+    # ----------------------------------------------------------------- convolution
+    def conv2d(self, x, w, strides, pads, dilation, groups, out=None):
+        """``y[n, p, q, o] = sum_{i,j,c} xpad[n, p*s + i*d, q*s + j*d, c] * w[i, j, c, o]``."""
+        xp = self.xp
+        n, h, wd, c = x.shape
+        kh, kw, cg, cout = w.shape
+        og = cout // groups
+        oh = conv_output_size(h, kh, strides[0], pads[0], dilation[0])
+        ow = conv_output_size(wd, kw, strides[1], pads[1], dilation[1])
+        dtype = xp.result_type(x, w)
+        if x.size == 0 or w.size == 0:              # an empty batch (or no channels)
+            return self._zeros_into(out, (n, oh, ow, cout), dtype)
+        if groups > 1 and cg == 1:
+            return self._depthwise_conv2d(x, w, strides, pads, dilation, out)
+        y = self._contiguous_out(out, (n, oh, ow, cout), dtype)
+        if groups == 1 and self._is_pointwise((kh, kw), strides, pads, dilation):
+            xp.matmul(x.reshape(-1, c), w.reshape(c, cout), out=y.reshape(-1, cout))
+            return self._finish(y, out)
+        xpad = self._pad_nhwc(x, pads)
+        geometry = ((kh, kw), strides, dilation, ow)
+        kdim = kh * kw * cg
+        blocks = self._conv_blocks(n, oh, ow * kh * kw * c * x.dtype.itemsize)
+        largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
+        buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
+        # Filter as (groups, kh*kw*cg, og): the batched right-hand side of the GEMMs.
+        wg = w.reshape(kdim, groups, og).transpose(1, 0, 2)
+        result = None if groups == 1 else xp.empty((groups, largest, og), dtype=dtype)
+        for block in blocks:
+            n0, n1, r0, r1 = block
+            cols = self._im2col(xpad, block, geometry, groups, buffer)
+            rows = cols.shape[1]
+            target = y[n0:n1, r0:r1]
+            if groups == 1:
+                xp.matmul(cols[0], wg[0], out=target.reshape(rows, cout))
+            else:
+                part = xp.matmul(cols, wg, out=result[:, :rows])
+                target.reshape(rows, groups, og)[...] = part.transpose(1, 0, 2)
+        return self._finish(y, out)
+
+    def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
+                              out=None):
+        """The gradient of ``conv2d`` with respect to ``x``, shaped ``input_shape``."""
+        xp = self.xp
+        n, h, wd, c = input_shape
+        kh, kw, cg, cout = w.shape
+        og = cout // groups
+        if dy.size == 0 or w.size == 0:
+            return self._zeros_into(out, tuple(input_shape), xp.result_type(dy, w))
+        if groups > 1 and cg == 1:
+            return self._depthwise_backprop_input(dy, w, input_shape, strides, pads, dilation,
+                                                  out)
+        if strides == (1, 1):
+            # A stride-1 convolution of dY with the flipped filter whose in/out channels are
+            # swapped within each group; padding k_eff-1-p on each side restores the size.
+            flipped = w[::-1, ::-1].reshape(kh, kw, cg, groups, og).transpose(0, 1, 4, 3, 2)
+            flipped = xp.ascontiguousarray(flipped).reshape(kh, kw, og, groups * cg)
+            back_pads = tuple((dil * (k - 1) - p0, dil * (k - 1) - p1)
+                              for k, dil, (p0, p1) in zip((kh, kw), dilation, pads))
+            return self.conv2d(dy, flipped, (1, 1), back_pads, dilation, groups, out=out)
+        dtype = xp.result_type(dy, w)
+        _, oh, ow, _ = dy.shape
+        (top, bottom), (left, right) = pads
+        padded_shape = (n, h + top + bottom, wd + left + right, c)
+        plain = top == bottom == left == right == 0
+        dxpad = self._contiguous_out(out if plain else None, padded_shape, dtype, zero=True)
+        geometry = ((kh, kw), strides, dilation, ow)
+        kdim = kh * kw * cg
+        blocks = self._conv_blocks(n, oh, ow * kh * kw * c * dy.dtype.itemsize)
+        largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
+        dcols = xp.empty((groups, largest, kdim), dtype=dtype)
+        wt = w.reshape(kdim, groups, og).transpose(1, 2, 0)       # (groups, og, kdim)
+        for block in blocks:
+            n0, n1, r0, r1 = block
+            rows = (n1 - n0) * (r1 - r0) * ow
+            dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
+            part = xp.matmul(dyb, wt, out=dcols[:, :rows])
+            self._col2im_add(dxpad, part, block, geometry, groups)
+        if plain:
+            return self._finish(dxpad, out)
+        dx = out if out is not None else xp.empty(input_shape, dtype=dtype)
+        return self._unpad_into(dxpad, pads, dx)
+
+    def conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation, groups,
+                               out=None):
+        """The gradient of ``conv2d`` with respect to ``w``, shaped ``filter_shape``."""
+        xp = self.xp
+        n, h, wd, c = x.shape
+        kh, kw, cg, cout = filter_shape
+        og = cout // groups
+        _, oh, ow, _ = dy.shape
+        dtype = xp.result_type(x, dy)
+        if x.size == 0 or dy.size == 0:
+            return self._zeros_into(out, tuple(filter_shape), dtype)
+        if groups > 1 and cg == 1:
+            return self._depthwise_backprop_filter(x, dy, filter_shape, strides, pads,
+                                                   dilation, out)
+        if groups == 1 and self._is_pointwise((kh, kw), strides, pads, dilation):
+            dw = self._contiguous_out(out, filter_shape, dtype)
+            xp.matmul(x.reshape(-1, c).T, dy.reshape(-1, cout), out=dw.reshape(c, cout))
+            return self._finish(dw, out)
+        kdim = kh * kw * cg
+        xpad = self._pad_nhwc(x, pads)
+        geometry = ((kh, kw), strides, dilation, ow)
+        blocks = self._conv_blocks(n, oh, ow * kh * kw * c * x.dtype.itemsize)
+        largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
+        buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
+        total = xp.empty((groups, kdim, og), dtype=dtype)
+        partial = xp.empty((groups, kdim, og), dtype=dtype) if len(blocks) > 1 else None
+        for index, block in enumerate(blocks):
+            n0, n1, r0, r1 = block
+            cols = self._im2col(xpad, block, geometry, groups, buffer)
+            rows = cols.shape[1]
+            dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
+            if index == 0:
+                xp.matmul(cols.transpose(0, 2, 1), dyb, out=total)
+            else:
+                xp.matmul(cols.transpose(0, 2, 1), dyb, out=partial)
+                total += partial
+        dw = self._contiguous_out(out, filter_shape, dtype)
+        dw.reshape(kh, kw, cg, groups, og)[...] = \
+            total.reshape(groups, kh, kw, cg, og).transpose(1, 2, 3, 0, 4)
+        return self._finish(dw, out)
+
+    # ----------------------------------------------------------------- depthwise
+    # One input channel per group (depthwise convolutions): GEMMs of inner size kh*kw would
+    # starve BLAS (1 GFLOP/s measured), so these are kh*kw broadcast multiply-adds over
+    # blocks of a few samples. With a multiplier of 1 and unit width stride, a window's
+    # (width, channel) axes are one contiguous run of the padded image, so each offset is an
+    # elementwise op on (rows, width*C) with the taps tiled along the width: long inner
+    # loops (3x faster than C-long ones). Otherwise the multiplier is a trailing axis.
+    def _depthwise_layout(self, padded, cout, strides, dilation, out_hw):
+        """(window of one offset as a function of (n0, n1, i, j), block shape per sample)."""
+        c = padded.shape[3]
+        (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilation
+        if cout == c and sw == 1:
+            flat = padded.reshape(padded.shape[0], padded.shape[1], -1)
+
+            def flat_window(n0, n1, i, j):
+                return flat[n0:n1, _window(i * dh, oh, sh), j * dw * c:(j * dw + ow) * c]
+            return flat_window, (oh, ow * c)
+
+        def window(n0, n1, i, j):
+            return padded[n0:n1, _window(i * dh, oh, sh), _window(j * dw, ow, sw), :, None]
+        return window, (oh, ow, c, cout // c)
+
+    def _depthwise_taps(self, w, block_shape):
+        """The filter of each offset, shaped to multiply a block of that layout."""
+        kh, kw, _, cout = w.shape
+        if len(block_shape) == 2:                         # flat: taps tiled along the width
+            reps = block_shape[1] // cout
+            return [[self.xp.tile(w[i, j, 0], reps) for j in range(kw)] for i in range(kh)]
+        taps = w.reshape(kh, kw, block_shape[2], block_shape[3])
+        return [[taps[i, j] for j in range(kw)] for i in range(kh)]
+
+    def _sample_blocks(self, n: int, sample_bytes: int):
+        # Three block-sized arrays are live (window, product, sum), and smaller blocks
+        # measured faster here: an eighth of the im2col budget.
+        step = max(1, (_BLOCK_BYTES // 8) // max(sample_bytes, 1))
+        return [(n0, min(n0 + step, n)) for n0 in range(0, n, step)]
+
+    def _depthwise_conv2d(self, x, w, strides, pads, dilation, out):
+        xp = self.xp
+        n, kh, kw, cout = x.shape[0], w.shape[0], w.shape[1], w.shape[3]
+        oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
+                                   dilation[a]) for a in range(2))
+        y = self._contiguous_out(out, (n, oh, ow, cout), xp.result_type(x, w))
+        xpad = xp.ascontiguousarray(self._pad_nhwc(x, pads))
+        window, block_shape = self._depthwise_layout(xpad, cout, strides, dilation, (oh, ow))
+        taps = self._depthwise_taps(w, block_shape)
+        for n0, n1 in self._sample_blocks(n, oh * ow * cout * y.dtype.itemsize):
+            acc = y[n0:n1].reshape((n1 - n0,) + block_shape)
+            term = xp.empty_like(acc)
+            for i in range(kh):
+                for j in range(kw):
+                    if i == j == 0:
+                        xp.multiply(window(n0, n1, i, j), taps[i][j], out=acc)
+                    else:
+                        acc += xp.multiply(window(n0, n1, i, j), taps[i][j], out=term)
+        return self._finish(y, out)
+
+    def _depthwise_backprop_input(self, dy, w, input_shape, strides, pads, dilation, out):
+        xp = self.xp
+        n, h, wd, c = input_shape
+        kh, kw, cout = w.shape[0], w.shape[1], w.shape[3]
+        oh, ow = dy.shape[1:3]
+        (top, bottom), (left, right) = pads
+        dtype = xp.result_type(dy, w)
+        dxpad = xp.zeros((n, h + top + bottom, wd + left + right, c), dtype=dtype)
+        window, block_shape = self._depthwise_layout(dxpad, cout, strides, dilation, (oh, ow))
+        taps = self._depthwise_taps(w, block_shape)
+        for n0, n1 in self._sample_blocks(n, oh * ow * cout * dy.dtype.itemsize):
+            grads = dy[n0:n1].reshape((n1 - n0,) + block_shape)
+            term = xp.empty_like(grads)
+            for i in range(kh):
+                for j in range(kw):
+                    xp.multiply(grads, taps[i][j], out=term)
+                    target = window(n0, n1, i, j)
+                    if len(block_shape) == 2:
+                        target += term
+                    else:                 # sum over the multiplier
+                        target[..., 0] += term.sum(axis=-1)
+        dx = out if out is not None else xp.empty(input_shape, dtype=dtype)
+        return self._unpad_into(dxpad, pads, dx)
+
+    def _depthwise_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation, out):
+        xp = self.xp
+        n, c = x.shape[0], x.shape[3]
+        kh, kw, _, cout = filter_shape
+        oh, ow = dy.shape[1:3]
+        dtype = xp.result_type(x, dy)
+        xpad = xp.ascontiguousarray(self._pad_nhwc(x, pads))
+        window, block_shape = self._depthwise_layout(xpad, cout, strides, dilation, (oh, ow))
+        # Row sums as GEMVs (much faster than .sum(axis=0)); a row holds ow*C (flat layout)
+        # or C*multiplier (trailing-multiplier layout) products.
+        width = block_shape[-1] if len(block_shape) == 2 else cout
+        dw = xp.zeros((kh, kw, cout), dtype=dtype)
+        for n0, n1 in self._sample_blocks(n, oh * ow * cout * dy.dtype.itemsize):
+            grads = dy[n0:n1].reshape((n1 - n0,) + block_shape)
+            term = xp.empty_like(grads)
+            ones = xp.ones(term.size // width, dtype=dtype)
+            for i in range(kh):
+                for j in range(kw):
+                    xp.multiply(window(n0, n1, i, j), grads, out=term)
+                    dw[i, j] += (ones @ term.reshape(-1, width)).reshape(-1, cout).sum(axis=0)
+        result = out if out is not None else xp.empty(filter_shape, dtype=dtype)
+        result[...] = dw.reshape(filter_shape)
+        return result
+
+    # ----------------------------------------------------------------- pooling
+    def _pool_geometry(self, shape, pool_size, strides, pads):
+        n, h, w, c = shape
+        oh = conv_output_size(h, pool_size[0], strides[0], pads[0], 1)
+        ow = conv_output_size(w, pool_size[1], strides[1], pads[1], 1)
+        return (n, oh, ow, c)
+
+    def _pool_windows(self, padded, pool_size, strides, out_hw):
+        """Every window offset's strided view of ``padded``: one output-shaped view each."""
+        (kh, kw), (sh, sw), (oh, ow) = pool_size, strides, out_hw
+        return [padded[:, _window(i, oh, sh), _window(j, ow, sw)]
+                for i in range(kh) for j in range(kw)]
+
+    def _pool_counts(self, in_hw, pool_size, strides, pads, out_hw, dtype):
+        """1 / (number of real, unpadded elements) of each window, shaped (OH, OW, 1)."""
+        xp = self.xp
+        axes = []
+        for size, k, s, (before, _), o in zip(in_hw, pool_size, strides, pads, out_hw):
+            start = xp.arange(o) * s - before
+            stop = xp.minimum(start + k, size)
+            axes.append(stop - xp.maximum(start, 0))
+        counts = axes[0][:, None] * axes[1][None, :]
+        return (1.0 / counts.astype(dtype))[:, :, None]
+
+    @staticmethod
+    def _tiles_exactly(padded_hw, pool_size, strides, out_hw) -> bool:
+        """Whether the windows cover every padded position exactly once."""
+        return pool_size == strides and all(
+            o * s == p for o, s, p in zip(out_hw, strides, padded_hw))
+
+    def _pool_fill_value(self, dtype):
+        xp = self.xp
+        if xp.dtype(dtype).kind == "f":
+            return -xp.inf
+        return xp.iinfo(dtype).min
+
+    def pool2d(self, x, fn, pool_size, strides, pads, out=None):
+        """Max or average pooling; the average counts only real (unpadded) elements."""
+        xp = self.xp
+        if fn not in ("max", "avg"):
+            raise ValueError(f"pool2d: expected fn 'max' or 'avg'; received {fn!r}")
+        shape = self._pool_geometry(x.shape, pool_size, strides, pads)
+        padded = self._pad_nhwc(x, pads, self._pool_fill_value(x.dtype) if fn == "max" else 0)
+        windows = self._pool_windows(padded, pool_size, strides, shape[1:3])
+        y = out if out is not None else xp.empty(shape, dtype=x.dtype)
+        combine = xp.maximum if fn == "max" else xp.add
+        if len(windows) == 1:
+            y[...] = windows[0]
+        else:
+            combine(windows[0], windows[1], out=y)
+            for view in windows[2:]:
+                combine(y, view, out=y)
+        if fn == "avg":
+            if pads == ((0, 0), (0, 0)):
+                y *= 1.0 / (pool_size[0] * pool_size[1])
+            else:
+                y *= self._pool_counts(x.shape[1:3], pool_size, strides, pads, shape[1:3],
+                                       x.dtype)
+        return y
+
+    def _first_max_masks(self, x, y, pool_size, strides, pads):
+        """Yield (window offset index, bool mask): where each window's *first* maximum is."""
+        xp = self.xp
+        padded = self._pad_nhwc(x, pads, self._pool_fill_value(x.dtype))
+        windows = self._pool_windows(padded, pool_size, strides, y.shape[1:3])
+        last = len(windows) - 1
+        mask = xp.empty(y.shape, dtype=bool)
+        taken = xp.empty(y.shape, dtype=bool) if last else None
+        for index, view in enumerate(windows):
+            if index == 0:
+                xp.equal(view, y, out=mask)
+                if last:
+                    taken[...] = mask
+            elif index < last:
+                xp.equal(view, y, out=mask)
+                xp.greater(mask, taken, out=mask)            # equal and not taken before
+                xp.logical_or(taken, mask, out=taken)
+            else:
+                # y is the window's maximum, so it is here unless an earlier offset had it.
+                xp.logical_not(taken, out=mask)
+            yield index, mask
+
+    def max_pool2d_backprop(self, x, y, dy, pool_size, strides, pads):
+        """Route each ``dy`` to the first maximum of its window."""
+        xp = self.xp
+        n, h, w, c = x.shape
+        (top, bottom), (left, right) = pads
+        padded_hw = (h + top + bottom, w + left + right)
+        exact = self._tiles_exactly(padded_hw, pool_size, strides, y.shape[1:3])
+        dxpad = (xp.empty if exact else xp.zeros)((n,) + padded_hw + (c,), dtype=dy.dtype)
+        targets = self._pool_windows(dxpad, pool_size, strides, y.shape[1:3])
+        routed = None if exact else xp.empty(y.shape, dtype=dy.dtype)
+        # (A masked copy, copyto(where=), would skip the multiply but mispredicts a branch
+        # per element on random masks: 4x slower measured.)
+        for index, mask in self._first_max_masks(x, y, pool_size, strides, pads):
+            if exact:                     # windows do not overlap: each element written once
+                xp.multiply(mask, dy, out=targets[index])
+            else:
+                targets[index] += xp.multiply(mask, dy, out=routed)
+        if pads == ((0, 0), (0, 0)):
+            return dxpad
+        return self._unpad_into(dxpad, pads, xp.empty(x.shape, dtype=dy.dtype))
+
+    def max_pool2d_select(self, x, y, g, pool_size, strides, pads):
+        """The adjoint of ``max_pool2d_backprop`` in ``dy``: ``g`` at each window's first max."""
+        xp = self.xp
+        gpad = self._pad_nhwc(g, pads)
+        sources = self._pool_windows(gpad, pool_size, strides, y.shape[1:3])
+        result = xp.zeros(y.shape, dtype=g.dtype)
+        picked = xp.empty(y.shape, dtype=g.dtype)
+        for index, mask in self._first_max_masks(x, y, pool_size, strides, pads):
+            result += xp.multiply(mask, sources[index], out=picked)
+        return result
+
+    def avg_pool2d_backprop(self, dy, input_shape, pool_size, strides, pads):
+        """Spread each ``dy`` evenly over the real elements of its window."""
+        xp = self.xp
+        n, h, w, c = input_shape
+        (top, bottom), (left, right) = pads
+        padded_hw = (h + top + bottom, w + left + right)
+        out_hw = dy.shape[1:3]
+        if pads == ((0, 0), (0, 0)):
+            share = dy * (1.0 / (pool_size[0] * pool_size[1]))
+        else:
+            share = dy * self._pool_counts((h, w), pool_size, strides, pads, out_hw, dy.dtype)
+        exact = self._tiles_exactly(padded_hw, pool_size, strides, out_hw)
+        dxpad = (xp.empty if exact else xp.zeros)((n,) + padded_hw + (c,), dtype=dy.dtype)
+        for view in self._pool_windows(dxpad, pool_size, strides, out_hw):
+            if exact:
+                view[...] = share
+            else:
+                view += share
+        if pads == ((0, 0), (0, 0)):
+            return dxpad
+        return self._unpad_into(dxpad, pads, xp.empty(input_shape, dtype=dy.dtype))
+
+
+def _overlap(size: int, before: int, after: int) -> tuple[slice, slice]:
+    """Matching (unpadded, padded) slices of an axis padded by (before, after)."""
+    start, stop = max(-before, 0), size - max(-after, 0)
+    return slice(start, stop), slice(max(before, 0), max(before, 0) + stop - start)

@@ -1,0 +1,18 @@
+"""The CPU backend: numpy and its BLAS."""
+from __future__ import annotations
+
+import numpy
+
+from .base import Backend
+
+
+class NumpyBackend(Backend):
+    name = "numpy"
+    device = "cpu"
+    xp = numpy
+
+    def asarray(self, data, dtype: str | None = None):
+        return numpy.asarray(data, dtype=dtype)
+
+    def to_host(self, a):
+        return numpy.asarray(a)

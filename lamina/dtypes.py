@@ -1,0 +1,75 @@
+"""Dtype names and promotion, without importing an array library.
+
+Lamina names dtypes by strings ("float32", "int64", ...), as Keras 3 does. Arrays of either
+backend report the same names (``array.dtype.name``).
+"""
+from __future__ import annotations
+
+from .errors import DTypeError
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES
+
+# Promotion order: bool < integers < floats. An integer meeting a float takes the float,
+# as in Keras 3 and JAX (not numpy's int64 + float16 -> float64).
+_RANK = {"bool": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "uint32": 5,
+         "int32": 6, "uint64": 7, "int64": 8, "float16": 10, "float32": 11, "float64": 12}
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16",
+            "bool_": "bool", "boolean": "bool"}
+
+_floatx = "float32"
+
+
+def floatx() -> str:
+    """The default float dtype ("float32")."""
+    return _floatx
+
+
+def set_floatx(dtype: str) -> None:
+    global _floatx
+    dtype = standardize(dtype)
+    if not is_float(dtype):
+        raise DTypeError(f"set_floatx: expected a float dtype {FLOAT_DTYPES}; received {dtype!r}")
+    _floatx = dtype
+
+
+def standardize(dtype) -> str:
+    """Any dtype spelling (string, numpy/cupy dtype or type) -> Lamina's name."""
+    if dtype is None:
+        return floatx()
+    if isinstance(dtype, str):
+        name = dtype
+    else:
+        name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype)
+        if name == "float":
+            name = "float64"        # Python's float type
+        elif name == "int":
+            name = "int64"          # Python's int type; numpy agrees
+    name = _ALIASES.get(name, name)
+    if name not in _RANK:
+        raise DTypeError(f"unknown dtype {dtype!r}; expected one of {ALL_DTYPES}")
+    return name
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def is_int(dtype: str) -> bool:
+    return dtype in INT_DTYPES
+
+
+def result_dtype(*dtypes: str) -> str:
+    """The dtype of an elementwise op's result over inputs of these dtypes."""
+    best = dtypes[0]
+    for d in dtypes[1:]:
+        if _RANK[d] > _RANK[best]:
+            best = d
+    return best
+
+
+def itemsize(dtype: str) -> int:
+    if dtype == "bool":
+        return 1
+    return int("".join(ch for ch in dtype if ch.isdigit())) // 8

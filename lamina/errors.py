@@ -1,0 +1,27 @@
+"""Typed errors. Every message names the op or layer, the argument, what was expected and
+what was received, so a user can act on it without reading a numpy traceback."""
+
+
+class LaminaError(Exception):
+    """Base class of Lamina's own errors."""
+
+
+class ShapeError(LaminaError, ValueError):
+    """An argument has the wrong shape or rank."""
+
+
+class DTypeError(LaminaError, TypeError):
+    """An argument has the wrong dtype."""
+
+
+class BackendError(LaminaError, RuntimeError):
+    """Arrays of two backends were mixed, or a backend cannot be used here."""
+
+
+class GradientError(LaminaError, RuntimeError):
+    """A gradient was asked for in a way that cannot be answered."""
+
+
+def describe_shape(shape) -> str:
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
+        ("," if len(shape) == 1 else "") + ")"

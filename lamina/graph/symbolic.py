@@ -1,0 +1,62 @@
+"""Spec-only tensors: a shape (None for unknown sizes), a dtype and the node that made them.
+
+Running an op on a symbolic tensor computes no values: it calls the op's ``output_spec``
+(with the same checks and errors as eager mode) and records a :class:`Node`. Keras's
+``KerasTensor`` plays this role for the functional API; here the graph tracer uses the same
+type, so building a functional model is already tracing.
+"""
+from __future__ import annotations
+
+from ..autograd.tensor import TensorBase
+from ..dtypes import standardize
+from ..errors import LaminaError
+
+
+class Node:
+    """One application of an op: its inputs (symbolic or concrete constants) and outputs."""
+    __slots__ = ("op", "inputs", "attrs", "outputs")
+
+    def __init__(self, op, inputs, attrs):
+        self.op = op
+        self.inputs = tuple(inputs)
+        self.attrs = dict(attrs)
+        self.outputs: tuple = ()
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op.name} inputs={len(self.inputs)} outputs={len(self.outputs)}>"
+
+
+class SymbolicTensor(TensorBase):
+    """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input)."""
+    __slots__ = ("shape", "dtype", "node", "index", "name", "__weakref__")
+
+    def __init__(self, shape, dtype=None, node: Node | None = None, index: int = 0,
+                 name: str | None = None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = standardize(dtype)
+        self.node = node
+        self.index = index
+        self.name = name
+
+    def numpy(self):
+        raise LaminaError(f"symbolic tensor {self.name or ''} (shape {self.shape}, "
+                          f"{self.dtype}) has no value: it only describes a shape and dtype")
+
+    def __bool__(self):
+        raise TypeError("a symbolic tensor has no truth value; use lamina.ops.where or "
+                        "lamina.ops.cond-style ops instead of Python `if`")
+
+    def __repr__(self) -> str:
+        made_by = f" from {self.node.op.name}" if self.node is not None else ""
+        label = f" '{self.name}'" if self.name else ""
+        return f"<SymbolicTensor{label} shape={self.shape} dtype={self.dtype}{made_by}>"
+
+
+def symbolic_apply(op, inputs, attrs):
+    spec = op.output_spec(*inputs, **attrs)
+    node = Node(op, inputs, attrs)
+    if isinstance(spec, tuple) and not hasattr(spec, "dtype"):
+        node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node, i) for i, s in enumerate(spec))
+        return node.outputs
+    node.outputs = (SymbolicTensor(spec.shape, spec.dtype, node, 0),)
+    return node.outputs[0]

@@ -1,0 +1,241 @@
+"""Activation functions with Keras 3's ``keras.ops`` / ``keras.activations`` names and defaults.
+
+``relu`` is a primitive op: it is the hottest activation, and a mask multiply beats every
+composition on numpy. The others are compositions of primitives, written in numerically
+stable forms (no overflow for large ``|x|``), so their gradients and second derivatives come
+from the primitives. Integer inputs become ``floatx()``, except for the piecewise-linear
+``relu``, ``relu6``, ``hard_tanh``, ``hard_shrink`` and ``linear``, which keep their dtype.
+``sigmoid`` and ``tanh`` live with the other unary functions in :mod:`lamina.ops.math`.
+"""
+from __future__ import annotations
+
+import numbers
+
+from ..dtypes import floatx, is_float
+from .compare import greater, greater_equal
+from .core import as_tensor, cast
+from .math import (abs, add, clip, divide, erf, exp, expm1, log1p, maximum, minimum,
+                   multiply, negative, sigmoid, sqrt, square, subtract, tanh)
+from .op import Op, Spec, register_op
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign",
+           "silu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "exponential",
+           "linear", "log_sigmoid", "celu", "hard_tanh", "soft_shrink", "hard_shrink",
+           "tanh_shrink", "squareplus", "sparse_plus"]
+
+# Keras's SELU constants (Klambauer et al., 2017), to the digits Keras uses.
+SELU_ALPHA = 1.67326324
+SELU_SCALE = 1.05070098
+_GELU_LINEAR = 1.5957691216057308           # 2 sqrt(2 / pi)
+_GELU_CUBIC = 0.07135481627260025           # 2 sqrt(2 / pi) * 0.044715
+_INV_SQRT_2 = 0.7071067811865476            # 1 / sqrt(2)
+
+
+def _number(op_name: str, arg: str, value) -> float:
+    """A real number (Python or numpy) as a Python number, which ops treat as weakly typed;
+    anything else is a TypeError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{op_name}: argument '{arg}' must be a number; received "
+                        f"{value!r} of type {type(value).__name__}")
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
+def _float_input(op_name: str, x):
+    x = as_tensor(op_name, x)
+    return x if is_float(x.dtype) else cast(x, floatx())
+
+
+def _step(condition, like):
+    """A bool tensor as 0/1 in ``like``'s dtype (a mask multiply is a cheap ``where``)."""
+    return cast(condition, like.dtype)
+
+
+@register_op
+class Relu(Op):
+    name = "relu"
+
+    def output_spec(self, x):
+        return Spec(x.shape, x.dtype)
+
+    def forward(self, backend, x, out=None):
+        # x * (x > 0) beats maximum(x, 0) on numpy; it gives -0.0 for negative x (== 0.0)
+        # and NaN for NaN, and -inf * 0 = NaN for -inf, which only overflowed inputs reach.
+        return backend.binary("multiply", x, backend.binary("greater", x, 0), out=out)
+
+    def gradient(self, ctx, g):
+        return (multiply(g, _step(greater(ctx.inputs[0], 0), g)),)
+
+
+def relu(x, negative_slope: float = 0.0, max_value: float | None = None,
+         threshold: float = 0.0):
+    """``max(x, 0)``. The keyword arguments are ``keras.activations.relu``'s: values below
+    ``threshold`` become ``negative_slope * (x - threshold)``, and the result is capped at
+    ``max_value``. With the defaults this is the ``relu`` primitive."""
+    x = as_tensor("relu", x)
+    if (max_value is None and type(negative_slope) in (float, int) and negative_slope == 0
+            and type(threshold) in (float, int) and threshold == 0):
+        return Relu(x)                 # the common call, without the argument checks below
+    negative_slope = _number("relu", "negative_slope", negative_slope)
+    threshold = _number("relu", "threshold", threshold)
+    if max_value is None:
+        if negative_slope == 0 and threshold == 0:
+            return Relu(x)
+    else:
+        max_value = _number("relu", "max_value", max_value)
+    # Keras's composition (keras/src/activations/activations.py), step by step.
+    if negative_slope != 0 and max_value is None and threshold == 0:
+        return leaky_relu(x, negative_slope)
+    negative_part = None
+    if negative_slope != 0:
+        negative_part = Relu(add(negative(x), threshold))
+    if threshold != 0:
+        y = multiply(x, _step(greater(x, threshold), x))
+    else:
+        y = Relu(x)
+    if max_value is not None:
+        y = clip(y, 0, max_value)
+    if negative_part is not None:
+        y = subtract(y, multiply(negative_part, negative_slope))
+    return y
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``."""
+    return clip(as_tensor("relu6", x), 0, 6)
+
+
+def leaky_relu(x, negative_slope: float = 0.2):
+    """``x`` for ``x >= 0``, ``negative_slope * x`` below (Keras's default slope is 0.2)."""
+    negative_slope = _number("leaky_relu", "negative_slope", negative_slope)
+    x = _float_input("leaky_relu", x)
+    if 0 <= negative_slope <= 1:
+        # slope * x <= x exactly when x >= 0: two ops, and maximum sends ties to x
+        return maximum(x, multiply(x, negative_slope))
+    # x * (slope + (1 - slope) * [x >= 0]): one mask multiply instead of a where
+    step = _step(greater_equal(x, 0), x)
+    return multiply(x, add(multiply(step, 1 - negative_slope), negative_slope))
+
+
+def elu(x, alpha: float = 1.0):
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` below; ``exp`` only sees ``x <= 0``."""
+    alpha = _number("elu", "alpha", alpha)
+    x = _float_input("elu", x)
+    return add(Relu(x), multiply(expm1(minimum(x, 0)), alpha))
+
+
+def selu(x):
+    """``scale * elu(x, alpha)`` with Keras's constants ``SELU_ALPHA`` and ``SELU_SCALE``."""
+    return multiply(elu(x, SELU_ALPHA), SELU_SCALE)
+
+
+def gelu(x, approximate: bool = True):
+    """The Gaussian error linear unit ``x * Phi(x)``.
+
+    ``approximate=True`` (Keras's default) is the tanh form
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``; ``approximate=False`` is exact,
+    ``0.5 x (1 + erf(x / sqrt(2)))``.
+    """
+    x = _float_input("gelu", x)
+    if approximate:
+        # 0.5 (1 + tanh(z)) = sigmoid(2 z): the same function in fewer ops
+        z2 = multiply(x, add(multiply(square(x), _GELU_CUBIC), _GELU_LINEAR))
+        return multiply(x, sigmoid(z2))
+    return multiply(multiply(x, add(erf(multiply(x, _INV_SQRT_2)), 1)), 0.5)
+
+
+def softplus(x):
+    """``log(1 + exp(x))`` as ``log1p(exp(-|x|)) + max(x, 0)``, which never overflows."""
+    x = _float_input("softplus", x)
+    return add(log1p(exp(negative(abs(x)))), Relu(x))
+
+
+def softsign(x):
+    """``x / (1 + |x|)``."""
+    x = _float_input("softsign", x)
+    return divide(x, add(abs(x), 1))
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (also called swish)."""
+    x = _float_input("silu", x)
+    return multiply(x, sigmoid(x))
+
+
+swish = silu
+
+
+def hard_sigmoid(x):
+    """Keras 3's piecewise-linear sigmoid ``relu6(x + 3) / 6``."""
+    x = _float_input("hard_sigmoid", x)
+    return divide(relu6(add(x, 3)), 6)
+
+
+def hard_silu(x):
+    """``x * hard_sigmoid(x)`` (also called hard_swish)."""
+    x = _float_input("hard_silu", x)
+    return multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def exponential(x):
+    """``exp(x)`` (``keras.activations.exponential``)."""
+    return exp(x)
+
+
+def linear(x):
+    """The identity (``keras.activations.linear``): ``x`` as a tensor."""
+    return as_tensor("linear", x)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    return negative(softplus(negative(_float_input("log_sigmoid", x))))
+
+
+def celu(x, alpha: float = 1.0):
+    """``max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)``."""
+    alpha = _number("celu", "alpha", alpha)
+    x = _float_input("celu", x)
+    return add(Relu(x), multiply(expm1(divide(minimum(x, 0), alpha)), alpha))
+
+
+def hard_tanh(x):
+    """``clip(x, -1, 1)``."""
+    return clip(as_tensor("hard_tanh", x), -1, 1)
+
+
+def soft_shrink(x, threshold: float = 0.5):
+    """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
+    threshold = _number("soft_shrink", "threshold", threshold)
+    x = _float_input("soft_shrink", x)
+    return subtract(Relu(subtract(x, threshold)), Relu(subtract(negative(x), threshold)))
+
+
+def hard_shrink(x, threshold: float = 0.5):
+    """``x`` where ``|x| > threshold``, else 0."""
+    threshold = _number("hard_shrink", "threshold", threshold)
+    x = as_tensor("hard_shrink", x)
+    return multiply(x, _step(greater(abs(x), threshold), x))
+
+
+def tanh_shrink(x):
+    """``x - tanh(x)``."""
+    x = _float_input("tanh_shrink", x)
+    return subtract(x, tanh(x))
+
+
+def squareplus(x, b: float = 4):
+    """``(x + sqrt(x^2 + b)) / 2``, a smooth relu (``b >= 0``)."""
+    b = _number("squareplus", "b", b)
+    x = _float_input("squareplus", x)
+    return multiply(add(x, sqrt(add(square(x), b))), 0.5)
+
+
+def sparse_plus(x):
+    """0 for ``x <= -1``, ``(x + 1)^2 / 4`` for ``-1 < x < 1``, ``x`` for ``x >= 1``."""
+    x = _float_input("sparse_plus", x)
+    # the quadratic piece of clip(x, -1, 1), plus the linear part beyond 1
+    inner = clip(x, -1, 1)
+    return add(multiply(square(add(inner, 1)), 0.25), Relu(subtract(x, 1)))

@@ -1,0 +1,491 @@
+"""Convolutions: channels-last images (NHWC) and Keras's kernel layouts.
+
+Three primitives carry everything: ``conv2d`` and its two backprops. Each backprop is linear
+in both of its inputs and the adjoint of the forward in one of them, so every gradient here
+is another of the three and derivatives of any order come free. The 1-D convolutions are
+the 2-D ones on images of height 1; the depthwise convolution is a grouped one (one group
+per input channel); the transposed convolution is ``conv2d_backprop_input``.
+
+Padding follows TensorFlow (and Keras): 'valid' pads nothing; 'same' gives
+``ceil(size / stride)`` outputs and splits the padding ``total // 2`` before and the rest
+after, with ``total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)``.
+"""
+from __future__ import annotations
+
+from ..errors import DTypeError, ShapeError, describe_shape
+from .core import as_tensors, require_float
+from .op import Op, Spec, check_rank, register_op
+
+__all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv_transpose",
+           "depthwise_conv", "depthwise_conv2d"]
+
+_IMAGE = "(batch, height, width, channels)"
+_SEQUENCE = "(batch, steps, channels)"
+_KERNEL_2D = "(kernel_height, kernel_width, in_channels / groups, out_channels)"
+
+
+# --------------------------------------------------------------------------- arguments
+def normalize_tuple(op: str, arg: str, value, rank: int, minimum: int = 1) -> tuple:
+    """An int or a sequence of ``rank`` ints >= ``minimum`` -> a tuple of ``rank`` ints."""
+    items = (value,) * rank if isinstance(value, int) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        items = ()
+    if len(items) != rank or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in items):
+        kind = "positive" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"{op}: argument '{arg}' must be an int or a tuple of {rank} ints, "
+                         f"all {kind}; received {value!r}")
+    return items
+
+
+def normalize_padding(op: str, padding, allowed=("valid", "same")) -> str:
+    mode = padding.lower() if isinstance(padding, str) else padding
+    if mode not in allowed:
+        names = " or ".join(repr(a) for a in allowed)
+        raise ValueError(f"{op}: argument 'padding' must be {names}; received {padding!r}")
+    return mode
+
+
+def check_data_format(op: str, data_format) -> None:
+    if data_format not in (None, "channels_last"):
+        raise ValueError(f"{op}: argument 'data_format' must be None or 'channels_last' "
+                         f"(Lamina images are channels-last); received {data_format!r}")
+
+
+def same_pads(size: int, k: int, stride: int, dilation: int) -> tuple[int, int]:
+    """TensorFlow's 'same' padding of one axis: the extra element goes after."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def resolve_pads(padding, in_hw, kernel_hw, strides, dilation) -> tuple:
+    """'valid' / 'same' / explicit ((top, bottom), (left, right)) -> explicit pads."""
+    if padding == "valid":
+        return ((0, 0), (0, 0))
+    if padding == "same":
+        return tuple(same_pads(*args) for args in zip(in_hw, kernel_hw, strides, dilation))
+    return padding
+
+
+def output_length(size, k: int, stride: int, dilation: int, padding_axis) -> int | None:
+    """Output length along one axis; ``padding_axis`` is 'same', 'valid' or (before, after)."""
+    if size is None:
+        return None
+    if padding_axis == "same":
+        return -(-size // stride)
+    before, after = (0, 0) if padding_axis == "valid" else padding_axis
+    return (size + before + after - (k - 1) * dilation - 1) // stride + 1
+
+
+def spatial_output(op: str, what: str, in_hw, kernel_hw, strides, dilation, padding):
+    """Output (height, width), with an error when the window does not fit the input."""
+    per_axis = (padding,) * len(in_hw) if isinstance(padding, str) else padding
+    out = tuple(output_length(*args) for args in
+                zip(in_hw, kernel_hw, strides, dilation, per_axis))
+    if any(o is not None and o < 1 for o in out):
+        span = tuple((k - 1) * d + 1 for k, d in zip(kernel_hw, dilation))
+        mode = repr(padding) if isinstance(padding, str) else f"pads {padding}"
+        raise ShapeError(f"{op}: the {what} {describe_shape(span)} is larger than the "
+                         f"input's spatial size {describe_shape(in_hw)} with padding {mode}")
+    return out
+
+
+def check_same_dtype(op: str, a, b, names: tuple[str, str]) -> None:
+    if a.dtype != b.dtype:
+        raise DTypeError(f"{op}: arguments '{names[0]}' and '{names[1]}' must have one dtype; "
+                         f"received {a.dtype} and {b.dtype}")
+
+
+def check_conv_operands(op: str, x, kernel, groups: int, x_rank: int = 4) -> None:
+    """Ranks, and channels that agree between the input, the kernel and ``groups``."""
+    meaning = _IMAGE if x_rank == 4 else _SEQUENCE
+    check_rank(op, "x", x, x_rank, meaning)
+    kernel_meaning = (_KERNEL_2D if x_rank == 4
+                      else "(kernel_size, in_channels / groups, out_channels)")
+    check_rank(op, "kernel", kernel, x_rank, kernel_meaning)
+    channels, group_in, out_channels = x.shape[-1], kernel.shape[-2], kernel.shape[-1]
+    if channels is not None and channels % groups:
+        raise ShapeError(f"{op}: argument 'groups' ({groups}) must divide the input's "
+                         f"{channels} channels; received 'x' of shape {describe_shape(x.shape)}")
+    if out_channels % groups:
+        raise ShapeError(f"{op}: argument 'groups' ({groups}) must divide the kernel's "
+                         f"{out_channels} output channels; received 'kernel' of shape "
+                         f"{describe_shape(kernel.shape)}")
+    if channels is not None and group_in * groups != channels:
+        raise ShapeError(f"{op}: the input has {channels} channels but the kernel expects "
+                         f"{group_in * groups} ({groups} group(s) of {group_in}); received "
+                         f"'x' of shape {describe_shape(x.shape)} and 'kernel' of shape "
+                         f"{describe_shape(kernel.shape)}")
+
+
+# --------------------------------------------------------------------------- primitives
+class _ConvOp(Op):
+    """Shared attribute handling: strides, padding, dilation, groups."""
+
+    @staticmethod
+    def conv_attrs(ctx) -> dict:
+        return {k: ctx.attrs[k] for k in ("strides", "padding", "dilation", "groups")}
+
+    @staticmethod
+    def pads(padding, in_hw, kernel_shape, strides, dilation):
+        return resolve_pads(padding, in_hw, kernel_shape[:2], strides, dilation)
+
+
+@register_op
+class Conv2D(_ConvOp):
+    """``y[n, p, q, o] = sum x[n, p*s + i*d - top, q*s + j*d - left, c] * w[i, j, c, o]``."""
+    name = "conv2d"
+
+    def output_spec(self, x, w, strides, padding, dilation, groups):
+        check_conv_operands(self.name, x, w, groups)
+        check_same_dtype(self.name, x, w, ("x", "kernel"))
+        out_hw = spatial_output(self.name, "dilated kernel", x.shape[1:3], w.shape[:2],
+                                strides, dilation, padding)
+        return Spec((x.shape[0],) + out_hw + (w.shape[3],), x.dtype)
+
+    def forward(self, backend, x, w, out=None, strides=None, padding=None, dilation=None,
+                groups=1):
+        pads = self.pads(padding, x.shape[1:3], w.shape, strides, dilation)
+        return backend.conv2d(x, w, strides, pads, dilation, groups, out=out)
+
+    def gradient(self, ctx, g):
+        x, w = ctx.inputs
+        attrs = self.conv_attrs(ctx)
+        dx = Conv2DBackpropInput(g, w, input_shape=x.shape, **attrs) \
+            if ctx.needs_grad[0] else None
+        dw = Conv2DBackpropFilter(x, g, filter_shape=w.shape, **attrs) \
+            if ctx.needs_grad[1] else None
+        return dx, dw
+
+
+def _check_backprop_shapes(op, image_shape, dy, kernel_shape, strides, padding, dilation):
+    """The gradient ``dy`` must have the shape the forward convolution produced."""
+    out_hw = spatial_output(op, "dilated kernel", image_shape[1:3], kernel_shape[:2],
+                            strides, dilation, padding)
+    expected = (dy.shape[0],) + out_hw + (kernel_shape[3],)
+    if any(e is not None and d is not None and e != d for e, d in zip(expected, dy.shape)):
+        raise ShapeError(f"{op}: argument 'dy' must have shape {describe_shape(expected)} "
+                         f"(the convolution's output); received {describe_shape(dy.shape)}")
+
+
+@register_op
+class Conv2DBackpropInput(_ConvOp):
+    """The gradient of ``conv2d`` with respect to its input (also: transposed convolution)."""
+    name = "conv2d_backprop_input"
+
+    def output_spec(self, dy, w, input_shape, strides, padding, dilation, groups):
+        check_rank(self.name, "dy", dy, 4, _IMAGE)
+        check_rank(self.name, "kernel", w, 4, _KERNEL_2D)
+        check_same_dtype(self.name, dy, w, ("dy", "kernel"))
+        _check_backprop_shapes(self.name, input_shape, dy, w.shape, strides, padding,
+                               dilation)
+        if input_shape[3] is not None and input_shape[3] != w.shape[2] * groups:
+            raise ShapeError(f"{self.name}: 'input_shape' {describe_shape(input_shape)} "
+                             f"has {input_shape[3]} channels, the kernel expects "
+                             f"{w.shape[2] * groups}")
+        return Spec((dy.shape[0],) + tuple(input_shape[1:]), dy.dtype)
+
+    def forward(self, backend, dy, w, out=None, input_shape=None, strides=None, padding=None,
+                dilation=None, groups=1):
+        shape = (dy.shape[0],) + tuple(input_shape[1:])
+        pads = self.pads(padding, shape[1:3], w.shape, strides, dilation)
+        return backend.conv2d_backprop_input(dy, w, shape, strides, pads, dilation, groups,
+                                             out=out)
+
+    def gradient(self, ctx, g):
+        # <g, bpi(dy, w)> = <conv2d(g, w), dy>: linear in dy and in w.
+        dy, w = ctx.inputs
+        attrs = self.conv_attrs(ctx)
+        d_dy = Conv2D(g, w, **attrs) if ctx.needs_grad[0] else None
+        d_w = Conv2DBackpropFilter(g, dy, filter_shape=w.shape, **attrs) \
+            if ctx.needs_grad[1] else None
+        return d_dy, d_w
+
+
+@register_op
+class Conv2DBackpropFilter(_ConvOp):
+    """The gradient of ``conv2d`` with respect to its kernel."""
+    name = "conv2d_backprop_filter"
+
+    def output_spec(self, x, dy, filter_shape, strides, padding, dilation, groups):
+        check_rank(self.name, "x", x, 4, _IMAGE)
+        check_rank(self.name, "dy", dy, 4, _IMAGE)
+        check_same_dtype(self.name, x, dy, ("x", "dy"))
+        _check_backprop_shapes(self.name, x.shape, dy, filter_shape, strides, padding,
+                               dilation)
+        if x.shape[3] is not None and x.shape[3] != filter_shape[2] * groups:
+            raise ShapeError(f"{self.name}: 'filter_shape' {describe_shape(filter_shape)} "
+                             f"expects {filter_shape[2] * groups} input channels; received "
+                             f"'x' of shape {describe_shape(x.shape)}")
+        return Spec(tuple(filter_shape), x.dtype)
+
+    def forward(self, backend, x, dy, out=None, filter_shape=None, strides=None, padding=None,
+                dilation=None, groups=1):
+        pads = self.pads(padding, x.shape[1:3], filter_shape, strides, dilation)
+        return backend.conv2d_backprop_filter(x, dy, tuple(filter_shape), strides, pads,
+                                              dilation, groups, out=out)
+
+    def gradient(self, ctx, g):
+        # <g, bpf(x, dy)> = <conv2d(x, g), dy>: linear in x and in dy.
+        x, dy = ctx.inputs
+        attrs = self.conv_attrs(ctx)
+        d_x = Conv2DBackpropInput(dy, g, input_shape=x.shape, **attrs) \
+            if ctx.needs_grad[0] else None
+        d_dy = Conv2D(x, g, **attrs) if ctx.needs_grad[1] else None
+        return d_x, d_dy
+
+
+# --------------------------------------------------------------------------- public: 2-D
+def _float_operands(op: str, x, kernel):
+    x, kernel = as_tensors(op, x, kernel)
+    require_float(op, "x", x)
+    return x, kernel
+
+
+def _conv2d(op, x, kernel, strides, padding, dilation_rate, groups):
+    """Validated 2-D convolution; ``padding`` is a normalized mode or explicit pads."""
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise ValueError(f"{op}: argument 'groups' must be a positive int; received {groups!r}")
+    check_conv_operands(op, x, kernel, groups)
+    spatial_output(op, "dilated kernel", x.shape[1:3], kernel.shape[:2], strides,
+                   dilation_rate, padding)
+    return Conv2D(x, kernel, strides=strides, padding=padding, dilation=dilation_rate,
+                  groups=groups)
+
+
+def conv2d(x, kernel, strides=1, padding="valid", dilation_rate=1, groups=1):
+    """2-D convolution of NHWC ``x`` with an HWIO ``kernel`` (Keras ``Conv2D``'s math).
+
+    ``kernel`` has shape ``(kh, kw, in_channels // groups, out_channels)``; ``padding`` is
+    'valid' or 'same' (TensorFlow's convention: any odd padding goes after).
+    """
+    op = "conv2d"
+    x, kernel = _float_operands(op, x, kernel)
+    return _conv2d(op, x, kernel, normalize_tuple(op, "strides", strides, 2),
+                   normalize_padding(op, padding),
+                   normalize_tuple(op, "dilation_rate", dilation_rate, 2), groups)
+
+
+def depthwise_conv2d(x, kernel, strides=1, padding="valid", dilation_rate=1):
+    """Depthwise 2-D convolution; ``kernel`` is ``(kh, kw, in_channels, multiplier)``.
+
+    Output channel ``c * multiplier + m`` is input channel ``c`` convolved with
+    ``kernel[:, :, c, m]`` (Keras ``DepthwiseConv2D``): a convolution with one group per
+    input channel.
+    """
+    op = "depthwise_conv2d"
+    x, kernel = _float_operands(op, x, kernel)
+    return _depthwise(op, x, kernel, normalize_tuple(op, "strides", strides, 2),
+                      normalize_padding(op, padding),
+                      normalize_tuple(op, "dilation_rate", dilation_rate, 2))
+
+
+def _depthwise(op, x, kernel, strides, padding, dilation_rate):
+    from .array import reshape
+    check_rank(op, "x", x, 4, _IMAGE)
+    check_rank(op, "kernel", kernel, 4, "(kernel_height, kernel_width, in_channels, "
+               "depth_multiplier)")
+    kh, kw, channels, multiplier = kernel.shape
+    if x.shape[3] is not None and x.shape[3] != channels:
+        raise ShapeError(f"{op}: the input has {x.shape[3]} channels but the kernel expects "
+                         f"{channels}; received 'x' of shape {describe_shape(x.shape)} and "
+                         f"'kernel' of shape {describe_shape(kernel.shape)}")
+    grouped = reshape(kernel, (kh, kw, 1, channels * multiplier))
+    return _conv2d(op, x, grouped, strides, padding, dilation_rate, channels)
+
+
+def _transpose_pads(k: int, stride: int, dilation: int, padding: str, output_padding):
+    """Keras's transposed-convolution geometry along one axis -> (forward pads, length).
+
+    The transposed convolution is the input gradient of a forward convolution whose input
+    has the returned length; the pads are that forward convolution's (before, after).
+    """
+    span = (k - 1) * dilation + 1
+    if padding == "valid":
+        extra = max(span, stride) - span if output_padding is None else output_padding
+        before, after = span - 1, span - 1 + extra
+    else:
+        if output_padding is None:
+            total = stride + span - 2
+        else:
+            total = span + span % 2 - 2 + output_padding
+        before = min(total // 2 + total % 2, span - 1)
+        after = total - before
+    # A pad of the dilated input by (before, after) is the forward convolution padded by
+    # span-1-before / span-1-after; a negative one drops rows that no output reads, which
+    # (output_padding < stride) a zero pad does too.
+    return (span - 1 - before, max(span - 1 - after, 0)), before + after - span + 1
+
+
+def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_rate):
+    check_rank(op, "x", x, 4, _IMAGE)
+    check_rank(op, "kernel", kernel, 4, "(kernel_height, kernel_width, out_channels, "
+               "in_channels)")
+    if x.shape[3] is not None and x.shape[3] != kernel.shape[3]:
+        raise ShapeError(f"{op}: the input has {x.shape[3]} channels but the kernel expects "
+                         f"{kernel.shape[3]} (its last axis); received 'x' of shape "
+                         f"{describe_shape(x.shape)} and 'kernel' of shape "
+                         f"{describe_shape(kernel.shape)}")
+    if any(d is None for d in x.shape[1:3]):
+        raise ShapeError(f"{op}: the input's spatial size must be known; received 'x' of "
+                         f"shape {describe_shape(x.shape)}")
+    pads, sizes = [], []
+    for axis in range(2):
+        extra = None if output_padding is None else output_padding[axis]
+        if extra is not None and extra >= strides[axis]:
+            raise ValueError(f"{op}: argument 'output_padding' must be smaller than the "
+                             f"strides; received output_padding {output_padding} and "
+                             f"strides {strides}")
+        axis_pads, grown = _transpose_pads(kernel.shape[axis], strides[axis],
+                                           dilation_rate[axis], padding, extra)
+        pads.append(axis_pads)
+        sizes.append((x.shape[1 + axis] - 1) * strides[axis] + 1 + grown)
+    input_shape = (x.shape[0], sizes[0], sizes[1], kernel.shape[2])
+    return Conv2DBackpropInput(x, kernel, input_shape=input_shape, strides=strides,
+                               padding=tuple(pads), dilation=dilation_rate, groups=1)
+
+
+def conv2d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
+                     dilation_rate=1):
+    """Transposed 2-D convolution (Keras ``Conv2DTranspose``); the gradient of ``conv2d``.
+
+    ``kernel`` has shape ``(kh, kw, out_channels, in_channels)``. The output size follows
+    Keras: with ``output_padding=None`` it is ``in * stride`` for 'same' and
+    ``in * stride + max(k_eff - stride, 0)`` for 'valid'; otherwise
+    ``(in - 1) * stride + k_eff - 2 * pad + output_padding`` with ``pad = k_eff // 2`` for
+    'same' and 0 for 'valid'.
+    """
+    op = "conv2d_transpose"
+    x, kernel = _float_operands(op, x, kernel)
+    if output_padding is not None:
+        output_padding = normalize_tuple(op, "output_padding", output_padding, 2, minimum=0)
+    return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, 2),
+                             normalize_padding(op, padding), output_padding,
+                             normalize_tuple(op, "dilation_rate", dilation_rate, 2))
+
+
+# --------------------------------------------------------------------------- public: 1-D
+def image_from_sequence(x, kernel=None):
+    """(batch, steps, channels) -> (batch, 1, steps, channels); kernel (k, ...) -> (1, k, ...)."""
+    from .array import reshape
+    image = reshape(x, (x.shape[0] if x.shape[0] is not None else -1, 1) + tuple(x.shape[1:]))
+    if kernel is None:
+        return image
+    return image, reshape(kernel, (1,) + tuple(kernel.shape))
+
+
+def sequence_from_image(y):
+    from .array import reshape
+    return reshape(y, (y.shape[0] if y.shape[0] is not None else -1,) + tuple(y.shape[2:]))
+
+
+def conv1d(x, kernel, strides=1, padding="valid", dilation_rate=1, groups=1):
+    """1-D convolution of ``x`` (batch, steps, channels) with ``kernel`` (k, in/groups, out).
+
+    ``padding`` may also be 'causal' (Keras ``Conv1D``): ``(k - 1) * dilation_rate`` zeros
+    before the sequence, none after, so output ``t`` sees inputs up to ``t`` only.
+    """
+    op = "conv1d"
+    x, kernel = _float_operands(op, x, kernel)
+    return _conv1d(op, x, kernel, strides, padding, dilation_rate, groups)
+
+
+def _conv1d(op, x, kernel, strides, padding, dilation_rate, groups):
+    (stride,) = normalize_tuple(op, "strides", strides, 1)
+    (dilation,) = normalize_tuple(op, "dilation_rate", dilation_rate, 1)
+    mode = normalize_padding(op, padding, ("valid", "same", "causal"))
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise ValueError(f"{op}: argument 'groups' must be a positive int; received {groups!r}")
+    check_conv_operands(op, x, kernel, groups, x_rank=3)
+    if mode == "causal":
+        mode = ((0, 0), ((kernel.shape[0] - 1) * dilation, 0))
+    spatial_output(op, "dilated kernel", x.shape[1:2], kernel.shape[:1], (stride,),
+                   (dilation,), mode if isinstance(mode, str) else mode[1:])
+    image, kernel2d = image_from_sequence(x, kernel)
+    y = Conv2D(image, kernel2d, strides=(1, stride), padding=mode, dilation=(1, dilation),
+               groups=groups)
+    return sequence_from_image(y)
+
+
+# --------------------------------------------------------------------------- Keras 3 names
+def spatial_rank(op: str, inputs) -> int:
+    rank = len(inputs.shape)
+    if rank == 5:
+        raise ValueError(f"{op}: 3-D operations (rank-5 inputs) are not supported; Lamina "
+                         f"supports 1-D (rank 3) and 2-D (rank 4) inputs; received shape "
+                         f"{describe_shape(inputs.shape)}")
+    if rank not in (3, 4):
+        raise ShapeError(f"{op}: argument 'inputs' must have rank 3 (batch, steps, channels) "
+                         f"or 4 {_IMAGE}; received shape {describe_shape(inputs.shape)}")
+    return rank - 2
+
+
+def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Keras 3 ``keras.ops.conv`` for 1-D and 2-D channels-last inputs.
+
+    ``groups`` is inferred as ``inputs.shape[-1] // kernel.shape[-2]``, as Keras does.
+    """
+    op = "conv"
+    check_data_format(op, data_format)
+    inputs, kernel = _float_operands(op, inputs, kernel)
+    spatial = spatial_rank(op, inputs)
+    check_rank(op, "kernel", kernel, spatial + 2,
+               "(*kernel_size, in_channels / groups, out_channels)")
+    channels, group_in = inputs.shape[-1], kernel.shape[-2]
+    if channels is None or channels % group_in:
+        raise ShapeError(f"{op}: the input's channels must be a multiple of the kernel's "
+                         f"in_channels {group_in}; received 'inputs' of shape "
+                         f"{describe_shape(inputs.shape)} and 'kernel' of shape "
+                         f"{describe_shape(kernel.shape)}")
+    groups = channels // group_in
+    if spatial == 1:
+        return _conv1d(op, inputs, kernel, strides, padding, dilation_rate, groups)
+    return _conv2d(op, inputs, kernel, normalize_tuple(op, "strides", strides, 2),
+                   normalize_padding(op, padding),
+                   normalize_tuple(op, "dilation_rate", dilation_rate, 2), groups)
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
+                   dilation_rate=1):
+    """Keras 3 ``keras.ops.depthwise_conv``; ``kernel`` is ``(*kernel_size, in, multiplier)``."""
+    op = "depthwise_conv"
+    check_data_format(op, data_format)
+    inputs, kernel = _float_operands(op, inputs, kernel)
+    spatial = spatial_rank(op, inputs)
+    if spatial == 2:
+        return _depthwise(op, inputs, kernel, normalize_tuple(op, "strides", strides, 2),
+                          normalize_padding(op, padding),
+                          normalize_tuple(op, "dilation_rate", dilation_rate, 2))
+    check_rank(op, "kernel", kernel, 3, "(kernel_size, in_channels, depth_multiplier)")
+    stride = normalize_tuple(op, "strides", strides, 1)
+    dilation = normalize_tuple(op, "dilation_rate", dilation_rate, 1)
+    image, kernel2d = image_from_sequence(inputs, kernel)
+    y = _depthwise(op, image, kernel2d, (1,) + stride, normalize_padding(op, padding),
+                   (1,) + dilation)
+    return sequence_from_image(y)
+
+
+def conv_transpose(inputs, kernel, strides, padding="valid", output_padding=None,
+                   data_format=None, dilation_rate=1):
+    """Keras 3 ``keras.ops.conv_transpose``; ``kernel`` is ``(*kernel_size, out, in)``."""
+    op = "conv_transpose"
+    check_data_format(op, data_format)
+    inputs, kernel = _float_operands(op, inputs, kernel)
+    spatial = spatial_rank(op, inputs)
+    if output_padding is not None:
+        output_padding = normalize_tuple(op, "output_padding", output_padding, spatial,
+                                         minimum=0)
+    stride = normalize_tuple(op, "strides", strides, spatial)
+    dilation = normalize_tuple(op, "dilation_rate", dilation_rate, spatial)
+    mode = normalize_padding(op, padding)
+    if spatial == 2:
+        return _conv_transpose2d(op, inputs, kernel, stride, mode, output_padding, dilation)
+    check_rank(op, "kernel", kernel, 3, "(kernel_size, out_channels, in_channels)")
+    image, kernel2d = image_from_sequence(inputs, kernel)
+    extra = None if output_padding is None else (0,) + output_padding
+    y = _conv_transpose2d(op, image, kernel2d, (1,) + stride, mode, extra, (1,) + dilation)
+    return sequence_from_image(y)
+

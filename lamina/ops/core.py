@@ -1,0 +1,208 @@
+"""Getting values into tensors: conversion, implicit promotion, cast, constants.
+
+Python scalars are *weakly typed* (as in Keras 3 and JAX): ``x * 2.0`` keeps ``x``'s dtype.
+Host arrays keep their dtype; Python float data becomes ``floatx()`` ("float32").
+"""
+from __future__ import annotations
+
+from ..autograd.tensor import Tensor, TensorBase
+from ..backend import get_backend
+from ..dtypes import floatx, is_float, result_dtype, standardize
+from ..errors import BackendError, DTypeError
+from .op import Op, Spec, register_op
+
+_SCALARS = (bool, int, float)
+
+
+def _infer_host_dtype(data) -> str:
+    dtype = getattr(data, "dtype", None)
+    if dtype is not None:
+        return standardize(dtype)
+    leaf = data
+    while isinstance(leaf, (list, tuple)):
+        if not leaf:
+            return floatx()
+        leaf = leaf[0]
+    if isinstance(leaf, TensorBase):
+        return leaf.dtype
+    if isinstance(leaf, bool):
+        return "bool"
+    if isinstance(leaf, int):
+        return "int32"
+    return floatx()
+
+
+def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:
+    """Keras's ``keras.ops.convert_to_tensor``: data of any kind -> a Tensor.
+
+    ``backend`` names the target ("numpy"/"cupy"); it defaults to the active one. Host data
+    is copied to the device here, explicitly.
+    """
+    if isinstance(x, TensorBase):
+        if backend is not None and not isinstance(x, Tensor):
+            raise BackendError("convert_to_tensor: a symbolic tensor has no value to move")
+        if backend is not None and get_backend(backend) is not x.backend:
+            x = x.to(backend)
+        if dtype is not None and standardize(dtype) != x.dtype:
+            return cast(x, dtype)
+        return x
+    target = get_backend(backend)
+    if isinstance(x, (list, tuple)) and any(isinstance(v, TensorBase) for v in x):
+        from .array import stack
+        return convert_to_tensor(stack([convert_to_tensor(v, backend=backend) for v in x]),
+                                 dtype=dtype)
+    dtype = standardize(dtype) if dtype is not None else _infer_host_dtype(x)
+    if not target.is_array(x) and type(x).__module__.split(".")[0] == "cupy":
+        x = x.get()                  # an explicit conversion of a device array to the host
+    return Tensor._wrap(target.asarray(x, dtype=dtype), target)
+
+
+def convert_to_numpy(x):
+    """Keras's ``keras.ops.convert_to_numpy``: a host numpy array."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    return convert_to_tensor(x).numpy()
+
+
+def as_tensors(op_name: str, *xs) -> list:
+    """Turn an op's arguments into tensors of one backend and one (promoted) dtype.
+
+    The first tensor among them fixes the backend; Python scalars take its dtype (a float
+    scalar meeting an integer tensor makes the result float). Host arrays next to a GPU
+    tensor are an error: copies between devices are explicit.
+    """
+    if len(xs) == 2:
+        a, b = xs
+        if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.dtype == b.dtype:
+            return [a, b]            # the common case, without the general machinery
+    ref = None
+    for x in xs:
+        if isinstance(x, TensorBase):
+            ref = x
+            break
+    if ref is None:
+        return as_tensors(op_name, convert_to_tensor(xs[0]), *xs[1:])
+    backend = ref.backend if isinstance(ref, Tensor) else get_backend()
+    strong = [x.dtype for x in xs if isinstance(x, TensorBase)]
+    for x in xs:
+        if not isinstance(x, TensorBase) and not isinstance(x, _SCALARS):
+            if hasattr(x, "dtype") and not backend.is_array(x):
+                raise BackendError(f"{op_name}: a host array was mixed with a tensor on the "
+                                   f"{backend.name} backend; convert it explicitly with "
+                                   "lamina.ops.convert_to_tensor")
+            strong.append(_infer_host_dtype(x))
+    dtype = result_dtype(*strong)
+    if any(isinstance(x, float) for x in xs) and not is_float(dtype):
+        dtype = floatx()
+    out = []
+    for x in xs:
+        if isinstance(x, TensorBase):
+            out.append(x if x.dtype == dtype else cast(x, dtype))
+        else:
+            out.append(Tensor._wrap(backend.asarray(x, dtype=dtype), backend))
+    return out
+
+
+def as_tensor(op_name: str, x) -> TensorBase:
+    """One argument -> a tensor (on the active backend if it is host data)."""
+    return x if isinstance(x, TensorBase) else convert_to_tensor(x)
+
+
+def require_float(op_name: str, arg: str, x) -> None:
+    if not is_float(x.dtype):
+        raise DTypeError(f"{op_name}: argument '{arg}' must be a floating-point tensor; "
+                         f"received dtype {x.dtype}")
+
+
+# --------------------------------------------------------------------------- primitives
+@register_op
+class Cast(Op):
+    name = "cast"
+
+    def output_spec(self, x, dtype):
+        return Spec(x.shape, dtype)
+
+    def forward(self, backend, x, out=None, dtype=None):
+        return backend.cast(x, dtype, out=out)
+
+    def gradient(self, ctx, g):
+        x = ctx.inputs[0]
+        if not is_float(x.dtype):
+            return (None,)
+        return (cast(g, x.dtype),)
+
+
+def cast(x, dtype) -> TensorBase:
+    """``x`` converted to ``dtype``; gradients flow back between float dtypes."""
+    x = as_tensor("cast", x)
+    dtype = standardize(dtype)
+    if x.dtype == dtype:
+        return x
+    return Cast(x, dtype=dtype)
+
+
+@register_op
+class StopGradient(Op):
+    name = "stop_gradient"
+    differentiable = False
+
+    def output_spec(self, x):
+        return Spec(x.shape, x.dtype)
+
+    def forward(self, backend, x, out=None):
+        return x
+
+
+def stop_gradient(x) -> TensorBase:
+    """``x`` unchanged, but no gradient flows back through it."""
+    return StopGradient(as_tensor("stop_gradient", x))
+
+
+@register_op
+class Fill(Op):
+    """A tensor of ``value`` shaped and typed like ``x`` (zeros_like/ones_like/full_like)."""
+    name = "fill_like"
+    differentiable = False
+
+    def output_spec(self, x, value, dtype):
+        return Spec(x.shape, dtype or x.dtype)
+
+    def forward(self, backend, x, out=None, value=0, dtype=None):
+        return backend.full(x.shape, value, dtype or x.dtype.name)
+
+
+def full_like(x, fill_value, dtype=None) -> TensorBase:
+    x = as_tensor("full_like", x)
+    return Fill(x, value=fill_value, dtype=standardize(dtype) if dtype else None)
+
+
+def zeros_like(x, dtype=None) -> TensorBase:
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None) -> TensorBase:
+    return full_like(x, 1, dtype)
+
+
+def zeros(shape, dtype=None) -> Tensor:
+    backend = get_backend()
+    return Tensor._wrap(backend.full(tuple(shape), 0, standardize(dtype)), backend)
+
+
+def ones(shape, dtype=None) -> Tensor:
+    backend = get_backend()
+    return Tensor._wrap(backend.full(tuple(shape), 1, standardize(dtype)), backend)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:
+    backend = get_backend()
+    return Tensor._wrap(backend.full(tuple(shape), fill_value, standardize(dtype)), backend)
+
+
+def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        dtype = "int32" if all(isinstance(v, int) for v in (start, stop, step)) else floatx()
+    backend = get_backend()
+    return Tensor._wrap(backend.arange(start, stop, step, standardize(dtype)), backend)

@@ -1,0 +1,580 @@
+"""Elementwise arithmetic: the binary ops with broadcasting and the unary math functions.
+
+Semantics follow Keras 3's ``keras.ops``: binary ops broadcast as numpy does and promote
+their operands (Python scalars are weakly typed, so ``x * 2.0`` keeps ``x``'s dtype and an
+integer tensor times ``2.5`` is float32); unary functions whose result is not an integer
+(``exp``, ``log``, ``sqrt``, ``sigmoid``, ``floor``, ...) turn integer and bool inputs into
+``floatx()`` first. Non-differentiable ops (``sign``, ``floor``, ``floor_divide``, ...) give
+no gradient at all.
+"""
+from __future__ import annotations
+
+from ..dtypes import floatx, is_float
+from ..errors import DTypeError
+from .compare import greater, greater_equal, less, less_equal, logical_or
+from .core import as_tensor, as_tensors, cast, convert_to_tensor, require_float
+from .elementwise import Binary, Unary, unbroadcast
+from .op import Op, Spec, broadcast_shapes, register_op
+
+__all__ = ["add", "subtract", "multiply", "divide", "true_divide", "power", "maximum",
+           "minimum", "floor_divide", "mod", "where", "clip", "negative", "abs", "absolute",
+           "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1", "log", "log1p",
+           "log2", "log10", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil", "round"]
+
+_TWO_OVER_SQRT_PI = 1.1283791670955126      # 2 / sqrt(pi): erf's derivative at 0
+_INV_LN2 = 1.4426950408889634               # 1 / log(2)
+_INV_LN10 = 0.4342944819032518              # 1 / log(10)
+
+
+def _mask(condition, like):
+    """A bool tensor as 0/1 in ``like``'s dtype: multiplying by it is a cheap ``where``."""
+    return cast(condition, like.dtype)
+
+
+def _to_float(op_name: str, x):
+    """``x`` as a tensor, integers and bools converted to floatx() as Keras does."""
+    x = as_tensor(op_name, x)
+    return x if is_float(x.dtype) else cast(x, floatx())
+
+
+# --------------------------------------------------------------------------- binary
+@register_op
+class Add(Binary):
+    name = "add"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        return unbroadcast(g, a), unbroadcast(g, b)
+
+
+@register_op
+class Subtract(Binary):
+    name = "subtract"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        return unbroadcast(g, a), unbroadcast(negative(g), b) if ctx.needs_grad[1] else None
+
+
+@register_op
+class Multiply(Binary):
+    name = "multiply"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        ga = unbroadcast(multiply(g, b), a) if ctx.needs_grad[0] else None
+        gb = unbroadcast(multiply(g, a), b) if ctx.needs_grad[1] else None
+        return ga, gb
+
+
+@register_op
+class Divide(Binary):
+    name = "divide"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        ga = unbroadcast(divide(g, b), a) if ctx.needs_grad[0] else None
+        gb = None
+        if ctx.needs_grad[1]:
+            # d(a/b)/db = -a / b**2 = -y / b
+            gb = unbroadcast(negative(divide(multiply(g, ctx.outputs[0]), b)), b)
+        return ga, gb
+
+
+@register_op
+class Power(Binary):
+    name = "power"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        ga = gb = None
+        if ctx.needs_grad[0]:
+            # b * a**(b - 1) rather than b * y / a, which is 0/0 at a = 0
+            ga = unbroadcast(multiply(g, multiply(b, power(a, subtract(b, 1)))), a)
+        if ctx.needs_grad[1]:
+            # y * log(a): defined for positive bases, as in every framework
+            gb = unbroadcast(multiply(g, multiply(ctx.outputs[0], log(a))), b)
+        return ga, gb
+
+
+@register_op
+class Maximum(Binary):
+    name = "maximum"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        # ties go to x1
+        to_a = multiply(g, _mask(greater_equal(a, b), g))
+        ga = unbroadcast(to_a, a) if ctx.needs_grad[0] else None
+        gb = unbroadcast(subtract(g, to_a), b) if ctx.needs_grad[1] else None
+        return ga, gb
+
+
+@register_op
+class Minimum(Binary):
+    name = "minimum"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        # ties go to x1
+        to_a = multiply(g, _mask(less_equal(a, b), g))
+        ga = unbroadcast(to_a, a) if ctx.needs_grad[0] else None
+        gb = unbroadcast(subtract(g, to_a), b) if ctx.needs_grad[1] else None
+        return ga, gb
+
+
+@register_op
+class FloorDivide(Binary):
+    name = "floor_divide"
+    differentiable = False
+
+
+@register_op
+class Mod(Binary):
+    name = "mod"
+    differentiable = False
+
+
+def add(x1, x2):
+    """``x1 + x2`` with numpy broadcasting."""
+    return Add(*as_tensors("add", x1, x2))
+
+
+def subtract(x1, x2):
+    """``x1 - x2`` with numpy broadcasting."""
+    return Subtract(*as_tensors("subtract", x1, x2))
+
+
+def multiply(x1, x2):
+    """``x1 * x2`` with numpy broadcasting."""
+    return Multiply(*as_tensors("multiply", x1, x2))
+
+
+def divide(x1, x2):
+    """True division; integer inputs give a floatx() result."""
+    a, b = as_tensors("divide", x1, x2)
+    if not is_float(a.dtype):
+        a, b = cast(a, floatx()), cast(b, floatx())
+    return Divide(a, b)
+
+
+true_divide = divide
+
+
+def power(x1, x2):
+    """``x1 ** x2`` elementwise. ``power(x, 2)`` keeps ``x``'s dtype (weak Python scalars).
+
+    The gradient with respect to the exponent is ``y * log(x1)``, real for positive bases.
+    """
+    return Power(*as_tensors("power", x1, x2))
+
+
+def maximum(x1, x2):
+    """The elementwise larger value; the gradient goes to the larger input (ties: ``x1``)."""
+    return Maximum(*as_tensors("maximum", x1, x2))
+
+
+def minimum(x1, x2):
+    """The elementwise smaller value; the gradient goes to the smaller input (ties: ``x1``)."""
+    return Minimum(*as_tensors("minimum", x1, x2))
+
+
+def floor_divide(x1, x2):
+    """``x1 // x2`` (rounded towards minus infinity), as numpy; no gradient."""
+    return FloorDivide(*as_tensors("floor_divide", x1, x2))
+
+
+def mod(x1, x2):
+    """``x1 % x2`` with the sign of ``x2``, as numpy; no gradient."""
+    return Mod(*as_tensors("mod", x1, x2))
+
+
+# --------------------------------------------------------------------------- where, clip
+@register_op
+class Where(Op):
+    name = "where"
+
+    def output_spec(self, condition, x1, x2):
+        if condition.dtype != "bool":
+            raise DTypeError(f"where: argument 'condition' must be a bool tensor "
+                             f"(lamina.ops.where casts it); received dtype {condition.dtype}")
+        if x1.dtype != x2.dtype:
+            raise DTypeError(f"where: arguments 'x1' and 'x2' must have one dtype "
+                             f"(lamina.ops.where promotes them); received {x1.dtype} "
+                             f"and {x2.dtype}")
+        shape = broadcast_shapes(self.name, condition.shape, x1.shape, x2.shape,
+                                 args=("condition", "x1", "x2"))
+        return Spec(shape, x1.dtype)
+
+    def forward(self, backend, condition, x1, x2, out=None):
+        result = backend.where(condition, x1, x2)
+        if out is None:
+            return result
+        backend.copy_(out, result)
+        return out
+
+    def gradient(self, ctx, g):
+        condition, a, b = ctx.inputs
+        to_a = multiply(g, _mask(condition, g))
+        ga = unbroadcast(to_a, a) if ctx.needs_grad[1] else None
+        gb = unbroadcast(subtract(g, to_a), b) if ctx.needs_grad[2] else None
+        return None, ga, gb
+
+
+def where(condition, x1=None, x2=None):
+    """``x1`` where ``condition`` is true, else ``x2``, broadcasting all three.
+
+    A non-bool ``condition`` is cast to bool (nonzero is true), as numpy and Keras do.
+    ``x1`` and ``x2`` are promoted to one dtype. The one-argument form (the indices of the
+    nonzero elements) has a data-dependent shape and is not supported: both values are
+    required.
+    """
+    if x1 is None or x2 is None:
+        raise TypeError("where: arguments 'x1' and 'x2' are both required; the one-argument "
+                        "form (indices of nonzero elements) is not supported")
+    condition = as_tensor("where", condition)
+    if condition.dtype != "bool":
+        condition = cast(condition, "bool")
+    if not hasattr(x1, "dtype") and not hasattr(x2, "dtype") and hasattr(condition, "data"):
+        # two Python values: make them on the condition's backend, not the default one
+        x1 = convert_to_tensor(x1, backend=condition.backend)
+    a, b = as_tensors("where", x1, x2)
+    return Where(condition, a, b)
+
+
+@register_op
+class Clip(Op):
+    name = "clip"
+
+    def output_spec(self, x, x_min, x_max):
+        if not x.dtype == x_min.dtype == x_max.dtype:
+            raise DTypeError(f"clip: arguments 'x', 'x_min' and 'x_max' must have one dtype "
+                             f"(lamina.ops.clip promotes them); received {x.dtype}, "
+                             f"{x_min.dtype} and {x_max.dtype}")
+        shape = broadcast_shapes(self.name, x.shape, x_min.shape, x_max.shape,
+                                 args=("x", "x_min", "x_max"))
+        return Spec(shape, x.dtype)
+
+    def forward(self, backend, x, x_min, x_max, out=None):
+        return backend.clip(x, x_min, x_max, out=out)
+
+    def gradient(self, ctx, g):
+        # clip(x, lo, hi) = minimum(maximum(x, lo), hi): with lo > hi every output is hi.
+        x, lo, hi = ctx.inputs
+        inside = multiply(_mask(greater_equal(x, lo), g), _mask(less_equal(x, hi), g))
+        gx = unbroadcast(multiply(g, inside), x) if ctx.needs_grad[0] else None
+        glo = ghi = None
+        if ctx.needs_grad[1]:
+            below = multiply(_mask(less(x, lo), g), _mask(less_equal(lo, hi), g))
+            glo = unbroadcast(multiply(g, below), lo)
+        if ctx.needs_grad[2]:
+            above = _mask(logical_or(greater(x, hi), greater(lo, hi)), g)
+            ghi = unbroadcast(multiply(g, above), hi)
+        return gx, glo, ghi
+
+
+def clip(x, x_min, x_max):
+    """``x`` limited to ``[x_min, x_max]`` (numpy's ``clip``: with ``x_min > x_max`` every
+    element becomes ``x_max``). The bounds may be scalars or tensors that broadcast; a None
+    bound leaves that side open. The gradient passes where ``x`` is inside the bounds.
+
+    As in Keras, the result has ``x``'s dtype (bool becomes int32): bounds of a wider dtype
+    are applied in the promoted dtype and the result is cast back.
+    """
+    if x_min is None and x_max is None:
+        raise TypeError("clip: arguments 'x_min' and 'x_max' cannot both be None")
+    x = as_tensor("clip", x)
+    if x.dtype == "bool":
+        x = cast(x, "int32")
+    dtype = x.dtype
+    if x_min is None:
+        y = minimum(x, x_max)
+    elif x_max is None:
+        y = maximum(x, x_min)
+    else:
+        y = Clip(*as_tensors("clip", x, x_min, x_max))
+    return y if y.dtype == dtype else cast(y, dtype)
+
+
+# --------------------------------------------------------------------------- unary
+class FloatUnary(Unary):
+    """A unary op defined on floats only (its public function converts integers first)."""
+
+    def output_spec(self, x):
+        require_float(self.name, "x", x)
+        return Spec(x.shape, x.dtype)
+
+
+@register_op
+class Negative(Unary):
+    name = "negative"
+
+    def gradient(self, ctx, g):
+        return (negative(g),)
+
+
+@register_op
+class Abs(Unary):
+    name = "abs"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, sign(ctx.inputs[0])),)
+
+
+@register_op
+class Sign(Unary):
+    name = "sign"
+    differentiable = False
+
+
+@register_op
+class Square(Unary):
+    name = "square"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, multiply(ctx.inputs[0], 2)),)
+
+
+@register_op
+class Sqrt(FloatUnary):
+    name = "sqrt"
+
+    def gradient(self, ctx, g):
+        return (divide(multiply(g, 0.5), ctx.outputs[0]),)
+
+
+@register_op
+class Rsqrt(FloatUnary):
+    name = "rsqrt"
+
+    def gradient(self, ctx, g):
+        # d x**-0.5 = -0.5 x**-1.5 = -0.5 y**3
+        y = ctx.outputs[0]
+        return (multiply(g, multiply(multiply(y, square(y)), -0.5)),)
+
+
+@register_op
+class Reciprocal(FloatUnary):
+    name = "reciprocal"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, negative(square(ctx.outputs[0]))),)
+
+
+@register_op
+class Exp(FloatUnary):
+    name = "exp"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, ctx.outputs[0]),)
+
+
+@register_op
+class Expm1(FloatUnary):
+    name = "expm1"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, add(ctx.outputs[0], 1)),)
+
+
+@register_op
+class Log(FloatUnary):
+    name = "log"
+
+    def gradient(self, ctx, g):
+        return (divide(g, ctx.inputs[0]),)
+
+
+@register_op
+class Log1p(FloatUnary):
+    name = "log1p"
+
+    def gradient(self, ctx, g):
+        return (divide(g, add(ctx.inputs[0], 1)),)
+
+
+@register_op
+class Tanh(FloatUnary):
+    name = "tanh"
+
+    def gradient(self, ctx, g):
+        y = ctx.outputs[0]
+        return (multiply(g, subtract(1, square(y))),)
+
+
+@register_op
+class Sigmoid(FloatUnary):
+    name = "sigmoid"
+
+    def gradient(self, ctx, g):
+        y = ctx.outputs[0]
+        return (multiply(g, multiply(y, subtract(1, y))),)
+
+
+@register_op
+class Erf(FloatUnary):
+    name = "erf"
+
+    def gradient(self, ctx, g):
+        x = ctx.inputs[0]
+        return (multiply(g, multiply(exp(negative(square(x))), _TWO_OVER_SQRT_PI)),)
+
+
+@register_op
+class Sin(FloatUnary):
+    name = "sin"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, cos(ctx.inputs[0])),)
+
+
+@register_op
+class Cos(FloatUnary):
+    name = "cos"
+
+    def gradient(self, ctx, g):
+        return (negative(multiply(g, sin(ctx.inputs[0]))),)
+
+
+@register_op
+class Floor(FloatUnary):
+    name = "floor"
+    differentiable = False
+
+
+@register_op
+class Ceil(FloatUnary):
+    name = "ceil"
+    differentiable = False
+
+
+@register_op
+class Round(Unary):
+    name = "round"
+    differentiable = False
+
+
+def negative(x):
+    """``-x``."""
+    return Negative(as_tensor("negative", x))
+
+
+def abs(x):
+    """``|x|``; the gradient is ``sign(x)`` (0 at 0)."""
+    return Abs(as_tensor("abs", x))
+
+
+absolute = abs
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of ``x``, in ``x``'s dtype; no gradient."""
+    return Sign(as_tensor("sign", x))
+
+
+def square(x):
+    """``x * x``, keeping ``x``'s dtype."""
+    return Square(as_tensor("square", x))
+
+
+def sqrt(x):
+    """Square root; integer input gives floatx()."""
+    return Sqrt(_to_float("sqrt", x))
+
+
+def rsqrt(x):
+    """``1 / sqrt(x)``; integer input gives floatx()."""
+    return Rsqrt(_to_float("rsqrt", x))
+
+
+def reciprocal(x):
+    """``1 / x``; integer input gives floatx()."""
+    return Reciprocal(_to_float("reciprocal", x))
+
+
+def exp(x):
+    """``e ** x``; integer input gives floatx()."""
+    return Exp(_to_float("exp", x))
+
+
+def expm1(x):
+    """``exp(x) - 1``, accurate for small ``x``; integer input gives floatx()."""
+    return Expm1(_to_float("expm1", x))
+
+
+def log(x):
+    """Natural logarithm; integer input gives floatx()."""
+    return Log(_to_float("log", x))
+
+
+def log1p(x):
+    """``log(1 + x)``, accurate for small ``x``; integer input gives floatx()."""
+    return Log1p(_to_float("log1p", x))
+
+
+def log2(x):
+    """Base-2 logarithm (``log(x) / log(2)``); integer input gives floatx()."""
+    return multiply(log(x), _INV_LN2)
+
+
+def log10(x):
+    """Base-10 logarithm (``log(x) / log(10)``); integer input gives floatx()."""
+    return multiply(log(x), _INV_LN10)
+
+
+def tanh(x):
+    """Hyperbolic tangent; integer input gives floatx()."""
+    return Tanh(_to_float("tanh", x))
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))``, computed without overflow; integer input gives floatx()."""
+    return Sigmoid(_to_float("sigmoid", x))
+
+
+def erf(x):
+    """The error function, to float64 round-off; integer input gives floatx()."""
+    return Erf(_to_float("erf", x))
+
+
+def sin(x):
+    """Sine (radians); integer input gives floatx()."""
+    return Sin(_to_float("sin", x))
+
+
+def cos(x):
+    """Cosine (radians); integer input gives floatx()."""
+    return Cos(_to_float("cos", x))
+
+
+def floor(x):
+    """The largest integer <= ``x``, as a float (integer input gives floatx()); no gradient."""
+    return Floor(_to_float("floor", x))
+
+
+def ceil(x):
+    """The smallest integer >= ``x``, as a float (integer input gives floatx()); no gradient."""
+    return Ceil(_to_float("ceil", x))
+
+
+def round(x, decimals: int = 0):
+    """Round half to even to ``decimals`` places, as numpy; keeps ``x``'s dtype; no gradient.
+
+    Integer input with ``decimals >= 0`` is returned unchanged; negative ``decimals`` round
+    to tens, hundreds, ... .
+    """
+    x = as_tensor("round", x)
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round: argument 'decimals' must be an int; received {decimals!r}")
+    if decimals == 0:
+        return Round(x)
+    if not is_float(x.dtype):
+        if decimals > 0:
+            return x
+        # round in float64, which holds every int32 exactly, then come back
+        return cast(round(cast(x, "float64"), decimals), x.dtype)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return divide(Round(multiply(x, scale)), scale)
+    scale = 10.0 ** -decimals
+    return multiply(Round(divide(x, scale)), scale)

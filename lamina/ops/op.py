@@ -1,0 +1,155 @@
+"""The op contract: one definition serves eager mode, the tape and (later) graph mode.
+
+An op is a subclass of :class:`Op` registered with ``@register_op``; the decorator returns
+the op's single instance, which is called like a function. It has three parts:
+
+* ``output_spec(*inputs, **attrs)`` -> a :class:`Spec` (or a tuple of them). Inputs are
+  anything with ``.shape`` and ``.dtype`` (concrete or symbolic tensors). All shape and dtype
+  checking happens here, with errors that name the op and the argument.
+* ``forward(backend, *arrays, out=None, **attrs)`` -> array(s), calling backend kernels
+  only. When ``out`` is given the result is written into it.
+* ``gradient(ctx, *output_grads)`` -> one gradient (a Tensor) or None per input, written
+  with other ops, so the backward pass can itself be differentiated and traced.
+  ``ctx.inputs``/``ctx.outputs`` are the op's tensors, ``ctx.attrs`` its attributes and
+  ``ctx.needs_grad[i]`` says whether input ``i`` needs a gradient at all.
+
+Attributes are static Python values (ints, tuples, strings): they are part of a graph
+node's identity. Anything that changes while training is an input tensor instead.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..errors import ShapeError, describe_shape
+
+OP_REGISTRY: dict[str, "Op"] = {}
+
+
+class Spec(NamedTuple):
+    """The static description of a tensor: shape (ints, or None for unknown) and dtype."""
+    shape: tuple
+    dtype: str
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+class Context:
+    """What an op's ``gradient`` sees of one application."""
+    __slots__ = ("inputs", "outputs", "attrs", "needs_grad")
+
+    def __init__(self, inputs, outputs, attrs, needs_grad):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        self.needs_grad = needs_grad
+
+
+class Op:
+    """Base class of primitive ops. See the module docstring for the contract."""
+
+    name: str = ""
+    differentiable: bool = True
+    # Ops with random or external effects must never be merged or folded by graph passes.
+    stateful: bool = False
+
+    def output_spec(self, *inputs, **attrs) -> Spec | tuple[Spec, ...]:
+        raise NotImplementedError(f"op {self.name!r} defines no output_spec")
+
+    def forward(self, backend, *arrays, out=None, **attrs):
+        raise NotImplementedError(f"op {self.name!r} defines no forward")
+
+    def gradient(self, ctx: Context, *grads):
+        raise NotImplementedError(f"op {self.name!r} defines no gradient")
+
+    def __call__(self, *inputs, **attrs):
+        return apply(self, inputs, attrs)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def register_op(cls: type[Op]) -> Op:
+    """Class decorator: registers the op under ``cls.name`` and returns its instance."""
+    if not cls.name:
+        raise ValueError(f"register_op: {cls.__name__} must set a non-empty `name`")
+    if cls.name in OP_REGISTRY:
+        raise ValueError(f"register_op: an op named {cls.name!r} is already registered")
+    instance = cls()
+    OP_REGISTRY[cls.name] = instance
+    return instance
+
+
+# --------------------------------------------------------------------------- dispatch
+# `apply` is the single entry point that runs an op. It is bound to the eager and symbolic
+# implementations by lamina/autograd (eager) and lamina/graph (symbolic) at import time, so
+# this module stays free of tensor classes.
+_eager_apply = None
+_symbolic_apply = None
+_symbolic_type: type | None = None
+
+
+def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
+    """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
+    if _symbolic_type is not None:
+        for x in inputs:
+            if isinstance(x, _symbolic_type):
+                return _symbolic_apply(op, inputs, attrs)
+    return _eager_apply(op, inputs, attrs)
+
+
+# --------------------------------------------------------------------------- spec helpers
+def check_rank(op: str, arg: str, x, ranks, meaning: str = "") -> None:
+    """Raise ShapeError unless ``x.ndim`` is one of ``ranks``."""
+    ranks = (ranks,) if isinstance(ranks, int) else tuple(ranks)
+    if len(x.shape) not in ranks:
+        expected = " or ".join(str(r) for r in ranks)
+        extra = f" {meaning}" if meaning else ""
+        raise ShapeError(f"{op}: argument '{arg}' must have rank {expected}{extra}; "
+                         f"received shape {describe_shape(x.shape)}")
+
+
+def normalize_axis(op: str, axis: int, ndim: int, arg: str = "axis") -> int:
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"{op}: argument '{arg}' must be an int; received {axis!r}")
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"{op}: argument '{arg}' must be in [{-ndim}, {ndim}) for an input "
+                         f"of rank {ndim}; received {axis}")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(op: str, axis, ndim: int, arg: str = "axis") -> tuple[int, ...] | None:
+    """None -> None (all axes); int or sequence -> sorted tuple of non-negative axes."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = tuple(sorted(normalize_axis(op, a, ndim, arg) for a in axes))
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{op}: argument '{arg}' repeats an axis; received {axis!r}")
+    return out
+
+
+def broadcast_shapes(op: str, *shapes, args: tuple[str, ...] = ()) -> tuple:
+    """numpy's broadcasting rule, with None for unknown sizes and an error naming the op."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    result = []
+    for i in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            d = s[i] if -i <= len(s) else 1
+            if d == 1:
+                continue
+            if size == 1:
+                size = d
+            elif d is None or size is None:
+                size = d if size is None else size
+            elif d != size:
+                names = " and ".join(f"'{a}'" for a in args) if args else "the inputs"
+                raise ShapeError(
+                    f"{op}: cannot broadcast {names} together; received shapes "
+                    + ", ".join(describe_shape(s) for s in shapes))
+        result.append(size)
+    return tuple(result)

@@ -1,0 +1,48 @@
+"""Keras 3's ``keras.random`` namespace: random draws with Keras's names and signatures.
+
+Draws are counter-based (Philox4x64-10): each value is a pure function of a key, a counter
+and its index, so results do not depend on execution order, and eager and compiled code
+draw the same values. ``seed`` is an int (the same values every call), a
+:class:`SeedGenerator` (advances with each draw) or None (the global generator, made
+reproducible by :func:`set_seed`). See lamina/random/seed_generator.py for the keys.
+"""
+from __future__ import annotations
+
+from ..ops.random import (random_bernoulli, random_normal, random_randint,
+                          random_truncated_normal, random_uniform)
+from ..ops.random import dropout as _dropout
+from .seed_generator import SeedGenerator, global_seed, set_seed
+
+__all__ = ["SeedGenerator", "set_seed", "global_seed", "uniform", "normal",
+           "truncated_normal", "randint", "bernoulli", "dropout"]
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Uniform values in [minval, maxval); ``dtype`` a float dtype (default floatx())."""
+    return random_uniform(shape, minval=minval, maxval=maxval, dtype=dtype, seed=seed)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal values with ``mean`` and ``stddev``."""
+    return random_normal(shape, mean=mean, stddev=stddev, dtype=dtype, seed=seed)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal values, those more than two ``stddev`` from ``mean`` re-drawn."""
+    return random_truncated_normal(shape, mean=mean, stddev=stddev, dtype=dtype, seed=seed)
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Integers uniform in [minval, maxval)."""
+    return random_randint(shape, minval, maxval, dtype=dtype, seed=seed)
+
+
+def bernoulli(shape, p=0.5, dtype=None, seed=None):
+    """1 with probability ``p``, else 0 (float by default; bool and integer dtypes too)."""
+    return random_bernoulli(shape, p=p, dtype=dtype, seed=seed)
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """``inputs`` with each element zeroed with probability ``rate``, the rest scaled by
+    ``1 / (1 - rate)``; ``noise_shape`` broadcasts the mask (None entries: inputs' size)."""
+    return _dropout(inputs, rate, noise_shape=noise_shape, seed=seed)

@@ -1,0 +1,44 @@
+"""Shared fixtures: the backend as a parameter (cupy cases skip without a GPU)."""
+import pytest
+
+import lamina
+from lamina.autograd import eager
+
+BACKENDS = ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)]
+
+
+def cupy_unavailable_reason():
+    try:
+        lamina.backend.get_backend("cupy")
+    except (ImportError, RuntimeError) as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """Run the test with this backend active; yields the Backend object."""
+    if request.param == "cupy":
+        reason = cupy_unavailable_reason()
+        if reason:
+            pytest.skip(f"cupy backend unavailable: {reason}")
+    with lamina.backend.use(request.param) as b:
+        yield b
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _strict_ops():
+    """Check every forward result against its op's output_spec during the tests."""
+    eager.check_forward_against_spec = True
+    yield
+    eager.check_forward_against_spec = False
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line per distinct skip reason (hundreds of GPU cases skip for the same one)."""
+    reasons = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"skipped {count}: {reason}")
