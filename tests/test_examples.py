@@ -1,0 +1,17 @@
+"""Examples run in their fast --smoke mode with an accuracy threshold."""
+import os
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def test_linear_digits_smoke():
+    result = subprocess.run([sys.executable, str(EXAMPLES / "linear_digits.py"), "--smoke"],
+                            capture_output=True, text=True, timeout=300, env=ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    accuracy = float(result.stdout.split("test accuracy")[1].split()[0])
+    assert accuracy > 0.85
