@@ -1,11 +1,21 @@
-"""Lamina: a Keras-style deep-learning framework on numpy (CPU) and CuPy (GPU)."""
+"""Lamina: a Keras-style deep-learning framework on numpy (CPU) and CuPy (GPU).
+
+``import lamina as keras`` gives Keras 3's names: ``keras.layers``, ``keras.Sequential``,
+``keras.Model``, ``keras.Input``, ``keras.ops``, ``keras.initializers``, ...
+"""
 from . import backend, dtypes, errors
 from .autograd import GradientTape, Tensor, Variable, no_grad
 from . import ops
-from . import graph, random
+from . import graph, random, tree
 from .ops import stop_gradient
+from . import activations, constraints, initializers, regularizers, saving, utils
+from . import datasets, layers, models
+from .layers import Input, InputSpec, Layer
+from .models import Functional, Model, Sequential
 
 __version__ = "0.1.0"
 
-__all__ = ["backend", "ops", "random", "Tensor", "Variable", "GradientTape", "no_grad",
-           "stop_gradient", "__version__"]
+__all__ = ["backend", "ops", "random", "tree", "activations", "constraints", "initializers",
+           "regularizers", "saving", "utils", "layers", "models", "datasets", "Tensor",
+           "Variable", "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec",
+           "Layer", "Model", "Sequential", "Functional", "__version__"]

@@ -166,7 +166,7 @@ def _numeric(c: Case, f, arrays):
     """Central differences of the scalar function ``f(arrays)`` w.r.t. each argnum."""
     grads = []
     for i in _argnums(c):
-        base = np.array(arrays[i], dtype=np.float64)
+        base = np.array(arrays[i], dtype=np.float64, order="C")   # reshape(-1) is a view
         g = np.zeros_like(base)
         flat, gflat = base.reshape(-1), g.reshape(-1)
         for k in range(flat.size):

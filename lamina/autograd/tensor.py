@@ -231,7 +231,7 @@ class Tensor(TensorBase):
     Create one with ``lamina.ops.convert_to_tensor(data)``. ``.numpy()`` copies it to the
     host. Tensors are immutable; :class:`~lamina.autograd.variable.Variable` holds state.
     """
-    __slots__ = ("data", "backend", "__weakref__")
+    __slots__ = ("data", "backend", "_keras_mask", "__weakref__")
 
     def __init__(self, data, dtype=None, backend=None):
         from ..ops.core import convert_to_tensor

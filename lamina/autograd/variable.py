@@ -19,7 +19,8 @@ class Variable(Tensor):
     >>> v.assign_add([1.0, 1.0]).numpy()
     array([2., 3.], dtype=float32)
     """
-    __slots__ = ("trainable", "name", "autocast", "aggregation", "synchronization", "_uid")
+    __slots__ = ("trainable", "name", "path", "autocast", "aggregation", "synchronization",
+                 "regularizer", "constraint", "_uid")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
@@ -47,6 +48,15 @@ class Variable(Tensor):
         self.synchronization = synchronization
         self._uid = next(_uid)
         self.name = name if name is not None else f"variable_{self._uid}"
+        self.path = self.name          # "layer/sublayer/name" once a layer owns it
+        self.regularizer = None        # set by Layer.add_weight
+        self.constraint = None         # applied by optimizers after each update
+
+    def numpy(self):
+        """A host copy of the current value: later assigns do not change it."""
+        host = self.backend.to_host(self.data)
+        return host.copy() if host is self.data or getattr(host, "base", None) is self.data \
+            else host
 
     @property
     def value(self) -> Tensor:

@@ -28,7 +28,10 @@ class Node:
 
 class SymbolicTensor(TensorBase):
     """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input)."""
-    __slots__ = ("shape", "dtype", "node", "index", "name", "__weakref__")
+    # ``history``: (layer, node index, output index) when a layer call made this tensor
+    # (the functional API's graph); ``node``: the op node, for ops applied between layers.
+    __slots__ = ("shape", "dtype", "node", "index", "name", "history", "_keras_mask",
+                 "__weakref__")
 
     def __init__(self, shape, dtype=None, node: Node | None = None, index: int = 0,
                  name: str | None = None):
@@ -37,6 +40,7 @@ class SymbolicTensor(TensorBase):
         self.node = node
         self.index = index
         self.name = name
+        self.history = None
 
     def numpy(self):
         raise LaminaError(f"symbolic tensor {self.name or ''} (shape {self.shape}, "

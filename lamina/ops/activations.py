@@ -15,7 +15,7 @@ from ..dtypes import floatx, is_float
 from .compare import greater, greater_equal
 from .core import as_tensor, cast
 from .math import (abs, add, clip, divide, erf, exp, expm1, log1p, maximum, minimum,
-                   multiply, negative, sigmoid, sqrt, square, subtract, tanh)
+                   multiply, negative, sigmoid, sqrt, square, subtract, tanh, where)
 from .op import Op, Spec, register_op
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign",
@@ -144,9 +144,15 @@ def gelu(x, approximate: bool = True):
 
 
 def softplus(x):
-    """``log(1 + exp(x))`` as ``log1p(exp(-|x|)) + max(x, 0)``, which never overflows."""
+    """``log(1 + exp(x))``: ``x + log1p(exp(-x))`` for x > 0, ``log1p(exp(x))`` otherwise.
+
+    Each branch sees only the inputs it is selected for, so neither overflows and the
+    gradient is ``sigmoid(x)`` everywhere, 0.5 at 0 included."""
     x = _float_input("softplus", x)
-    return add(log1p(exp(negative(abs(x)))), Relu(x))
+    positive = greater(x, 0)
+    x_pos = where(positive, x, 0.0)
+    x_neg = where(positive, 0.0, x)
+    return where(positive, add(x_pos, log1p(exp(negative(x_pos)))), log1p(exp(x_neg)))
 
 
 def softsign(x):

@@ -29,11 +29,19 @@ __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "co
 def _resolve_shape(op: str, in_shape, shape) -> tuple:
     """Fill one -1 in ``shape`` from ``in_shape``'s size, checking the sizes agree."""
     shape = tuple(int(d) if d is not None else -1 for d in shape)
+    if any(d is None for d in in_shape):
+        # A symbolic input: a target that keeps the unknown batch size first can still
+        # infer one more -1 from the known sizes; other unknown sizes stay unknown.
+        if in_shape[0] is None and None not in in_shape[1:] and shape and shape[0] == -1 \
+                and shape[1:].count(-1) <= 1:
+            try:
+                return (None, *_resolve_shape(op, in_shape[1:], shape[1:]))
+            except ShapeError:
+                pass             # the batch axis is merged with others: size unknown
+        return tuple(None if d == -1 else d for d in shape)
     if shape.count(-1) > 1:
         raise ShapeError(f"{op}: argument 'newshape' may contain at most one -1; "
                          f"received {describe_shape(shape)}")
-    if any(d is None for d in in_shape):
-        return tuple(None if d == -1 else d for d in shape)
     size = 1
     for d in in_shape:
         size *= d

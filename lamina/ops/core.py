@@ -18,18 +18,26 @@ def _infer_host_dtype(data) -> str:
     dtype = getattr(data, "dtype", None)
     if dtype is not None:
         return standardize(dtype)
-    leaf = data
-    while isinstance(leaf, (list, tuple)):
-        if not leaf:
-            return floatx()
-        leaf = leaf[0]
-    if isinstance(leaf, TensorBase):
-        return leaf.dtype
-    if isinstance(leaf, bool):
-        return "bool"
-    if isinstance(leaf, int):
-        return "int32"
-    return floatx()
+    kinds = set()
+    stack = [data]
+    while stack:                    # every leaf counts: [0, 0.5] is float, not int
+        leaf = stack.pop()
+        if isinstance(leaf, (list, tuple)):
+            stack.extend(leaf)
+        elif isinstance(leaf, TensorBase):
+            kinds.add(leaf.dtype)
+        elif isinstance(leaf, bool):
+            kinds.add("bool")
+        elif isinstance(leaf, int):
+            kinds.add("int32")
+        else:
+            kinds.add(floatx())
+    if not kinds:
+        return floatx()
+    if len(kinds) == 1:
+        return kinds.pop()
+    from ..dtypes import result_dtype
+    return result_dtype(*kinds)
 
 
 def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:

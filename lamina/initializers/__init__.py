@@ -1,0 +1,70 @@
+"""Initializers: what a layer's weights start as (Keras 3's ``keras.initializers``).
+
+``get`` turns what a user writes (``kernel_initializer="he_normal"``, a config dict read
+from a file, an instance, a function ``(shape, dtype) -> tensor``) into an initializer;
+``serialize``/``deserialize`` are its config round trip, in Keras's file format.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..saving.object_registration import serialize_keras_object
+from ..utils.object_lookup import deserialize_from, get_from
+from .constant_initializers import Constant, Identity, Ones, Zeros
+from .initializer import Initializer
+from .orthogonal import Orthogonal
+from .random_initializers import RandomInitializer, RandomNormal, RandomUniform, TruncatedNormal
+from .variance_scaling import (GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
+                               LecunUniform, VarianceScaling, compute_fans)
+
+_CLASSES = (Constant, Identity, Ones, Zeros, RandomNormal, RandomUniform, TruncatedNormal,
+            VarianceScaling, GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
+            LecunUniform, Orthogonal)
+
+# Keras's snake-case function names, its aliases and the class names of older versions.
+zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
+random_uniform, random_normal, truncated_normal = RandomUniform, RandomNormal, TruncatedNormal
+uniform, normal = RandomUniform, RandomNormal
+variance_scaling, orthogonal = VarianceScaling, Orthogonal
+glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
+he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
+
+ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
+ALL_OBJECTS.update({
+    "zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant": Constant,
+    "identity": Identity, "IdentityInitializer": Identity,
+    "uniform": RandomUniform, "random_uniform": RandomUniform,
+    "normal": RandomNormal, "random_normal": RandomNormal,
+    "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
+    "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+    "he_normal": HeNormal, "he_uniform": HeUniform,
+    "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
+    "orthogonal": Orthogonal, "OrthogonalInitializer": Orthogonal,
+})
+
+
+def serialize(initializer: Initializer) -> dict:
+    """``{"module": "keras.initializers", "class_name", "config", "registered_name"}``."""
+    return serialize_keras_object(initializer)
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Any:
+    """An initializer from its config dict (or the class a name stands for)."""
+    return deserialize_from("initializer", config, ALL_OBJECTS, custom_objects)
+
+
+def get(identifier) -> Initializer | Callable | None:
+    """An initializer from None (returned as None), a name such as "glorot_uniform", a
+    config dict, an instance, an Initializer class (instantiated) or any callable
+    ``(shape, dtype=None) -> Tensor``."""
+    if identifier is None:
+        return None
+    return get_from("initializer", identifier, ALL_OBJECTS)
+
+
+__all__ = ["Initializer", "RandomInitializer", "get", "serialize", "deserialize",
+           "compute_fans", "ALL_OBJECTS", *(cls.__name__ for cls in _CLASSES),
+           "zeros", "ones", "constant", "identity", "random_uniform", "random_normal",
+           "truncated_normal", "uniform", "normal", "variance_scaling", "orthogonal",
+           "glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "lecun_normal",
+           "lecun_uniform"]

@@ -1,0 +1,54 @@
+"""Layers (Keras 3's ``keras.layers``), one per file, grouped by family."""
+from ..saving.object_registration import register_builtin
+from . import (activations as _activations, attention as _attention, convolutional as _conv,
+               core as _core, merging as _merging, normalization as _normalization,
+               pooling as _pooling, preprocessing as _preprocessing, recurrent as _recurrent,
+               regularization as _regularization, reshaping as _reshaping)
+from .activations import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .convolutional import *  # noqa: F401,F403
+from .core import *  # noqa: F401,F403
+from .input_spec import InputSpec
+from .layer import Layer
+from .merging import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .preprocessing import *  # noqa: F401,F403
+from .recurrent import *  # noqa: F401,F403
+from .regularization import *  # noqa: F401,F403
+from .reshaping import *  # noqa: F401,F403
+
+_FAMILIES = (_activations, _attention, _conv, _core, _merging, _normalization, _pooling,
+             _preprocessing, _recurrent, _regularization, _reshaping)
+
+__all__ = sorted({"Layer", "InputSpec"}.union(*(family.__all__ for family in _FAMILIES)))
+_EXPORTS = list(__all__)
+
+for _name in _EXPORTS:
+    _obj = globals()[_name]
+    if isinstance(_obj, type) and issubclass(_obj, Layer):
+        register_builtin(_obj)
+
+
+def _layer_table() -> dict:
+    from .. import models
+    table = {name: globals()[name] for name in _EXPORTS
+             if isinstance(globals()[name], type) and issubclass(globals()[name], Layer)}
+    table.update({"Sequential": models.Sequential, "Functional": models.Functional,
+                  "Model": models.Model})
+    return table
+
+
+def serialize(layer) -> dict:
+    """A layer as Keras 3's ``{"module", "class_name", "config", "registered_name"}``."""
+    from ..saving.object_registration import serialize_keras_object
+    return serialize_keras_object(layer)
+
+
+def deserialize(config, custom_objects=None):
+    """A layer (or model) from :func:`serialize`'s output; names resolve through Lamina's
+    layer table, ``custom_objects`` and registered classes only."""
+    from ..utils.object_lookup import deserialize_from
+    return deserialize_from("layer", config, _layer_table(), custom_objects)
+
+__all__ = _EXPORTS + ["serialize", "deserialize"]

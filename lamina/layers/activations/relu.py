@@ -1,0 +1,45 @@
+"""``ReLU``: Keras 3's rectified linear unit layer (capped, leaky and thresholded)."""
+from __future__ import annotations
+
+import math
+import numbers
+
+from ... import ops
+from ..layer import Layer
+
+
+def check_non_negative(layer: Layer, arg: str, value, allow_none: bool = False):
+    """A non-negative, finite number (or None where allowed), else an error naming it."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        expected = "a non-negative number" + (" or None" if allow_none else "")
+        raise TypeError(f"{layer.name}: argument '{arg}' must be {expected}; received "
+                        f"{value!r}")
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        raise ValueError(f"{layer.name}: argument '{arg}' must be a non-negative, finite "
+                         f"number; received {value!r}")
+    return value
+
+
+class ReLU(Layer):
+    """``max_value`` for ``x >= max_value``, ``x`` for ``threshold <= x < max_value`` and
+    ``negative_slope * (x - threshold)`` below ``threshold`` (Keras 3's ``ReLU``)."""
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.max_value = check_non_negative(self, "max_value", max_value, allow_none=True)
+        self.negative_slope = check_non_negative(self, "negative_slope", negative_slope)
+        self.threshold = check_non_negative(self, "threshold", threshold)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return ops.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
+                        threshold=self.threshold)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "max_value": self.max_value,
+                "negative_slope": self.negative_slope, "threshold": self.threshold}

@@ -1,0 +1,163 @@
+"""What ``layer(...)`` does around ``call``: input conversion and checks, build on first
+call, ``training`` and ``mask`` resolution, autocasting, masks and activity losses on the
+outputs, and, for symbolic inputs, a functional-API node."""
+from __future__ import annotations
+
+import inspect
+
+from .. import tree
+from ..autograd.tensor import TensorBase
+from ..dtypes import is_float
+from . import call_context
+from .input_spec import check_input_compatibility
+from .node import LayerNode
+
+_signatures: dict = {}
+
+
+def call_parameters(layer) -> dict:
+    """``call``'s parameters by name (cached per class)."""
+    cls = type(layer)
+    params = _signatures.get(cls)
+    if params is None:
+        params = _signatures[cls] = dict(inspect.signature(layer.call).parameters)
+    return params
+
+
+def _to_tensor(x):
+    if isinstance(x, TensorBase) or x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    if hasattr(x, "__array__") or hasattr(x, "__cuda_array_interface__"):
+        from ..ops import convert_to_tensor
+        return convert_to_tensor(x)
+    return x
+
+
+def _symbolic(structure) -> bool:
+    from ..graph.symbolic import SymbolicTensor
+    return any(isinstance(x, SymbolicTensor) for x in tree.flatten(structure))
+
+
+def run_call(layer, args: tuple, kwargs: dict):
+    if not args:
+        first = next(iter(call_parameters(layer)), "inputs")
+        name = "inputs" if "inputs" in kwargs else first
+        if name not in kwargs:
+            raise TypeError(f"{layer.name}: a layer is called with its input tensor(s) as the "
+                            f"first argument; received no positional arguments")
+        args = (kwargs.pop(name),)
+    user_kwargs = dict(kwargs)
+    inputs = tree.map_structure(_to_tensor, args[0])
+    args = (inputs, *args[1:])
+    params = call_parameters(layer)
+
+    check_input_compatibility(layer.name, layer.input_spec, _spec_inputs(inputs))
+    if not layer.built:
+        layer._maybe_build(inputs, args, kwargs)
+        check_input_compatibility(layer.name, layer.input_spec, _spec_inputs(inputs))
+
+    training = kwargs.get("training")
+    if training is None:
+        training = call_context.current_training()
+    if training is None and "training" in params:
+        default = params["training"].default
+        training = None if default is inspect.Parameter.empty else default
+    if "training" in params:
+        kwargs["training"] = training
+    else:
+        kwargs.pop("training", None)
+
+    previous_mask = tree.map_structure(lambda x: getattr(x, "_keras_mask", None), inputs)
+    if "mask" in params and kwargs.get("mask") is None:
+        if any(m is not None for m in tree.flatten(previous_mask)):
+            kwargs["mask"] = previous_mask
+    if layer.autocast:
+        inputs = tree.map_structure(lambda x: _autocast(x, layer.compute_dtype), inputs)
+        args = (inputs, *args[1:])
+
+    outermost = call_context.depth() == 0
+    if outermost:
+        layer._clear_losses()
+    symbolic = _symbolic(args) or _symbolic(kwargs)
+    with call_context.layer_call(training):
+        outputs = layer.call(*args, **kwargs)
+        outputs = _attach_masks(layer, inputs, kwargs.get("mask", previous_mask), outputs)
+        if layer.activity_regularizer is not None and not symbolic:
+            for out in tree.flatten(outputs):
+                if isinstance(out, TensorBase):
+                    layer.add_loss(_activity_loss(layer.activity_regularizer, out))
+    if symbolic and not call_context.is_tracing():
+        outputs = _record_node(layer, args, user_kwargs, outputs)
+    return outputs
+
+
+def _activity_loss(regularizer, output):
+    """The regularizer's value divided by the batch size (Keras 3), so its strength does
+    not depend on how the data is batched."""
+    from .. import ops
+    loss = regularizer(output)
+    if output.shape and output.shape[0]:
+        loss = ops.divide(loss, float(output.shape[0]))
+    return loss
+
+
+def _spec_inputs(inputs):
+    return list(inputs) if isinstance(inputs, (list, tuple)) else inputs
+
+
+def _autocast(x, dtype: str):
+    if isinstance(x, TensorBase) and is_float(x.dtype) and is_float(dtype) and x.dtype != dtype:
+        from ..ops import cast
+        mask = getattr(x, "_keras_mask", None)
+        x = cast(x, dtype)
+        if mask is not None:
+            x._keras_mask = mask
+    return x
+
+
+def _attach_masks(layer, inputs, mask, outputs):
+    overrides = type(layer).compute_mask is not _base_compute_mask()
+    if not (layer.supports_masking or overrides):
+        return outputs
+    if mask is None or all(m is None for m in tree.flatten(mask)):
+        if not overrides:
+            return outputs
+    out_mask = layer.compute_mask(inputs, mask)
+    if out_mask is None:
+        return outputs
+    flat_out = tree.flatten(outputs)
+    flat_mask = tree.flatten(out_mask) if isinstance(out_mask, (list, tuple)) else [out_mask]
+    if len(flat_mask) == 1 and len(flat_out) > 1:
+        flat_mask = flat_mask * len(flat_out)
+    for out, m in zip(flat_out, flat_mask):
+        if isinstance(out, TensorBase) and m is not None:
+            try:
+                out._keras_mask = m
+            except AttributeError:
+                pass
+    return outputs
+
+
+def _base_compute_mask():
+    from .layer import Layer
+    return Layer.compute_mask
+
+
+def _record_node(layer, args, kwargs, raw_outputs):
+    """Fresh symbolic outputs for this call, each remembering (layer, node, index)."""
+    from ..graph.symbolic import SymbolicTensor
+    index = len(layer._inbound_nodes)
+    counter = iter(range(1 << 30))
+
+    def fresh(x):
+        if not isinstance(x, TensorBase):
+            return x
+        out = SymbolicTensor(x.shape, x.dtype, name=None)
+        out.history = (layer, index, next(counter))
+        mask = getattr(x, "_keras_mask", None)
+        if mask is not None:
+            out._keras_mask = mask
+        return out
+    outputs = tree.map_structure(fresh, raw_outputs)
+    layer._inbound_nodes.append(LayerNode(layer, tuple(args), dict(kwargs), outputs, index))
+    return outputs

@@ -1,0 +1,11 @@
+"""Core layers."""
+from .activation import Activation
+from .dense import Dense
+from .embedding import Embedding
+from .identity import Identity
+from .input_layer import Input, InputLayer
+from .lambda_layer import Lambda
+from .masking import Masking
+
+__all__ = ["Activation", "Dense", "Embedding", "Identity", "Input", "InputLayer", "Lambda",
+           "Masking"]

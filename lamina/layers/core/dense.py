@@ -1,0 +1,79 @@
+"""``Dense``: ``activation(inputs @ kernel + bias)`` on the last axis."""
+from __future__ import annotations
+
+from ... import activations, constraints, initializers, ops, regularizers
+from ..input_spec import InputSpec
+from ..layer import Layer
+
+
+class Dense(Layer):
+    """A fully connected layer (Keras 3's ``Dense``); works on the last axis of N-D input.
+
+    Weights: ``kernel`` (input_dim, units) and ``bias`` (units,).
+    """
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 quantization_config=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
+            raise ValueError(f"{self.name}: argument 'units' must be a positive int; "
+                             f"received {units!r}")
+        if quantization_config is not None:
+            raise ValueError(f"{self.name}: argument 'quantization_config' is not supported "
+                             f"by Lamina; received {quantization_config!r}")
+        if lora_rank is not None:
+            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
+                             f"received {lora_rank!r}")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2, layout="(batch, ..., features)")
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(f"{self.name}: the last dimension of the input must be known "
+                             f"to build the layer; received shape {tuple(input_shape)}")
+        self.kernel = self.add_weight(shape=(input_dim, self.units), name="kernel",
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(shape=(self.units,), name="bias",
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim},
+                                    layout="(batch, ..., features)")
+
+    def call(self, inputs):
+        x = ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            x = ops.add(x, self.bias)
+        return self.activation(x)
+
+    def compute_output_shape(self, input_shape):
+        return (*tuple(input_shape)[:-1], self.units)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+                "kernel_constraint": constraints.serialize(self.kernel_constraint),
+                "bias_constraint": constraints.serialize(self.bias_constraint)}

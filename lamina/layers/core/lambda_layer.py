@@ -1,0 +1,149 @@
+"""``Lambda``: wraps a Python function as a layer."""
+from __future__ import annotations
+
+import inspect
+
+from ... import tree
+from ...graph.symbolic import SymbolicTensor
+from ...saving.object_registration import deserialize_keras_object, serialize_keras_object
+from .. import call_context
+from ..layer import Layer
+
+_LAMBDA_REFUSED = (
+    "{name}: the config's {what!r} is a Python lambda (stored as {{'class_name': "
+    "'__lambda__'}}); Lamina never runs code from a config, so it cannot load it. Define "
+    "the function with `def my_fn(x): ...`, build the layer as Lambda(my_fn) and save "
+    "again; then load with custom_objects={{'my_fn': my_fn}} or inside "
+    "lamina.saving.custom_object_scope({{'my_fn': my_fn}}) (or register my_fn with "
+    "@lamina.saving.register_keras_serializable()).")
+
+
+class Lambda(Layer):
+    """Calls ``function(inputs, **arguments)`` (Keras 3's ``Lambda``).
+
+    ``function`` may also take ``mask`` and ``training`` arguments. ``output_shape`` (a
+    shape without the batch axis, a list of them, or a callable from the full input shape
+    to the full output shape) describes the output when the model is built from symbolic
+    inputs; without it the function runs on the symbolic input to find the shape.
+    ``mask`` is the output mask: a tensor, or a callable ``mask(inputs, input_mask)``.
+
+    Configs store a named function by its registered name; a Python lambda is stored in
+    Keras's ``__lambda__`` form without its bytecode, and ``from_config`` refuses it.
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"{self.name}: argument 'function' must be callable; received "
+                            f"{function!r}")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise TypeError(f"{self.name}: argument 'arguments' must be a dict of keyword "
+                            f"arguments for the function; received {arguments!r}")
+        if output_shape is not None and not callable(output_shape):
+            output_shape = _standardize_shape(self.name, output_shape)
+        self.function = function
+        self._output_shape = output_shape
+        self.mask = mask
+        self.arguments = dict(arguments or {})
+        self.supports_masking = mask is not None
+        try:
+            params = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            params = {}
+        self._fn_expects_mask = "mask" in params
+        self._fn_expects_training = "training" in params
+
+    def call(self, inputs, mask=None, training=None):
+        if self._output_shape is not None and not call_context.is_tracing() and any(
+                isinstance(x, SymbolicTensor) for x in tree.flatten(inputs)):
+            shape = self.compute_output_shape(tree.map_structure(lambda x: x.shape, inputs))
+            return _symbolic_like(shape, self.compute_dtype)
+        kwargs = dict(self.arguments)
+        if self._fn_expects_mask:
+            kwargs["mask"] = mask
+        if self._fn_expects_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
+
+    def compute_output_shape(self, input_shape):
+        if self._output_shape is None:
+            return super().compute_output_shape(input_shape)
+        if callable(self._output_shape):
+            return self._output_shape(input_shape)
+        batch = tree.flatten(input_shape)[0] if tree.flatten(input_shape) else None
+        if _is_shape(self._output_shape):
+            return (batch, *self._output_shape)
+        return [(batch, *shape) for shape in self._output_shape]
+
+    def get_config(self) -> dict:
+        config = {"function": _serialize_function(self.name, self.function)}
+        if self._output_shape is not None:
+            config["output_shape"] = (_serialize_function(self.name, self._output_shape)
+                                      if callable(self._output_shape)
+                                      else self._output_shape)
+        if self.mask is not None:
+            if not callable(self.mask):
+                raise TypeError(f"{self.name}.get_config: a tensor 'mask' cannot be stored "
+                                f"in a config; pass a function mask(inputs, input_mask) "
+                                f"instead")
+            config["mask"] = _serialize_function(self.name, self.mask)
+        config["arguments"] = serialize_keras_object(self.arguments)
+        return {**super().get_config(), **config}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        config = dict(config)
+        name = config.get("name") or cls.__name__
+        for key in ("function", "output_shape", "mask"):
+            value = config.get(key)
+            if isinstance(value, dict) and value.get("class_name") == "__lambda__":
+                raise ValueError(_LAMBDA_REFUSED.format(name=name, what=key))
+        config["function"] = deserialize_keras_object(config["function"], custom_objects,
+                                                      kind="function")
+        for key in ("output_shape", "mask"):
+            value = config.get(key)
+            if isinstance(value, (str, dict)):
+                config[key] = deserialize_keras_object(value, custom_objects, kind="function")
+        arguments = config.get("arguments") or {}
+        config["arguments"] = {
+            k: deserialize_keras_object(v, custom_objects)
+            if isinstance(v, dict) and "class_name" in v else v for k, v in arguments.items()}
+        return cls(**config)
+
+
+def _is_shape(value) -> bool:
+    return isinstance(value, (list, tuple)) and all(
+        d is None or (isinstance(d, int) and not isinstance(d, bool)) for d in value)
+
+
+def _standardize_shape(name: str, shape):
+    if _is_shape(shape):
+        return tuple(shape)
+    if isinstance(shape, (list, tuple)) and shape and all(_is_shape(s) for s in shape):
+        return [tuple(s) for s in shape]
+    raise TypeError(f"{name}: argument 'output_shape' must be a shape tuple without the "
+                    f"batch axis (e.g. (10,)), a list of such tuples, or a callable; "
+                    f"received {shape!r}")
+
+
+def _symbolic_like(shape, dtype):
+    if _is_shape(shape):
+        return SymbolicTensor(shape, dtype)
+    return [SymbolicTensor(s, dtype) for s in shape]
+
+
+def _serialize_function(name: str, fn):
+    if getattr(fn, "__name__", None) == "<lambda>":
+        # Keras's form, without the marshalled bytecode: Lamina never loads code.
+        return {"class_name": "__lambda__",
+                "config": {"code": None, "defaults": None, "closure": None}}
+    config = serialize_keras_object(fn)
+    if isinstance(config, str):         # a built-in, stored the way Keras stores functions
+        config = {"module": "builtins", "class_name": "function", "config": config,
+                  "registered_name": "function"}
+    return config

@@ -1,0 +1,441 @@
+"""The Layer base class: Keras 3's four-method contract."""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+from .. import tree
+from ..autograd.tensor import Tensor, TensorBase
+from ..autograd.variable import Variable
+from ..errors import LaminaError
+from . import call_context
+from .config import LayerConfigMixin
+from .input_spec import check_input_compatibility
+from .naming import to_snake_case, unique_name
+from .node import LayerNode
+
+_CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size",
+                        "input_length"}
+
+
+class Layer(LayerConfigMixin):
+    """A unit of computation with state: subclass it and write four methods.
+
+    - ``__init__(self, ..., **kwargs)`` validates and stores the configuration and passes
+      ``**kwargs`` (name, dtype, trainable, ...) to ``super().__init__``. No weights yet:
+      the input size is not known.
+    - ``build(self, input_shape)`` creates the weights with :meth:`add_weight`. It runs
+      once, on the first call, with the input's shape (None for the batch size).
+    - ``call(self, inputs, training=None, mask=None)`` computes the output with
+      ``lamina.ops``. ``training=None`` means "inherit": the caller's value (``fit`` sets
+      True, ``predict`` False) reaches every nested layer. Declare only the arguments the
+      layer uses; ``mask`` is filled from the inputs' masks when ``call`` accepts it.
+    - ``get_config(self)`` returns the constructor arguments merged with the base config
+      (name, trainable, dtype), so ``cls.from_config(config)`` makes an equal layer.
+
+    Example::
+
+        class Scale(lamina.layers.Layer):
+            def __init__(self, init=1.0, **kwargs):
+                super().__init__(**kwargs)
+                self.init = init
+
+            def build(self, input_shape):
+                self.scale = self.add_weight(shape=(input_shape[-1],), name="scale",
+                                             initializer=lamina.initializers.Constant(self.init))
+
+            def call(self, inputs):
+                return inputs * self.scale
+
+            def get_config(self):
+                return {**super().get_config(), "init": self.init}
+
+    Layers that produce or pass masks set ``supports_masking = True`` or override
+    ``compute_mask(inputs, mask)``. ``input_spec`` (an :class:`InputSpec`) is checked before
+    every call, so misuse raises an error that names the layer.
+    """
+
+    _keras_module = "keras.layers"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _marks_built(cls.__dict__["build"])
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        instance.__dict__["_init_arguments"] = (args, kwargs)
+        return instance
+
+    def __init__(self, *, activity_regularizer=None, trainable: bool = True, dtype=None,
+                 autocast: bool = True, name: str | None = None, **kwargs):
+        unknown = set(kwargs) - _CONSTRUCTION_KWARGS
+        cls_name = type(self).__name__
+        if unknown:
+            raise TypeError(f"{cls_name}: unrecognized keyword argument(s) "
+                            f"{', '.join(sorted(map(repr, unknown)))}")
+        if name is not None and (not isinstance(name, str) or not name or "/" in name):
+            raise ValueError(f"{cls_name}: argument 'name' must be a non-empty string "
+                             f"without '/'; received {name!r}")
+        d = self.__dict__
+        d.setdefault("_layers", [])
+        d["_trainable_variables"] = []
+        d["_non_trainable_variables"] = []
+        d["_losses"] = []
+        d["_inbound_nodes"] = []
+        d["_trainable"] = bool(trainable)
+        self.name = name or unique_name(to_snake_case(cls_name))
+        self._set_dtype_policy(dtype)
+        self.autocast = autocast
+        self.built = False
+        self.input_spec = None
+        self.supports_masking = getattr(self, "supports_masking", False)
+        self._build_shapes = None
+        from .. import regularizers
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self._batch_input_shape = _batch_shape_from_kwargs(kwargs)
+
+    # ---------------------------------------------------------------- attribute tracking
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("__"):
+            tracked = self.__dict__.setdefault("_layers", [])
+            for item in _layers_in(value):
+                if item is not self and all(item is not t for t in tracked):
+                    tracked.append(item)
+        object.__setattr__(self, name, value)
+
+    def _sublayers(self) -> list["Layer"]:
+        """Layers whose weights belong to this one, in weight order."""
+        return self.__dict__.get("_layers", [])
+
+    # ---------------------------------------------------------------- weights
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable: bool = True,
+                   autocast: bool = True, regularizer=None, constraint=None,
+                   aggregation: str = "none", overwrite_with_gradient: bool = False,
+                   name: str | None = None) -> Variable:
+        """Create a weight (Keras 3's signature) owned by this layer."""
+        from .. import constraints, initializers, regularizers
+        from ..dtypes import is_float, standardize
+        if isinstance(shape, str):               # Keras 2 order: add_weight(name, shape, ...)
+            name, shape = shape, name
+            if isinstance(initializer, (list, tuple)):
+                shape, initializer = initializer, None
+        shape = () if shape is None else tuple(shape)
+        for size in shape:
+            if not isinstance(size, int) or size < 0:
+                raise ValueError(f"{self.name}.add_weight({name!r}): argument 'shape' must be "
+                                 f"a tuple of non-negative ints; received {shape}")
+        dtype = standardize(dtype) if dtype is not None else self.variable_dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if is_float(dtype) else "zeros"
+        init = initializers.get(initializer)
+        value = init(shape, dtype=dtype)
+        # A frozen layer's weights start frozen; unfreezing the layer thaws them.
+        variable = Variable(value, dtype=dtype, trainable=trainable and self.trainable,
+                            autocast=autocast,
+                            aggregation=aggregation, name=name or "variable")
+        inside_build = call_context.current_scope() == self.name
+        variable.path = call_context.weight_path(
+            variable.name if inside_build else f"{self.name}/{variable.name}")
+        variable.regularizer = regularizers.get(regularizer)
+        variable.constraint = constraints.get(constraint)
+        if trainable:
+            self._trainable_variables.append(variable)
+        else:
+            self._non_trainable_variables.append(variable)
+        return variable
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        value = bool(value)
+        self._trainable = value
+        for variable in self._trainable_variables:
+            variable.trainable = value
+        for layer in self._sublayers():
+            layer.trainable = value
+
+    @property
+    def weights(self) -> list[Variable]:
+        """Own weights (trainable, then non-trainable, each in creation order), then
+        sublayers' weights, without repeats: Keras's order for get_weights/set_weights."""
+        seen, result = set(), []
+        for variable in self._trainable_variables + self._non_trainable_variables:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                result.append(variable)
+        for layer in self._sublayers():
+            for variable in layer.weights:
+                if id(variable) not in seen:
+                    seen.add(id(variable))
+                    result.append(variable)
+        return result
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        return [v for v in self.weights if v.trainable] if self.trainable else []
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        if not self.trainable:
+            return self.weights
+        return [v for v in self.weights if not v.trainable]
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self) -> list:
+        """Copies of the weights as host numpy arrays, in :attr:`weights` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights) -> None:
+        """Write arrays into the existing weights (same order and shapes as get_weights)."""
+        own = self.weights
+        weights = list(weights)
+        if len(weights) != len(own):
+            raise ValueError(
+                f"{self.name}.set_weights: expected a list of {len(own)} arrays "
+                f"({', '.join(v.path for v in own) or 'the layer has no weights yet'}); "
+                f"received {len(weights)}")
+        from ..errors import describe_shape
+        for variable, value in zip(own, weights):
+            shape = tuple(getattr(value, "shape", ()))
+            if shape != variable.shape:
+                raise ValueError(
+                    f"{self.name}.set_weights: weight '{variable.path}' has shape "
+                    f"{describe_shape(variable.shape)}; received an array of shape "
+                    f"{describe_shape(shape)}")
+        for variable, value in zip(own, weights):
+            variable.assign(value)
+
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f"{self.name}.count_params: the layer is not built yet; call it "
+                             f"on an input or call build(input_shape) first")
+        total = 0
+        for variable in self.weights:
+            size = 1
+            for d in variable.shape:
+                size *= d
+            total += size
+        return total
+
+    # ---------------------------------------------------------------- losses
+    def add_loss(self, loss) -> None:
+        """Add a scalar to the model's loss for this call (eager values only)."""
+        if _is_symbolic(loss):
+            return            # symbolic calls build graphs; real calls add the loss again
+        if not isinstance(loss, TensorBase):
+            from ..ops import convert_to_tensor
+            loss = convert_to_tensor(loss)
+        self._losses.append(loss)
+
+    @property
+    def losses(self) -> list:
+        """This call's added losses plus the regularization of the weights, with sublayers'."""
+        result = list(self._losses)
+        for variable in self._trainable_variables:
+            if variable.regularizer is not None and variable.trainable:
+                result.append(variable.regularizer(variable))
+        for layer in self._sublayers():
+            result.extend(layer.losses)
+        return result
+
+    def _clear_losses(self) -> None:
+        self._losses.clear()
+        for layer in self._sublayers():
+            layer._clear_losses()
+
+    # ---------------------------------------------------------------- build and call
+    def build(self, input_shape) -> None:
+        """Create the weights for inputs of ``input_shape``; the default creates none."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} ({self.name}) defines no call()")
+
+    def compute_mask(self, inputs, mask=None):
+        """The output mask: the input's mask when the layer supports masking, else None."""
+        return mask if self.supports_masking else None
+
+    def __call__(self, *args, **kwargs):
+        from .call_protocol import run_call
+        return run_call(self, args, kwargs)
+
+    def _maybe_build(self, inputs, args, kwargs) -> None:
+        if self.built:
+            return
+        shapes = tree.map_structure(lambda x: _shape_of(x), inputs)
+        build_kwargs = _build_arguments(self, shapes, args, kwargs)
+        with call_context.name_scope(self.name):
+            if build_kwargs is None:
+                self.build(shapes)
+            else:
+                self.build(**build_kwargs)
+        self._build_shapes = shapes
+        self.built = True
+
+    def get_build_config(self) -> dict | None:
+        """``{"input_shape": ...}`` once built, so a loader can build before setting weights."""
+        if self._build_shapes is None:
+            return None
+        return {"input_shape": _as_lists(self._build_shapes)}
+
+    def build_from_config(self, config: dict) -> None:
+        """Build from ``get_build_config()``'s output (or Keras's ``shapes_dict`` form)."""
+        config = config or {}
+        if self.built:
+            return
+        if config.get("shapes_dict") is not None:
+            shapes = {k: _as_tuples(v) for k, v in config["shapes_dict"].items()}
+            self.build(**shapes)
+        elif config.get("input_shape") is not None:
+            shape = _as_tuples(config["input_shape"])
+            self.build(shape)
+            self._build_shapes = shape
+
+    # ---------------------------------------------------------------- shape inference
+    def compute_output_spec(self, *args, **kwargs):
+        """Output SymbolicTensor(s) for inputs described by ``args`` (tensors or specs)."""
+        from ..graph.symbolic import SymbolicTensor
+
+        def as_symbolic(x):
+            if isinstance(x, SymbolicTensor) or not hasattr(x, "shape"):
+                return x
+            return SymbolicTensor(x.shape, getattr(x, "dtype", None) or self.compute_dtype)
+        args = tree.map_structure(as_symbolic, args)
+        with call_context.tracing():
+            return self(*args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (None for unknown sizes)."""
+        from ..graph.symbolic import SymbolicTensor
+        if _is_shape(input_shape):
+            inputs = SymbolicTensor(input_shape, self.compute_dtype)
+        else:
+            inputs = [SymbolicTensor(shape, self.compute_dtype) for shape in input_shape]
+        out = self.compute_output_spec(inputs)
+        return tree.map_structure(lambda t: t.shape, out)
+
+    # ---------------------------------------------------------------- graph connectivity
+    def _node_output(self, attribute: str):
+        if not self._inbound_nodes:
+            raise AttributeError(f"layer {self.name} has never been called on a symbolic "
+                                 f"input, so it has no {attribute}")
+        node = self._inbound_nodes[0]
+        if attribute == "input":
+            tensors = node.input_tensors
+            return tensors[0] if len(tensors) == 1 else tensors
+        return node.outputs
+
+    @property
+    def input(self):
+        return self._node_output("input")
+
+    @property
+    def output(self):
+        return self._node_output("output")
+
+    @property
+    def path(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+# ------------------------------------------------------------------------ helpers
+def _marks_built(build):
+    """Wrap a subclass's ``build`` so that calling it directly, as Keras allows, also marks
+    the layer built and scopes its weight names."""
+    @functools.wraps(build)
+    def wrapper(self, *args, **kwargs):
+        if call_context.current_scope() == self.name:
+            result = build(self, *args, **kwargs)
+        else:
+            with call_context.name_scope(self.name):
+                result = build(self, *args, **kwargs)
+        self.built = True
+        if self._build_shapes is None and args:
+            self._build_shapes = args[0]
+        return result
+    return wrapper
+
+
+def _layers_in(value) -> list:
+    if isinstance(value, Layer):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [item for v in value for item in _layers_in(v)]
+    if isinstance(value, dict):
+        return [item for v in value.values() for item in _layers_in(v)]
+    return []
+
+
+def _as_lists(shape):
+    if isinstance(shape, (list, tuple)):
+        return [_as_lists(d) for d in shape]
+    return shape
+
+
+def _as_tuples(shape):
+    if isinstance(shape, (list, tuple)):
+        if all(d is None or isinstance(d, int) for d in shape):
+            return tuple(shape)
+        return [_as_tuples(d) for d in shape]
+    if isinstance(shape, dict):
+        return {k: _as_tuples(v) for k, v in shape.items()}
+    return shape
+
+
+def _is_symbolic(x) -> bool:
+    from ..graph.symbolic import SymbolicTensor
+    return isinstance(x, SymbolicTensor)
+
+
+def _is_shape(x) -> bool:
+    return isinstance(x, (list, tuple)) and all(d is None or isinstance(d, int) for d in x)
+
+
+def _shape_of(x):
+    return tuple(x.shape) if hasattr(x, "shape") else None
+
+
+def _batch_shape_from_kwargs(kwargs: dict):
+    if kwargs.get("batch_input_shape") is not None:
+        return tuple(kwargs["batch_input_shape"])
+    if kwargs.get("input_shape") is not None:
+        return (kwargs.get("batch_size"), *tuple(kwargs["input_shape"]))
+    if kwargs.get("input_dim") is not None:
+        return (kwargs.get("batch_size"), kwargs["input_dim"])
+    return None
+
+
+def _build_arguments(layer, shapes, args, kwargs) -> dict[str, Any] | None:
+    """For ``build(self, query_shape, value_shape)``-style signatures: the shapes of the
+    call arguments of those names. None means "pass the first input's shape"."""
+    params = [p for p in inspect.signature(layer.build).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(params) <= 1 or not all(p.name.endswith("_shape") for p in params):
+        return None
+    call_params = list(inspect.signature(layer.call).parameters)
+    values = dict(zip(call_params, args))
+    values.update(kwargs)
+    result = {}
+    for p in params:
+        value = values.get(p.name[:-len("_shape")])
+        if value is not None:
+            result[p.name] = tree.map_structure(_shape_of, value)
+    return result
+
+
+class LayerError(LaminaError, ValueError):
+    """A layer was misused (bad argument values, incompatible inputs)."""
+
+
+__all__ = ["Layer", "LayerError", "LayerNode", "check_input_compatibility", "Tensor"]

@@ -1,0 +1,8 @@
+"""Normalization layers."""
+from .batch_normalization import BatchNormalization
+from .group_normalization import GroupNormalization
+from .layer_normalization import LayerNormalization
+from .unit_normalization import UnitNormalization
+
+__all__ = ["BatchNormalization", "GroupNormalization", "LayerNormalization",
+           "UnitNormalization"]

@@ -1,0 +1,16 @@
+"""``AveragePooling1D``: the mean over windows of (batch, steps, channels)."""
+from __future__ import annotations
+
+from .base_pooling import BasePooling
+
+
+class AveragePooling1D(BasePooling):
+    """1-D average pooling (Keras 3's ``AveragePooling1D``); ``strides=None`` means
+    ``pool_size``. Padding is left out of the mean. ``pool_size`` has no default in
+    Keras 3 (Keras 2 had one).
+    """
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None,
+                 name=None, **kwargs):
+        super().__init__(pool_size, strides, pool_dimensions=1, pool_mode="average",
+                         padding=padding, data_format=data_format, name=name, **kwargs)

@@ -1,0 +1,5 @@
+"""Preprocessing layers."""
+from .normalization import Normalization
+from .rescaling import Rescaling
+
+__all__ = ["Normalization", "Rescaling"]

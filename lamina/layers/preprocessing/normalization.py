@@ -1,0 +1,177 @@
+"""``Normalization``: ``(inputs - mean) / sqrt(variance)`` per feature, with statistics
+given or computed from data by ``adapt``."""
+from __future__ import annotations
+
+from ... import backend, ops
+from ...errors import ShapeError, describe_shape
+from ..input_spec import InputSpec
+from ..layer import Layer
+from .rescaling import _plain
+
+
+class Normalization(Layer):
+    """Feature-wise standardization (Keras 3's ``Normalization``).
+
+    ``axis`` lists the axes that keep their own statistics (default the last; None: one
+    mean for everything); all others are reduced. The output is
+    ``(inputs - mean) / max(sqrt(variance), epsilon)``, or with ``invert=True``
+    ``mean + inputs * max(sqrt(variance), epsilon)``, Keras's formula.
+
+    Without ``mean``/``variance`` the layer has the non-trainable weights ``mean`` and
+    ``variance`` (the kept axes' shape) and ``count`` (an int scalar Keras 3 keeps for old
+    files and leaves at 0), and starts as the identity until :meth:`adapt` sets them.
+    """
+
+    def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
+        super().__init__(**kwargs)
+        if axis is None:
+            axis = ()
+        elif isinstance(axis, int) and not isinstance(axis, bool):
+            axis = (axis,)
+        if not (isinstance(axis, (list, tuple)) and all(
+                isinstance(a, int) and not isinstance(a, bool) for a in axis)):
+            raise TypeError(f"{self.name}: argument 'axis' must be an int, a list of ints or "
+                            f"None; received {axis!r}")
+        if (mean is None) != (variance is None):
+            raise ValueError(f"{self.name}: pass both 'mean' and 'variance' or neither; "
+                             f"received mean={mean!r}, variance={variance!r}")
+        self.axis = tuple(axis)
+        self.input_mean = None if mean is None else _plain(self.name, "mean", mean)
+        self.input_variance = None if variance is None else _plain(self.name, "variance",
+                                                                   variance)
+        self.invert = bool(invert)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        bad = [a for a in self.axis if not -ndim <= a < ndim]
+        if bad:
+            raise ValueError(f"{self.name}: argument 'axis' {self.axis} must index the "
+                             f"input's axes (range [-{ndim}, {ndim})); received input shape "
+                             f"{describe_shape(input_shape)}")
+        self._keep_axis = tuple(sorted({a % ndim for a in self.axis}))
+        unknown = [d for d in self._keep_axis if input_shape[d] is None]
+        if unknown:
+            raise ValueError(f"{self.name}: the kept axes {self.axis} must have known sizes; "
+                             f"received input shape {describe_shape(input_shape)}")
+        self._reduce_axis = tuple(d for d in range(ndim) if d not in self._keep_axis)
+        self._broadcast_shape = tuple(input_shape[d] if d in self._keep_axis else 1
+                                      for d in range(ndim))
+        stats_shape = tuple(input_shape[d] for d in self._keep_axis)
+        if self.input_mean is None:
+            self.adapt_mean = self.add_weight(shape=stats_shape, name="mean",
+                                              initializer="zeros", trainable=False)
+            self.adapt_variance = self.add_weight(shape=stats_shape, name="variance",
+                                                  initializer="ones", trainable=False)
+            self.count = self.add_weight(shape=(), name="count", dtype="int",
+                                         initializer="zeros", trainable=False)
+        self.input_spec = InputSpec(ndim=ndim, axes={d: input_shape[d] for d in self._keep_axis})
+
+    @property
+    def mean(self):
+        """The mean, shaped to broadcast against the input (None before build)."""
+        return self._statistic(self.input_mean, "adapt_mean")
+
+    @property
+    def variance(self):
+        return self._statistic(self.input_variance, "adapt_variance")
+
+    def _statistic(self, given, weight: str):
+        if not self.built:
+            return None
+        value = getattr(self, weight) if given is None else ops.broadcast_to(
+            ops.convert_to_tensor(given, dtype=self.compute_dtype), self._broadcast_shape)
+        return ops.cast(ops.reshape(value, self._broadcast_shape), self.compute_dtype)
+
+    def call(self, inputs):
+        x = ops.cast(inputs, self.compute_dtype) if inputs.dtype != self.compute_dtype \
+            else inputs
+        std = ops.maximum(ops.sqrt(self.variance), backend.epsilon())
+        if self.invert:
+            return ops.add(self.mean, ops.multiply(x, std))
+        return ops.divide(ops.subtract(x, self.mean), std)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def adapt(self, data, batch_size=None, steps=None) -> None:
+        """Set ``mean`` and ``variance`` to the statistics of ``data`` over the reduced axes.
+
+        ``data``: an array or tensor (split in batches of ``batch_size`` if given), or a list
+        or iterable of batches (at most ``steps`` of them are read). Statistics are merged
+        batch by batch in float64, so the result equals one pass over all the data.
+        """
+        if self.input_mean is not None:
+            raise ValueError(f"{self.name}.adapt: the layer was given a fixed 'mean' and "
+                             f"'variance'; create it without them to adapt it to data")
+        total_mean = total_var = None
+        total = 0
+        for batch in _batches(self.name, data, batch_size, steps):
+            shape = tuple(batch.shape)
+            if not self.built:
+                self._maybe_build(batch, (batch,), {})
+            self._check_adapt_shape(shape)
+            x = ops.cast(batch, "float64")
+            count = 1
+            for d in self._reduce_axis:
+                count *= shape[d]
+            if count == 0:
+                continue
+            mean = ops.mean(x, axis=self._reduce_axis) if self._reduce_axis else x
+            var = ops.var(x, axis=self._reduce_axis) if self._reduce_axis else \
+                ops.zeros_like(x)
+            if total_mean is None:
+                total_mean, total_var, total = mean, var, count
+                continue
+            new_total = total + count
+            delta = ops.subtract(mean, total_mean)
+            total_mean = ops.add(total_mean, ops.multiply(delta, count / new_total))
+            total_var = ops.add(
+                ops.divide(ops.add(ops.multiply(total_var, total), ops.multiply(var, count)),
+                           new_total),
+                ops.multiply(ops.square(delta), total * count / new_total ** 2))
+            total = new_total
+        if total_mean is None:
+            raise ValueError(f"{self.name}.adapt: argument 'data' holds no values to compute "
+                             f"statistics from")
+        self.adapt_mean.assign(ops.cast(total_mean, self.adapt_mean.dtype))
+        self.adapt_variance.assign(ops.cast(total_var, self.adapt_variance.dtype))
+
+    def _check_adapt_shape(self, shape: tuple) -> None:
+        want = self._build_shapes or ()
+        if len(shape) != len(self._broadcast_shape) or any(
+                shape[d] != self._broadcast_shape[d] for d in self._keep_axis):
+            raise ShapeError(f"{self.name}.adapt: data batches must have the shape the layer "
+                             f"was built for, {describe_shape(want)}; received a batch of "
+                             f"shape {describe_shape(shape)}")
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "invert": self.invert,
+                "mean": self.input_mean, "variance": self.input_variance}
+
+
+def _batches(name: str, data, batch_size, steps):
+    if batch_size is not None and (isinstance(batch_size, bool) or
+                                   not isinstance(batch_size, int) or batch_size <= 0):
+        raise ValueError(f"{name}.adapt: argument 'batch_size' must be a positive int or "
+                         f"None; received {batch_size!r}")
+    if hasattr(data, "shape"):
+        data = ops.convert_to_tensor(data)
+        if data.ndim == 0:
+            raise ShapeError(f"{name}.adapt: argument 'data' must have a batch axis; "
+                             f"received a scalar")
+        size = data.shape[0]
+        step = batch_size or max(size, 1)
+        batches = (data[i:i + step] for i in range(0, size, step))
+    elif isinstance(data, (list, tuple)) and data and not hasattr(data[0], "shape"):
+        batches = iter([ops.convert_to_tensor(data)])         # nested Python lists
+    else:
+        try:
+            batches = (ops.convert_to_tensor(b) for b in data)
+        except TypeError:
+            raise TypeError(f"{name}.adapt: argument 'data' must be an array, a tensor or "
+                            f"an iterable of batches; received {type(data).__name__}") from None
+    for i, batch in enumerate(batches):
+        if steps is not None and i >= steps:
+            break
+        yield batch

@@ -1,0 +1,29 @@
+"""``ZeroPadding3D``: zeros added around the depth, height and width axes."""
+from __future__ import annotations
+
+from ..input_spec import InputSpec
+from ..layer import Layer
+from .spatial import int_pairs, layout, pad, resized_shape, standardize_data_format
+
+
+class ZeroPadding3D(Layer):
+    """Pads the three spatial axes of a 5-D input with zeros (Keras 3's ``ZeroPadding3D``).
+
+    ``padding``: an int, three ints (symmetric per axis) or three ``(before, after)`` pairs.
+    """
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = standardize_data_format(self.name, data_format)
+        self.padding = int_pairs(self.name, "padding", padding, 3)
+        self.input_spec = InputSpec(ndim=5, layout=layout(3, self.data_format))
+
+    def call(self, inputs):
+        return pad(inputs, self.padding, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        return resized_shape(input_shape, self.padding, self.data_format, +1)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding,
+                "data_format": self.data_format}

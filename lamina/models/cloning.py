@@ -1,0 +1,96 @@
+"""``clone_model``: the same architecture with fresh weights (Keras's signature)."""
+from __future__ import annotations
+
+from .. import tree
+from ..graph.symbolic import SymbolicTensor
+from ..layers.core.input_layer import Input, InputLayer
+from ..layers.node import LayerNode
+from .functional import Functional
+from .model import Model
+from .sequential import Sequential
+
+
+def _default_clone(layer):
+    return layer.__class__.from_config(layer.get_config())
+
+
+def clone_model(model: Model, input_tensors=None, clone_function=None, call_function=None,
+                recursive: bool = False, **kwargs) -> Model:
+    """A new model of the same layers' configs, with newly initialized weights.
+
+    ``clone_function(layer)`` makes each new layer (default: ``from_config(get_config())``);
+    ``call_function(layer, *args, **kwargs)`` replaces the call of each layer in a
+    functional model; with ``recursive=True`` nested models are cloned layer by layer.
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"clone_model: argument 'model' must be a lamina Model; received "
+                        f"{type(model).__name__}")
+    clone_function = clone_function or _default_clone
+
+    def clone_layer(layer):
+        if recursive and isinstance(layer, (Sequential, Functional)):
+            return clone_model(layer, clone_function=clone_function,
+                               call_function=call_function, recursive=True)
+        return clone_function(layer)
+
+    if isinstance(model, Sequential):
+        return _clone_sequential(model, input_tensors, clone_layer)
+    if isinstance(model, Functional):
+        return _clone_functional(model, input_tensors, clone_layer, call_function)
+    return model.__class__.from_config(model.get_config())
+
+
+def _clone_sequential(model, input_tensors, clone_layer):
+    layers = [clone_layer(layer) for layer in model.layers]
+    start = model._stack[0] if model._stack and isinstance(model._stack[0], InputLayer) else None
+    if input_tensors is not None:
+        first = tree.flatten(input_tensors)[0]
+        layers.insert(0, first if isinstance(first, SymbolicTensor) else
+                      Input(batch_shape=first.shape, dtype=first.dtype))
+    elif start is not None:
+        layers.insert(0, Input(batch_shape=start.batch_shape, dtype=start.input_dtype,
+                               name=start.name))
+    clone = Sequential(layers, name=model.name, trainable=model.trainable)
+    if start is None and model.built and model._build_shapes is not None:
+        clone.build(model._build_shapes)
+    return clone
+
+
+def _clone_functional(model, input_tensors, clone_layer, call_function):
+    values = {}
+    if input_tensors is not None:
+        new_inputs = tree.flatten(input_tensors)
+        if len(new_inputs) != len(model.inputs):
+            raise ValueError(f"clone_model: {model.name} has {len(model.inputs)} inputs; "
+                             f"argument 'input_tensors' has {len(new_inputs)}")
+    else:
+        new_inputs = [Input(batch_shape=x.shape, dtype=x.dtype, name=x.history[0].name)
+                      for x in model.inputs]
+    for old, new in zip(model.inputs, new_inputs):
+        values[id(old)] = new
+    clones = {}
+    for step in model._steps:
+        if isinstance(step, LayerNode):
+            layer = step.layer
+            if id(layer) not in clones:
+                clones[id(layer)] = clone_layer(layer)
+            fill = (lambda x: values[id(x)] if isinstance(x, SymbolicTensor) else x)
+            args = tree.map_structure(fill, step.args)
+            kwargs = tree.map_structure(fill, step.kwargs)
+            if call_function is not None:
+                result = call_function(clones[id(layer)], *args, **kwargs)
+            else:
+                result = clones[id(layer)](*args, **kwargs)
+            for ref, value in zip(step.output_tensors, tree.flatten(result)):
+                values[id(ref)] = value
+        else:
+            node = step.node
+            ins = [values[id(x)] if isinstance(x, SymbolicTensor) else x for x in node.inputs]
+            result = node.op(*ins, **node.attrs)
+            for ref, value in zip(node.outputs, result if isinstance(result, tuple)
+                                  else (result,)):
+                values[id(ref)] = value
+    inputs = tree.pack_sequence_as(model._input_structure, new_inputs)
+    outputs = tree.pack_sequence_as(model._output_structure,
+                                    [values[id(x)] for x in model.outputs])
+    return Functional(inputs, outputs, name=model.name, trainable=model.trainable)

@@ -1,0 +1,224 @@
+"""Functional models: a graph of layer calls from ``Input`` tensors to outputs."""
+from __future__ import annotations
+
+from .. import tree
+from ..autograd.tensor import TensorBase
+from ..errors import ShapeError, describe_shape
+from ..graph.symbolic import SymbolicTensor
+from ..layers.core.input_layer import InputLayer
+from ..layers.node import LayerNode
+from .model import Model
+
+
+class OpStep:
+    """An op applied between layers (``x + y``, ``x[:, 0]``): replayed on real values."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    @property
+    def input_tensors(self):
+        return [x for x in self.node.inputs if isinstance(x, SymbolicTensor)]
+
+    @property
+    def output_tensors(self):
+        return list(self.node.outputs)
+
+
+class Functional(Model):
+    """``Model(inputs, outputs)``: inputs and outputs may be one tensor, a list or a dict."""
+
+    _keras_module = "keras.src.models.functional"
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        self._init_graph(inputs, outputs, name=name, trainable=trainable, **kwargs)
+
+    def _init_graph(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        Model.__init__(self, name=name or _default_name(), trainable=trainable, **kwargs)
+        self.autocast = False        # inputs keep the dtypes of their Inputs (Keras 3)
+        self._input_structure = inputs
+        self._output_structure = outputs
+        flat_inputs = tree.flatten(inputs)
+        for position, x in enumerate(flat_inputs):
+            if not (isinstance(x, SymbolicTensor) and x.history is not None
+                    and isinstance(x.history[0], InputLayer)):
+                raise TypeError(f"{self.name}: every input must be a tensor made by "
+                                f"lamina.Input(); input {position} is {x!r}")
+        for position, x in enumerate(tree.flatten(outputs)):
+            if not isinstance(x, SymbolicTensor):
+                raise TypeError(f"{self.name}: every output must be a symbolic tensor computed "
+                                f"from the inputs; output {position} is {type(x).__name__}")
+        self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs))
+        layers = [x.history[0] for x in flat_inputs]
+        for step in self._steps:
+            if isinstance(step, LayerNode) and all(step.layer is not l for l in layers):
+                layers.append(step.layer)
+        self.__dict__["_layers"] = layers
+        self._node_set = {id(step) for step in self._steps}
+        self.built = True
+
+    # ---------------------------------------------------------------- structure
+    @property
+    def inputs(self) -> list[SymbolicTensor]:
+        return tree.flatten(self._input_structure)
+
+    @property
+    def outputs(self) -> list[SymbolicTensor]:
+        return tree.flatten(self._output_structure)
+
+    @property
+    def input(self):
+        return self._input_structure
+
+    @property
+    def output(self):
+        return self._output_structure
+
+    @property
+    def input_shape(self):
+        shapes = [x.shape for x in self.inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [x.shape for x in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def input_names(self) -> list[str]:
+        return [x.history[0].name for x in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [x.history[0].name if x.history else f"output_{i}"
+                for i, x in enumerate(self.outputs)]
+
+    def layer_nodes(self, layer) -> list[LayerNode]:
+        """The calls of ``layer`` that belong to this model, in order."""
+        return [n for n in layer._inbound_nodes if id(n) in self._node_set or
+                (isinstance(n.layer, InputLayer) and n.layer in self.layers)]
+
+    # ---------------------------------------------------------------- running
+    def build(self, input_shape=None) -> None:
+        self.built = True
+
+    def call(self, inputs, training=None, mask=None):
+        values = {}
+        for ref, value in zip(self.inputs, self._match_inputs(inputs)):
+            values[id(ref)] = value
+        for step in self._steps:
+            if isinstance(step, LayerNode):
+                def fill(x):
+                    return values[id(x)] if isinstance(x, SymbolicTensor) else x
+                args = tree.map_structure(fill, step.args)
+                kwargs = tree.map_structure(fill, step.kwargs)
+                result = step.layer(*args, **kwargs)
+                for ref, value in zip(step.output_tensors, tree.flatten(result)):
+                    values[id(ref)] = value
+            else:
+                node = step.node
+                ins = [values[id(x)] if isinstance(x, SymbolicTensor) else x
+                       for x in node.inputs]
+                result = node.op(*ins, **node.attrs)
+                results = result if isinstance(result, tuple) else (result,)
+                for ref, value in zip(node.outputs, results):
+                    values[id(ref)] = value
+        return tree.pack_sequence_as(self._output_structure,
+                                     [values[id(x)] for x in self.outputs])
+
+    def _match_inputs(self, inputs) -> list:
+        refs = self.inputs
+        if isinstance(inputs, dict):
+            if isinstance(self._input_structure, dict):
+                missing = set(self._input_structure) - set(inputs)
+                if missing:
+                    raise ValueError(f"{self.name}: missing input(s) {sorted(missing)}; "
+                                     f"received keys {sorted(inputs)}")
+                flat = tree.flatten({k: inputs[k] for k in self._input_structure})
+            else:
+                names = self.input_names
+                missing = [n for n in names if n not in inputs]
+                if missing:
+                    raise ValueError(f"{self.name}: inputs given as a dict must be keyed by "
+                                     f"the Input names {names}; missing {missing}")
+                flat = [inputs[n] for n in names]
+        else:
+            flat = tree.flatten(inputs)
+        if len(flat) != len(refs):
+            raise ValueError(f"{self.name}: expects {len(refs)} input(s) "
+                             f"({', '.join(self.input_names)}); received {len(flat)}")
+        return [_conform(self.name, ref, x) for ref, x in zip(refs, flat)]
+
+    def get_config(self) -> dict:
+        from .functional_config import functional_config
+        return functional_config(self)
+
+
+def _conform(model: str, ref: SymbolicTensor, x):
+    from .. import ops
+    if not isinstance(x, TensorBase):
+        x = ops.convert_to_tensor(x, dtype=ref.dtype)
+    elif x.dtype != ref.dtype and not isinstance(x, SymbolicTensor):
+        x = ops.cast(x, ref.dtype)
+    if len(x.shape) != len(ref.shape) or any(
+            r is not None and d is not None and r != d for r, d in zip(ref.shape, x.shape)):
+        raise ShapeError(f"{model}: input '{ref.history[0].name}' expects shape "
+                         f"{describe_shape(ref.shape)}; received shape "
+                         f"{describe_shape(x.shape)}")
+    return x
+
+
+def _producer(x: SymbolicTensor):
+    if x.history is not None:
+        layer, index, _ = x.history
+        return layer._inbound_nodes[index]
+    if x.node is not None:
+        return OpStep(x.node)
+    return None
+
+
+def _topological_steps(name: str, inputs, outputs) -> list:
+    """The layer and op steps from ``inputs`` to ``outputs`` in an order that runs."""
+    input_ids = {id(x) for x in inputs}
+    order, state = [], {}
+
+    def key(step):
+        return id(step.node) if isinstance(step, OpStep) else id(step)
+
+    def visit(tensor, path):
+        if id(tensor) in input_ids:
+            return
+        step = _producer(tensor)
+        if step is None or (isinstance(step, LayerNode) and isinstance(step.layer, InputLayer)):
+            raise ValueError(
+                f"{name}: graph disconnected: {tensor!r} cannot be computed from the model's "
+                f"inputs {[x.name for x in inputs]}; pass every Input it depends on in "
+                f"'inputs'")
+        k = key(step)
+        if state.get(k) == "done":
+            return
+        if state.get(k) == "visiting":
+            raise ValueError(f"{name}: the graph has a cycle")
+        state[k] = "visiting"
+        for parent in step.input_tensors:
+            visit(parent, path)
+        state[k] = "done"
+        order.append(step)
+
+    for out in outputs:
+        visit(out, [])
+    return order
+
+
+_names: dict[str, int] = {}
+
+
+def _default_name() -> str:
+    from ..layers.naming import unique_name
+    return unique_name("functional")
+
+
+def functional_from_config(cls, config: dict, custom_objects=None):
+    from .functional_config import functional_from_config as build
+    return build(cls, config, custom_objects)

@@ -1,0 +1,167 @@
+"""``Sequential``: a plain stack of layers, each with one input and one output."""
+from __future__ import annotations
+
+from .. import tree
+from ..graph.symbolic import SymbolicTensor
+from ..layers.core.input_layer import InputLayer
+from ..layers.layer import Layer
+from .functional import Functional
+from .model import Model
+
+
+class Sequential(Model):
+    """``Sequential([layers...])`` or ``add``/``pop``; start with ``lamina.Input(shape)``
+    (or give the first layer ``input_shape=``) to build it at once, else it builds on its
+    first call. Once built it runs as a functional model of its layers."""
+
+    def __init__(self, layers=None, trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self.__dict__["_stack"] = []
+        self.__dict__["_functional"] = None
+        for layer in layers or []:
+            self.add(layer, rebuild=False)
+        self._rebuild()
+
+    def add(self, layer, rebuild: bool = True) -> None:
+        """Append a layer (or an ``Input`` tensor as the first element)."""
+        if isinstance(layer, SymbolicTensor) and layer.history is not None and \
+                isinstance(layer.history[0], InputLayer):
+            layer = layer.history[0]
+        if not isinstance(layer, Layer):
+            raise TypeError(f"{self.name}.add: expected a Layer instance; received "
+                            f"{type(layer).__name__} ({layer!r})")
+        if isinstance(layer, InputLayer) and self._stack:
+            raise ValueError(f"{self.name}.add: an InputLayer may only be the first layer")
+        if not self._stack and not isinstance(layer, InputLayer) and \
+                layer._batch_input_shape is not None:
+            self._stack.append(InputLayer(batch_shape=layer._batch_input_shape))
+        for existing in self._stack:
+            if existing.name == layer.name:
+                raise ValueError(f"{self.name}.add: all layers of a Sequential model must have "
+                                 f"unique names; {layer.name!r} is already used")
+        self._stack.append(layer)
+        self.built = False
+        self.__dict__["_functional"] = None
+        if rebuild:
+            self._rebuild()
+
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Remove and return the last layer."""
+        if not self.layers:
+            raise IndexError(f"{self.name}.pop: the model has no layers to remove")
+        layer = self._stack.pop()
+        self.built = False
+        self.__dict__["_functional"] = None
+        if rebuild:
+            self._rebuild()
+        return layer
+
+    def _rebuild(self) -> None:
+        if self._stack and isinstance(self._stack[0], InputLayer) and len(self._stack) > 1:
+            self._build_graph(self._stack[0])
+
+    def _build_graph(self, input_layer: InputLayer) -> None:
+        x = input_layer.output
+        for layer in self._stack[1:]:
+            x = layer(x)
+            if len(tree.flatten(x)) != 1:
+                raise ValueError(f"{self.name}: every layer of a Sequential model must have "
+                                 f"one output; {layer.name} returned {len(tree.flatten(x))}")
+        self.__dict__["_functional"] = Functional(input_layer.output, x,
+                                                  name=f"{self.name}_graph")
+        self._build_shapes = input_layer.batch_shape
+        self.built = True
+
+    @property
+    def layers(self) -> list[Layer]:
+        return [layer for layer in self._stack if not isinstance(layer, InputLayer)]
+
+    def _sublayers(self) -> list[Layer]:
+        return self.layers
+
+    def build(self, input_shape=None) -> None:
+        """Build for inputs of ``input_shape`` (batch size included, e.g. ``(None, 3)``)."""
+        if self._functional is not None:
+            self.built = True
+            return
+        if input_shape is None:
+            if self._stack and isinstance(self._stack[0], InputLayer):
+                input_shape = self._stack[0].batch_shape
+            else:
+                raise ValueError(f"{self.name}.build: argument 'input_shape' is required "
+                                 f"(e.g. (None, 784)); the model has no Input")
+        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0],
+                                                                        (list, tuple)):
+            raise ValueError(f"{self.name}: a Sequential model has one input; received "
+                             f"input_shape {input_shape}")
+        if not self._stack or not isinstance(self._stack[0], InputLayer):
+            self._stack.insert(0, InputLayer(batch_shape=tuple(input_shape)))
+        if len(self._stack) == 1:
+            raise ValueError(f"{self.name}.build: the model has no layers")
+        self._build_graph(self._stack[0])
+
+    def _maybe_build(self, inputs, args, kwargs) -> None:
+        if not self.built:
+            shape = getattr(inputs, "shape", None)
+            if shape is None:
+                raise ValueError(f"{self.name}: a Sequential model takes one tensor as input; "
+                                 f"received {type(inputs).__name__}")
+            self.build((None, *tuple(shape)[1:]))
+
+    def call(self, inputs, training=None, mask=None):
+        if self._functional is not None:
+            return self._functional.call(inputs, training=training, mask=mask)
+        x = inputs
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    @property
+    def inputs(self):
+        return self._functional.inputs if self._functional else None
+
+    @property
+    def outputs(self):
+        return self._functional.outputs if self._functional else None
+
+    @property
+    def input_shape(self):
+        return self._functional.input_shape if self._functional else None
+
+    @property
+    def output_shape(self):
+        return self._functional.output_shape if self._functional else None
+
+    @property
+    def input(self):
+        return self._functional.input if self._functional else super().input
+
+    @property
+    def output(self):
+        return self._functional.output if self._functional else super().output
+
+    def get_config(self) -> dict:
+        from ..saving import serialize_keras_object
+        layers = []
+        for layer in self._stack:
+            entry = serialize_keras_object(layer)
+            layers.append(entry)
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": Layer.get_config(self)["dtype"], "layers": layers}
+        if self._build_shapes is not None:
+            config["build_input_shape"] = list(self._build_shapes)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        from ..layers import deserialize
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in config.get("layers", []):
+            layer = deserialize(entry, custom_objects)
+            model.add(layer, rebuild=False)
+        shape = config.get("build_input_shape")
+        if model._stack and isinstance(model._stack[0], InputLayer):
+            model._rebuild()
+        elif shape is not None:
+            model.build(tuple(shape))
+        return model

@@ -1,0 +1,169 @@
+"""The epoch and batch loops behind fit / evaluate / predict."""
+from __future__ import annotations
+
+from .. import ops, tree
+
+
+def to_device(batch):
+    """A host batch ``(x, y, sample_weight)`` as tensors on the active backend."""
+    from ..autograd.tensor import TensorBase
+
+    def convert(a):
+        if a is None or isinstance(a, TensorBase):
+            return a
+        return ops.convert_to_tensor(a)
+    x, y, sample_weight = batch
+    x = tree.map_structure(convert, x)
+    if y is None:
+        return (x,) if sample_weight is None else (x, None, convert(sample_weight))
+    y = tree.map_structure(convert, y)
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, convert(sample_weight))
+
+
+def pythonify_logs(logs: dict) -> dict:
+    """Tensors to Python floats, nested dicts flattened, keys sorted (Keras 3's logs)."""
+    flat = {}
+
+    def add(key, value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                add(k, v)
+            return
+        if hasattr(value, "numpy"):
+            value = value.numpy()
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            pass
+        flat[key] = value
+    for key, value in logs.items():
+        add(key, value)
+    return dict(sorted(flat.items()))
+
+
+def _verbose(verbose) -> int:
+    if verbose == "auto":
+        return 1
+    if verbose not in (0, 1, 2, True, False):
+        raise ValueError(f"argument 'verbose' must be 'auto', 0, 1 or 2; received {verbose!r}")
+    return int(verbose)
+
+
+def _callbacks(model, callbacks, verbose, epochs, steps, add_history):
+    from ..callbacks import CallbackList
+    if isinstance(callbacks, CallbackList):
+        return callbacks
+    return CallbackList(callbacks, add_history=add_history, add_progbar=verbose != 0,
+                        model=model, verbose=verbose, epochs=epochs, steps=steps)
+
+
+def _validation_epochs(validation_freq, epoch: int) -> bool:
+    if isinstance(validation_freq, int):
+        if validation_freq < 1:
+            raise ValueError(f"fit: argument 'validation_freq' must be a positive int or a "
+                             f"list of epochs; received {validation_freq}")
+        return (epoch + 1) % validation_freq == 0
+    return (epoch + 1) in validation_freq
+
+
+def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+             validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+             steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
+    from ..data_adapters import make_adapter, split_validation, unpack_x_y_sample_weight
+    verbose = _verbose(verbose)
+    if not isinstance(epochs, int) or epochs < 0:
+        raise ValueError(f"fit: argument 'epochs' must be a non-negative int; received "
+                         f"{epochs!r}")
+    if validation_split and validation_data is None:
+        (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight,
+                                                                 validation_split)
+    data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
+                        shuffle=shuffle, class_weight=class_weight, what="fit")
+    val_data = None
+    if validation_data is not None:
+        if isinstance(validation_data, tuple):
+            vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
+            val_data = make_adapter(vx, vy, vsw, batch_size=validation_batch_size or
+                                    batch_size, steps=validation_steps, what="fit (validation)")
+        else:
+            val_data = make_adapter(validation_data, steps=validation_steps,
+                                    what="fit (validation)")
+    callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
+    model.stop_training = False
+    train_function = model.make_train_function()
+    callbacks.on_train_begin()
+    # BackupAndRestore's on_train_begin sets model._initial_epoch to resume after its last
+    # backup; it is read once here and cleared, so a later fit starts where it is told.
+    initial_epoch = max(initial_epoch, getattr(model, "_initial_epoch", None) or 0)
+    model._initial_epoch = None
+    training_logs = {}
+    for epoch in range(initial_epoch, epochs):
+        model.reset_metrics()
+        callbacks.on_epoch_begin(epoch)
+        logs = {}
+        for step, batch in enumerate(data.epoch()):
+            callbacks.on_train_batch_begin(step)
+            logs = pythonify_logs(train_function(to_device(batch)))
+            callbacks.on_train_batch_end(step, logs)
+            if model.stop_training:
+                break
+        epoch_logs = dict(logs) if logs else pythonify_logs(model.get_metrics_result())
+        if val_data is not None and _validation_epochs(validation_freq, epoch):
+            val_logs = run_evaluation(model, val_data, callbacks)
+            epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+        callbacks.on_epoch_end(epoch, epoch_logs)
+        training_logs = epoch_logs
+        if model.stop_training:
+            break
+    callbacks.on_train_end(logs=training_logs)
+    return model.history
+
+
+def run_evaluation(model, adapter, callbacks) -> dict:
+    test_function = model.make_test_function()
+    model.reset_metrics()
+    callbacks.on_test_begin()
+    logs = {}
+    for step, batch in enumerate(adapter.epoch()):
+        callbacks.on_test_batch_begin(step)
+        logs = pythonify_logs(test_function(to_device(batch)))
+        callbacks.on_test_batch_end(step, logs)
+    if not logs:
+        logs = pythonify_logs(model.get_metrics_result())
+    callbacks.on_test_end(logs)
+    return logs
+
+
+def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks) -> dict:
+    from ..data_adapters import make_adapter
+    verbose = _verbose(verbose)
+    data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
+                        what="evaluate")
+    callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
+    return run_evaluation(model, data, callbacks)
+
+
+def predict_loop(model, x, batch_size, verbose, steps, callbacks):
+    """Outputs written batch by batch into host arrays allocated after the first batch."""
+    from ..data_adapters import OutputBuffer, make_adapter
+    verbose = _verbose(verbose)
+    data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict")
+    callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
+    predict_function = model.make_predict_function()
+    total = getattr(data, "size", None)
+    if total is not None and steps:
+        total = min(total, steps * data.batch_size)
+    outputs = OutputBuffer(total)
+    callbacks.on_predict_begin()
+    for step, batch in enumerate(data.epoch()):
+        callbacks.on_predict_batch_begin(step)
+        out = predict_function(to_device((batch[0], None, None)))
+        outputs.add(out)
+        callbacks.on_predict_batch_end(step, {"outputs": out})
+    callbacks.on_predict_end()
+    return outputs.result()
+
+
+__all__ = ["fit_loop", "evaluate_loop", "predict_loop", "pythonify_logs", "to_device"]

@@ -1,0 +1,262 @@
+"""``compile`` / ``fit`` / ``evaluate`` / ``predict`` (Keras 3's ``Trainer``).
+
+The step functions are the single seam between the loops and how a step runs:
+``train_step`` / ``test_step`` / ``predict_step`` hold the math (users may override them),
+and ``make_train_function`` & co. return the callables the loops call once per batch —
+eagerly here; graph mode returns compiled versions of the same steps.
+"""
+from __future__ import annotations
+
+from .. import ops, tree
+from ..autograd.tape import GradientTape
+from .compile_utils import CompileLoss, CompileMetrics
+from .loops import evaluate_loop, fit_loop, predict_loop, to_device
+
+
+class Trainer:
+    """Mixed into ``Model``: training and inference over datasets."""
+
+    # ---------------------------------------------------------------- compile
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
+        """Configure training (Keras 3's arguments; ``jit_compile`` and
+        ``auto_scale_loss`` are accepted for compatibility)."""
+        from .. import metrics as metrics_module
+        from .. import optimizers
+        unknown = set(kwargs) - {"sample_weight_mode", "target_tensors", "distribute",
+                                 "pss_evaluation_shards"}
+        if unknown:
+            raise TypeError(f"{self.name}.compile: unrecognized keyword argument(s) "
+                            f"{sorted(unknown)}")
+        if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+            raise ValueError(f"{self.name}.compile: argument 'steps_per_execution' must be a "
+                             f"positive int; received {steps_per_execution!r}")
+        self.optimizer = optimizers.get(optimizer)
+        names = self._output_names_for_compile()
+        self.loss = loss
+        self.loss_weights = loss_weights
+        self._compile_loss = CompileLoss(loss, loss_weights, names) if loss is not None \
+            else None
+        self._compile_metrics = CompileMetrics(metrics, weighted_metrics, names, loss) \
+            if (metrics or weighted_metrics) else None
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self.run_eagerly = bool(run_eagerly)
+        self.steps_per_execution = steps_per_execution
+        self.jit_compile = jit_compile
+        self._compile_config = dict(optimizer=optimizer, loss=loss, loss_weights=loss_weights,
+                                    metrics=metrics, weighted_metrics=weighted_metrics,
+                                    run_eagerly=run_eagerly,
+                                    steps_per_execution=steps_per_execution)
+        self.compiled = True
+        self.stop_training = False
+        self.train_function = self.test_function = self.predict_function = None
+
+    def _output_names_for_compile(self) -> list[str]:
+        names = getattr(self, "output_names", None)
+        if callable(names):
+            names = names()
+        if names:
+            return list(names)
+        return ["output"]
+
+    def _assert_compiled(self, method: str) -> None:
+        if not getattr(self, "compiled", False):
+            raise RuntimeError(f"{self.name}: call compile() before {method}() (e.g. "
+                               f"model.compile(optimizer='adam', loss='mse'))")
+
+    @property
+    def metrics(self) -> list:
+        """The loss tracker, per-output loss trackers, the compiled metrics and any metrics
+        assigned as attributes (Keras 3's order)."""
+        result = []
+        if getattr(self, "compiled", False):
+            result.append(self._loss_tracker)
+            if self._compile_loss is not None:
+                result.extend(t for t in self._compile_loss.trackers if t is not None)
+            if self._compile_metrics is not None:
+                result.append(self._compile_metrics)
+        from ..metrics import Metric
+        for value in self.__dict__.values():
+            if isinstance(value, Metric) and all(value is not m for m in result):
+                result.append(value)
+        return result
+
+    @property
+    def metrics_names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+    # ---------------------------------------------------------------- steps
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss plus the model's added and regularization losses."""
+        terms = []
+        if self._compile_loss is not None:
+            terms.append(self._compile_loss(y, y_pred, sample_weight))
+        terms.extend(self.losses)
+        if not terms:
+            raise ValueError(f"{self.name}: no loss to compute; pass a 'loss' to compile() "
+                             f"or add losses with add_loss()")
+        total = terms[0]
+        for term in terms[1:]:
+            total = ops.add(total, ops.cast(term, total.dtype))
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict:
+        logs = {}
+        for metric in self.metrics:
+            value = metric.result()
+            if isinstance(value, dict):
+                logs.update(value)
+            else:
+                logs[metric.name] = value
+        return logs
+
+    def train_step(self, data) -> dict:
+        from ..data_adapters import unpack_x_y_sample_weight
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        variables = self.trainable_weights
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data) -> dict:
+        from ..data_adapters import unpack_x_y_sample_weight
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                 training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        from ..data_adapters import unpack_x_y_sample_weight
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    # The seam: loops call these once per batch (graph mode returns compiled steps).
+    def make_train_function(self, force: bool = False):
+        if self.train_function is None or force:
+            self.train_function = self.train_step
+        return self.train_function
+
+    def make_test_function(self, force: bool = False):
+        if self.test_function is None or force:
+            self.test_function = self.test_step
+        return self.test_function
+
+    def make_predict_function(self, force: bool = False):
+        if self.predict_function is None or force:
+            self.predict_function = self.predict_step
+        return self.predict_function
+
+    # ---------------------------------------------------------------- loops
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1, **kwargs):
+        """Train for ``epochs - initial_epoch`` epochs; returns the ``History``."""
+        _check_legacy_kwargs(self, "fit", kwargs)
+        self._assert_compiled("fit")
+        return fit_loop(self, x=x, y=y, batch_size=batch_size, epochs=epochs, verbose=verbose,
+                        callbacks=callbacks, validation_split=validation_split,
+                        validation_data=validation_data, shuffle=shuffle,
+                        class_weight=class_weight, sample_weight=sample_weight,
+                        initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+                        validation_steps=validation_steps,
+                        validation_batch_size=validation_batch_size,
+                        validation_freq=validation_freq)
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
+        """The loss and metrics on the data: a scalar, a list ``[loss, ...]`` or a dict."""
+        _check_legacy_kwargs(self, "evaluate", kwargs)
+        self._assert_compiled("evaluate")
+        logs = evaluate_loop(self, x=x, y=y, batch_size=batch_size, verbose=verbose,
+                             sample_weight=sample_weight, steps=steps, callbacks=callbacks)
+        return logs if return_dict else self._flatten_logs(logs)
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
+                **kwargs):
+        """The outputs for ``x`` as host numpy arrays (written into one preallocated array
+        per output)."""
+        _check_legacy_kwargs(self, "predict", kwargs)
+        return predict_loop(self, x=x, batch_size=batch_size, verbose=verbose, steps=steps,
+                            callbacks=callbacks)
+
+    def _flatten_logs(self, logs: dict):
+        """``[loss, *metrics]`` in metric order (a scalar when there is only the loss)."""
+        names = []
+        for metric in self.metrics:
+            if isinstance(metric, CompileMetrics):
+                names.extend(m.name for m in metric.metrics)
+            else:
+                names.append(metric.name)
+        flat = [logs[name] for name in names if name in logs]
+        flat += [value for key, value in logs.items() if key not in names]
+        return flat[0] if len(flat) == 1 else flat
+
+    # ---------------------------------------------------------------- single batches
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       return_dict=False):
+        """One gradient step on one batch; metrics accumulate until reset_metrics()."""
+        self._assert_compiled("train_on_batch")
+        from ..data_adapters import ArrayDataAdapter
+        adapter = ArrayDataAdapter(x, y, sample_weight, batch_size=_host_batch_size(x),
+                                   class_weight=class_weight, what="train_on_batch")
+        (batch,) = list(adapter.epoch())
+        logs = _pythonify(self.make_train_function()(to_device(batch)))
+        return logs if return_dict else self._flatten_logs(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._assert_compiled("test_on_batch")
+        from ..data_adapters import ArrayDataAdapter
+        adapter = ArrayDataAdapter(x, y, sample_weight, batch_size=_host_batch_size(x),
+                                   what="test_on_batch")
+        (batch,) = list(adapter.epoch())
+        logs = _pythonify(self.make_test_function()(to_device(batch)))
+        return logs if return_dict else self._flatten_logs(logs)
+
+    def predict_on_batch(self, x):
+        from ..data_adapters import to_host
+        x = tree.map_structure(to_host, x)
+        out = self.make_predict_function()(to_device((x, None, None)))
+        return tree.map_structure(lambda t: t.numpy(), out)
+
+
+# Keras 2 arguments that moved to PyDataset in Keras 3: accepted and ignored.
+_LEGACY_DATA_ARGUMENTS = {"max_queue_size", "workers", "use_multiprocessing"}
+
+
+def _check_legacy_kwargs(model, method: str, kwargs: dict) -> None:
+    unknown = sorted(set(kwargs) - _LEGACY_DATA_ARGUMENTS)
+    if unknown:
+        raise TypeError(f"{model.name}.{method}: unrecognized keyword argument(s) {unknown}")
+
+
+def _batch_size(x) -> int:
+    first = tree.flatten(x)[0]
+    return int(first.shape[0]) if first.shape else 1
+
+
+def _host_batch_size(x) -> int:
+    from ..data_adapters import to_host
+    return max(1, len(to_host(tree.flatten(x)[0])))
+
+
+def _pythonify(logs: dict) -> dict:
+    from .loops import pythonify_logs
+    return pythonify_logs(logs)

@@ -1,0 +1,12 @@
+"""Keras 3's ``keras.utils`` helpers: seeding everything at once and one-hot labels.
+
+This package is an I/O edge (it turns host data such as numpy label arrays into what
+Lamina uses), so it may import numpy.
+"""
+from .numerical import to_categorical
+from .py_dataset import PyDataset
+from .random_seed import set_random_seed
+
+Sequence = PyDataset          # Keras 2's name
+
+__all__ = ["PyDataset", "Sequence", "set_random_seed", "to_categorical"]

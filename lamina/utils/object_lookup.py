@@ -1,0 +1,78 @@
+"""The ``get`` / ``deserialize`` logic shared by initializers, regularizers, constraints and
+activations (Keras 3's ``keras.<kind>.get``).
+
+Each family keeps a table of its names (class names, snake-case names, aliases). Names are
+looked up in that table first, so a built-in of another family with the same bare name (a
+layer called ``Identity``, say) can never be picked up by mistake; users' objects come from
+``custom_objects``, a custom object scope, or ``register_keras_serializable``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..saving.object_registration import (UnknownObjectError, deserialize_keras_object,
+                                          get_registered_object)
+
+
+def _valid_names(table: dict) -> str:
+    return ", ".join(repr(name) for name in sorted(table))
+
+
+def unknown_name(kind: str, name: str, table: dict) -> UnknownObjectError:
+    """The error for a string that names no ``kind``: it lists the valid names."""
+    return UnknownObjectError(
+        f"{kind}s.get: unknown {kind} {name!r} (argument 'identifier'); expected one of "
+        f"{_valid_names(table)}, or a name registered with "
+        f"lamina.saving.register_keras_serializable")
+
+
+def _is_users(obj) -> bool:
+    # Lamina's own objects are found through the family tables only: the global registry
+    # also holds other families' built-ins (a string 'Zeros' must not become an activation).
+    return not getattr(obj, "__module__", "").startswith("lamina.")
+
+
+def lookup_name(kind: str, name: str, table: dict) -> Any:
+    """The object ``name`` stands for: the family table, then users' registered objects."""
+    if name in table:
+        return table[name]
+    obj = get_registered_object(name)
+    if obj is not None and _is_users(obj):
+        return obj
+    raise unknown_name(kind, name, table)
+
+
+def deserialize_from(kind: str, config, table: dict, custom_objects: dict | None = None):
+    """Keras's ``<kind>.deserialize``: a name or a ``{"class_name", "config"}`` dict."""
+    if isinstance(config, str):
+        if custom_objects and config in custom_objects:
+            return custom_objects[config]
+        return lookup_name(kind, config, table)
+    if not isinstance(config, dict):
+        raise TypeError(f"{kind}s.deserialize: argument 'config' must be a string or a dict "
+                        f"with 'class_name' and 'config'; received {config!r}")
+    # The family table goes in as custom objects: they are searched before the global
+    # registry, and the user's own custom_objects still win over both.
+    merged = {**table, **(custom_objects or {})}
+    try:
+        return deserialize_keras_object(config, custom_objects=merged, kind=kind)
+    except UnknownObjectError as exc:
+        raise UnknownObjectError(f"{exc}. Lamina's built-in {kind}s are "
+                                 f"{_valid_names(table)}") from None
+
+
+def get_from(kind: str, identifier, table: dict, instantiate: bool = True) -> Any:
+    """Keras's ``<kind>.get`` for a non-None ``identifier``: a name, a config dict, an
+    instance, a class (instantiated with no arguments) or any callable."""
+    if isinstance(identifier, str):
+        obj = lookup_name(kind, identifier, table)
+    elif isinstance(identifier, dict):
+        obj = deserialize_from(kind, identifier, table)
+    else:
+        obj = identifier
+    if instantiate and isinstance(obj, type):
+        obj = obj()
+    if not callable(obj):
+        raise TypeError(f"{kind}s.get: could not interpret {kind} identifier {identifier!r}: "
+                        f"expected None, a name, a config dict, an instance or a callable")
+    return obj

@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from lamina import layers, ops
+from tests.layers.harness import LayerCase, case_id, run_layer_case
+
+CASES = [
+    LayerCase(layers.Softmax, {}, (2, 3), (2, 3), params=0),
+    LayerCase(layers.Softmax, dict(axis=1), (2, 3, 4), (2, 3, 4), params=0),
+    LayerCase(layers.Softmax, dict(axis=[1, 2]), (2, 3, 4), (2, 3, 4), params=0),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_softmax_harness(case, backend):
+    run_layer_case(case)
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("axis", [-1, 1, [1, 2]])
+def test_softmax_matches_numpy(axis, backend):
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype("float32") * 5
+    np_axis = tuple(axis) if isinstance(axis, list) else axis
+    np.testing.assert_allclose(layers.Softmax(axis=axis)(x).numpy(), _softmax(x, np_axis),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_masked_positions_get_a_large_negative_logit(backend):
+    x = np.random.default_rng(1).standard_normal((2, 5)).astype("float32")
+    mask = np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1]], bool)
+    y = layers.Softmax()(x, mask=mask).numpy()
+    np.testing.assert_allclose(y, _softmax(x + (1 - mask) * -1e9, -1), rtol=1e-5, atol=1e-7)
+    assert np.all(y[~mask] == 0)
+
+
+def test_mask_broadcasts_and_comes_from_the_input(backend):
+    x = np.random.default_rng(2).standard_normal((2, 3, 3)).astype("float32")
+    mask = np.array([[[1, 1, 0]], [[1, 0, 0]]], bool)       # (2, 1, 3): over the keys
+    y = layers.Softmax()(x, mask=mask).numpy()
+    np.testing.assert_allclose(y, _softmax(np.where(mask, x, x - 1e9), -1), rtol=1e-5,
+                               atol=1e-7)
+    t = ops.convert_to_tensor(x)
+    t._keras_mask = ops.convert_to_tensor(np.broadcast_to(mask, x.shape))
+    np.testing.assert_allclose(layers.Softmax()(t).numpy(), y, rtol=1e-6)
+
+
+def test_float16_uses_a_representable_negative(backend):
+    x = np.zeros((1, 3), "float16")
+    y = layers.Softmax(dtype="float16")(x, mask=np.array([[1, 1, 0]], bool)).numpy()
+    assert np.isfinite(y).all() and y[0, 2] == 0
+    np.testing.assert_allclose(y[0, :2], 0.5, rtol=1e-3)
+
+
+def test_rejects_bad_axis():
+    with pytest.raises(TypeError, match=r"s: argument 'axis' must be an int or a non-empty "
+                                        r"list of ints; received 'last'"):
+        layers.Softmax(axis="last", name="s")
+    with pytest.raises(ValueError, match=r"s2: argument 'axis' must name axes of the input "
+                                         r"\(rank 2\); received axis=2"):
+        layers.Softmax(axis=2, name="s2")(np.ones((2, 3), "float32"))

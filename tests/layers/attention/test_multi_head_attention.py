@@ -1,0 +1,283 @@
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers
+from tests.layers.harness import LayerCase, case_id, run_layer_case
+
+MHA = layers.MultiHeadAttention
+QV = [(2, 5, 4), (2, 6, 4)]
+SHAPES = {"kernel": (2, 3, 4), "bias": (4,)}     # by name, the last of each (attention_output)
+# The key bias adds the same q.b to every score of a query row, which the softmax cancels:
+# its gradient is zero up to rounding (in Keras too), so cases with biases skip the
+# harness's "every weight gets a gradient" step; test_mha_gradients covers them.
+NO_STEP = dict(check_training_step=False, rtol=1e-4, atol=1e-5)
+
+CASES = [
+    # 3 * (4*2*3 + 2*3) + (2*3*4 + 4) = 118, Keras's count for these arguments
+    LayerCase(MHA, dict(num_heads=2, key_dim=3), QV, (2, 5, 4), trainable_weights=8,
+              weight_shapes=SHAPES, params=118, **NO_STEP),
+    LayerCase(MHA, dict(num_heads=2, key_dim=3, value_dim=5, output_shape=7, use_bias=False),
+              [(2, 5, 4), (2, 6, 3), (2, 6, 2)], (2, 5, 7), trainable_weights=4,
+              weight_shapes={"kernel": (2, 5, 7)}, params=4 * 6 + 2 * 6 + 3 * 10 + 70,
+              rtol=1e-4, atol=1e-5, id="MHA(value_dim,output_shape,key)"),
+    LayerCase(MHA, dict(num_heads=1, key_dim=2, attention_axes=(1, 2)),
+              [(2, 3, 2, 4), (2, 3, 2, 4)], (2, 3, 2, 4), trainable_weights=8,
+              params=3 * (8 + 2) + (8 + 4), **NO_STEP, id="MHA(2 attention axes)"),
+    LayerCase(MHA, dict(num_heads=2, key_dim=2, output_shape=(2, 3), use_gate=True,
+                        sliding_window=2), QV, (2, 5, 2, 3), trainable_weights=10,
+              weight_shapes={"kernel": (2, 2, 2, 3), "bias": (2, 3)},
+              params=4 * (16 + 4) + (4 * 6 + 6), **NO_STEP, id="MHA(gate,window,2-d output)"),
+    LayerCase(MHA, dict(num_heads=2, key_dim=2, dropout=0.3, seed=1), QV, (2, 5, 4),
+              trainable_weights=8, params=3 * (16 + 4) + (16 + 4), **NO_STEP,
+              id="MHA(dropout)"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_mha_harness(case, backend):
+    run_layer_case(case)
+
+
+def _softmax(x, keep=None, zero_rows=False):
+    if keep is not None:
+        x = np.where(keep, x, -1e9)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    return p * keep if zero_rows else p
+
+
+def _reference(weights, q, v, k, key_dim, keep=None, zero_rows=False):
+    wq, bq, wk, bk, wv, bv, wo, bo = weights
+    Q = np.einsum("btd,dhk->bthk", q, wq) + bq
+    K = np.einsum("bsd,dhk->bshk", k, wk) + bk
+    V = np.einsum("bsd,dhv->bshv", v, wv) + bv
+    scores = np.einsum("bshk,bthk->bhts", K, Q / np.sqrt(key_dim))
+    probs = _softmax(scores, None if keep is None else keep[:, None], zero_rows)
+    out = np.einsum("bhts,bshv->bthv", probs, V)
+    return np.einsum("bthv,hvd->btd", out, wo) + bo, probs
+
+
+def _data(seed=0, t=4, s=5, d=6, dv=3):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((2, t, d)).astype("float32"),
+            rng.standard_normal((2, s, dv)).astype("float32"),
+            rng.standard_normal((2, s, dv)).astype("float32"))
+
+
+def _random_weights(layer, seed=1):
+    rng = np.random.default_rng(seed)
+    weights = [rng.standard_normal(w.shape).astype("float32") * 0.5 for w in layer.weights]
+    layer.set_weights(weights)
+    return weights
+
+
+def test_mha_matches_einsum_reference(backend):
+    q, v, k = _data()
+    layer = MHA(num_heads=3, key_dim=2, value_dim=4)
+    layer(q, v, k)
+    weights = _random_weights(layer)
+    out, scores = layer(q, v, k, return_attention_scores=True)
+    want, want_scores = _reference(weights, q, v, k, key_dim=2)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(scores.numpy(), want_scores, rtol=1e-4, atol=1e-6)
+
+
+def test_mha_masks_match_reference(backend):
+    q, v, _ = _data(2, t=4, s=4, dv=6)
+    layer = MHA(num_heads=2, key_dim=3)
+    layer(q, v)
+    weights = _random_weights(layer)
+    attention_mask = np.random.default_rng(3).random((2, 4, 4)) > 0.3
+    value_mask = np.array([[1, 1, 1, 0], [1, 1, 0, 0]], bool)
+    keep = attention_mask & value_mask[:, None, :] & np.tril(np.ones((4, 4), bool))
+    out = layer(q, v, attention_mask=attention_mask, value_mask=value_mask,
+                use_causal_mask=True)
+    want, _ = _reference(weights, q, v, v, 3, keep)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_mha_uses_the_keras_masks_of_its_inputs(backend):
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    x = layers.Embedding(5, 4, mask_zero=True)(ids)
+    layer = MHA(num_heads=2, key_dim=2)
+    layer(x, x)
+    weights = _random_weights(layer)
+    out = layer(x, x)
+    keep = (ids != 0)[:, :, None] & (ids != 0)[:, None, :]
+    want, _ = _reference(weights, x.numpy(), x.numpy(), x.numpy(), 2, keep)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(out._keras_mask.numpy(), ids != 0)
+
+
+def test_mha_fully_masked_rows_follow_keras(backend):
+    """Keras's fused path (the default call) leaves a query row whose keys are all masked
+    uniform; with return_attention_scores its masked Softmax zeroes it. Same here."""
+    ids = np.array([[1, 2, 0], [3, 0, 0]])
+    layer = MHA(num_heads=2, key_dim=2)
+    x = layers.Embedding(5, 4, mask_zero=True)(ids)
+    layer(x, x)
+    weights = _random_weights(layer)
+    keep = (ids != 0)[:, :, None] & (ids != 0)[:, None, :]
+    for zero_rows in (False, True):
+        out = layer(x, x, return_attention_scores=zero_rows)
+        out = out[0] if zero_rows else out
+        want, probs = _reference(weights, x.numpy(), x.numpy(), x.numpy(), 2, keep, zero_rows)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(layer(x, x, return_attention_scores=True)[1].numpy(), probs,
+                               atol=1e-6)
+
+
+def test_mha_gradients(backend):
+    q, v, _ = _data(5)
+    layer = MHA(num_heads=2, key_dim=3)
+    probe = np.random.default_rng(6).standard_normal((2, 4, 6)).astype("float32")
+    with lamina.GradientTape() as tape:
+        loss = lamina.ops.sum(layer(q, v) * probe)
+    weights = layer.trainable_weights
+    grads = {w.path: np.abs(g.numpy()).max()
+             for w, g in zip(weights, tape.gradient(loss, weights))}
+    key_bias = grads.pop(f"{layer.name}/key/bias")
+    assert min(grads.values()) > 1e-3 and key_bias < 1e-5
+
+
+def test_mha_weight_paths_and_order():
+    layer = MHA(num_heads=2, key_dim=3, name="mha")
+    layer.build((None, 5, 4), (None, 6, 4))
+    assert [w.path for w in layer.weights] == [
+        f"mha/{sub}/{var}" for sub in ("query", "key", "value", "attention_output")
+        for var in ("kernel", "bias")]
+    assert [w.shape for w in layer.weights] == [(4, 2, 3), (2, 3)] * 3 + [(2, 3, 4), (4,)]
+    assert layer.count_params() == 118
+    layer(np.zeros((1, 5, 4), "float32"), np.zeros((1, 6, 4), "float32"))
+    assert len(layer.weights) == 8
+
+
+def test_mha_in_a_functional_model_with_keywords():
+    tokens = lamina.Input((5, 8))
+    out = MHA(num_heads=2, key_dim=4)(query=tokens, value=tokens, use_causal_mask=True)
+    model = lamina.Model(tokens, layers.Dense(3)(out))
+    assert model.output_shape == (None, 5, 3)
+    assert model(np.ones((2, 5, 8), "float32")).shape == (2, 5, 3)
+
+
+def test_mha_dropout_only_in_training():
+    q, v, _ = _data(4)
+    layer = MHA(num_heads=2, key_dim=2, dropout=0.5, seed=0)
+    base = layer(q, v).numpy()
+    np.testing.assert_allclose(layer(q, v, training=False).numpy(), base)
+    assert not np.allclose(layer(q, v, training=True).numpy(), base)
+
+
+def test_mha_config_round_trip():
+    layer = MHA(num_heads=2, key_dim=3, value_dim=4, output_shape=(5,), attention_axes=-2,
+                kernel_regularizer="l2", seed=7)
+    config = layer.get_config()
+    assert config["output_shape"] == (5,) and config["attention_axes"] == (-2,)
+    clone = MHA.from_config(config)
+    assert clone.get_config() == {**config, "name": clone.name}
+
+
+@pytest.mark.parametrize("arg", ["num_heads", "key_dim", "value_dim"])
+def test_mha_rejects_bad_sizes(arg):
+    kwargs = dict(num_heads=2, key_dim=3, name="m")
+    kwargs[arg] = 0 if arg != "value_dim" else -1
+    with pytest.raises(ValueError, match=rf"m: argument '{arg}' must be a positive int"):
+        MHA(**kwargs)
+
+
+def test_mha_argument_errors():
+    with pytest.raises(ValueError, match=r"m: argument 'dropout' must be a float in \[0, 1\)"):
+        MHA(2, 3, dropout=-0.1, name="m")
+    with pytest.raises(TypeError, match=r"m: argument 'output_shape' must be an int, a tuple "
+                                        r"of ints or None; received 'x'"):
+        MHA(2, 3, output_shape="x", name="m")
+    with pytest.raises(TypeError, match=r"m: argument 'attention_axes' must be"):
+        MHA(2, 3, attention_axes=1.0, name="m")
+
+
+def test_mha_input_errors():
+    q, v, k = _data()
+    with pytest.raises(ValueError, match=r"m: argument 'attention_axes' \(3,\) must name axes "
+                                         r"between the batch and feature axes"):
+        MHA(2, 3, attention_axes=3, name="m")(q, v)
+    with pytest.raises(ValueError, match=r"m: call\(query, value, key=None\) needs a 'value' "
+                                         r"tensor"):
+        MHA(2, 3, name="m")(q)
+    with pytest.raises(ValueError, match=r"m: value and key must agree on all axes but the "
+                                         r"last; received value \(2, 5, 3\), key \(2, 4, 3\)"):
+        MHA(2, 3, name="m")(q, v, k[:, :4])
+    with pytest.raises(ValueError, match=r"m: query and value must have the same rank, at "
+                                         r"least 3"):
+        MHA(2, 3, name="m")(q[:, 0], v[:, 0])
+    with pytest.raises(ValueError, match=r"query: the last 1 dimension\(s\) of the input must "
+                                         r"be known"):
+        MHA(2, 3, name="m").build((None, 5, None), (None, 6, 3))
+
+
+def test_mha_build_config_in_keras_form():
+    layer = MHA(num_heads=2, key_dim=3)
+    layer(np.zeros((1, 5, 4), "float32"), np.zeros((1, 6, 3), "float32"))
+    build_config = layer.get_build_config()
+    assert build_config == {"shapes_dict": {"query_shape": [1, 5, 4],
+                                            "value_shape": [1, 6, 3]}}
+    clone = MHA.from_config(layer.get_config())
+    clone.build_from_config(build_config)
+    clone.set_weights(layer.get_weights())
+    assert [w.path.split("/", 1)[1] for w in clone.weights] == \
+        [w.path.split("/", 1)[1] for w in layer.weights]
+    keras_form = {"shapes_dict": {"query_shape": [None, 5, 4], "value_shape": [None, 6, 3],
+                                  "key_shape": [None, 6, 2]}}
+    with_key = MHA(num_heads=2, key_dim=3)
+    with_key.build_from_config(keras_form)
+    assert with_key.key_dense.kernel.shape == (2, 2, 3) and with_key.built
+
+
+def test_mha_loads_a_keras_3_config():
+    policy = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
+              "registered_name": None}
+    config = {"name": "mha", "trainable": True, "dtype": policy, "num_heads": 2, "key_dim": 3,
+              "value_dim": 3, "dropout": 0.0, "use_bias": True, "use_gate": False,
+              "output_shape": None, "attention_axes": None, "sliding_window": None,
+              "kernel_initializer": {"module": "keras.initializers",
+                                     "class_name": "GlorotUniform",
+                                     "config": {"seed": None, "input_axes": None,
+                                                "output_axes": None},
+                                     "registered_name": None},
+              "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros",
+                                   "config": {}, "registered_name": None},
+              "kernel_regularizer": None, "bias_regularizer": None,
+              "activity_regularizer": None, "kernel_constraint": None, "bias_constraint": None,
+              "seed": None}
+    layer = MHA.from_config(config)
+    assert layer(np.ones((1, 2, 4), "float32"), np.ones((1, 3, 4), "float32")).shape == \
+        (1, 2, 4)
+    assert layer.get_config() == config
+
+
+def test_mha_sliding_window_and_gate_match_reference(backend):
+    q, v, _ = _data(7, t=5, s=5, dv=6)
+    layer = MHA(num_heads=2, key_dim=3, sliding_window=2, use_gate=True)
+    layer(q, v)
+    assert [w.path.split("/", 1)[1] for w in layer.weights][4:6] == ["gate/kernel", "gate/bias"]
+    weights = _random_weights(layer)
+    gate_kernel, gate_bias = weights.pop(4), weights.pop(4)
+    idx = np.arange(5)
+    keep = (np.abs(idx[:, None] - idx[None, :]) < 2) & (idx[:, None] >= idx[None, :])
+    keep = np.broadcast_to(keep, (2, 5, 5))
+    wq, bq, wk, bk, wv, bv, wo, bo = weights
+    Q = np.einsum("btd,dhk->bthk", q, wq) + bq
+    K = np.einsum("bsd,dhk->bshk", v, wk) + bk
+    V = np.einsum("bsd,dhv->bshv", v, wv) + bv
+    probs = _softmax(np.einsum("bshk,bthk->bhts", K, Q / np.sqrt(3)), keep[:, None])
+    heads = np.einsum("bhts,bshv->bthv", probs, V)
+    gate = 1 / (1 + np.exp(-(np.einsum("btd,dhv->bthv", q, gate_kernel) + gate_bias)))
+    want = np.einsum("bthv,hvd->btd", heads * gate, wo) + bo
+    out = layer(q, v, use_causal_mask=True)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_mha_rejects_bad_sliding_window():
+    with pytest.raises(ValueError, match=r"m: argument 'sliding_window' must be a positive "
+                                         r"int; received 0"):
+        MHA(2, 3, sliding_window=0, name="m")

@@ -1,0 +1,33 @@
+import numpy as np
+
+import lamina
+from lamina import layers
+
+
+def setup_function():
+    lamina.backend.clear_session()
+
+
+def test_clone_sequential_has_fresh_weights_and_same_architecture():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(3), layers.Dense(2)])
+    clone = lamina.models.clone_model(model)
+    assert [w.shape for w in clone.weights] == [w.shape for w in model.weights]
+    assert all(a is not b for a, b in zip(clone.weights, model.weights))
+    assert not np.allclose(clone.weights[0].numpy(), model.weights[0].numpy())
+
+
+def test_clone_functional_with_shared_layers_and_clone_function():
+    a, b = lamina.Input((3,), name="a"), lamina.Input((3,), name="b")
+    shared = layers.Dense(2, name="s")
+    model = lamina.Model([a, b], [shared(a), shared(b) * 2.0])
+    seen = []
+
+    def clone_function(layer):
+        seen.append(layer.name)
+        return layer.__class__.from_config(layer.get_config())
+    clone = lamina.models.clone_model(model, clone_function=clone_function)
+    assert seen == ["s"] and len(clone.weights) == 2
+    clone.set_weights(model.get_weights())
+    x = [np.ones((1, 3), "float32"), np.full((1, 3), 2.0, "float32")]
+    for p, q in zip(clone(x), model(x)):
+        np.testing.assert_allclose(p.numpy(), q.numpy())
