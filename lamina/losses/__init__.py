@@ -1,0 +1,103 @@
+"""Losses (Keras 3's ``keras.losses``): functions returning one loss per sample, and
+``Loss`` classes that weight and reduce them.
+
+``get`` turns what a user writes in ``compile(loss=...)`` into a loss: a name ("mse" and
+"categorical_crossentropy" give the functions, "MeanSquaredError" an instance), a config
+dict, an instance, a class or any callable ``(y_true, y_pred)``. ``serialize`` and
+``deserialize`` are the config round trip, in Keras's format.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..saving.object_registration import UnknownObjectError, serialize_keras_object
+from ..utils.object_lookup import deserialize_from, get_from
+from .crossentropy import (BinaryCrossentropy, CategoricalCrossentropy,
+                           SparseCategoricalCrossentropy, binary_crossentropy,
+                           categorical_crossentropy, sparse_categorical_crossentropy)
+from .focal_crossentropy import (BinaryFocalCrossentropy, CategoricalFocalCrossentropy,
+                                 binary_focal_crossentropy, categorical_focal_crossentropy)
+from .hinge import (CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge,
+                    squared_hinge)
+from .loss import Loss, LossFunctionWrapper
+from .probabilistic import KLDivergence, Poisson, kl_divergence, poisson
+from .reduction import reduce_weighted_values, squeeze_or_expand_to_same_rank
+from .regression import (MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
+                         MeanSquaredLogarithmicError, mean_absolute_error,
+                         mean_absolute_percentage_error, mean_squared_error,
+                         mean_squared_logarithmic_error)
+from .robust import Huber, LogCosh, huber, log_cosh
+from .similarity import CosineSimilarity, cosine_similarity
+
+_CLASSES = (Loss, LossFunctionWrapper, KLDivergence, Poisson, BinaryCrossentropy,
+            BinaryFocalCrossentropy, CategoricalCrossentropy, CategoricalFocalCrossentropy,
+            SparseCategoricalCrossentropy, MeanSquaredError, MeanAbsoluteError,
+            MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity,
+            LogCosh, Huber, Hinge, SquaredHinge, CategoricalHinge)
+_FUNCTIONS = (kl_divergence, poisson, binary_crossentropy, binary_focal_crossentropy,
+              categorical_crossentropy, categorical_focal_crossentropy,
+              sparse_categorical_crossentropy, mean_squared_error, mean_absolute_error,
+              mean_absolute_percentage_error, mean_squared_logarithmic_error,
+              cosine_similarity, log_cosh, huber, hinge, squared_hinge, categorical_hinge)
+
+# Keras's short and upper-case aliases, and names older Keras versions wrote.
+bce = BCE = binary_crossentropy
+kld = KLD = kullback_leibler_divergence = kl_divergence
+mae = MAE = mean_absolute_error
+mse = MSE = mean_squared_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+logcosh = log_cosh
+
+ALL_OBJECTS: dict[str, Any] = {obj.__name__: obj for obj in _CLASSES + _FUNCTIONS}
+ALL_OBJECTS.update({
+    "bce": binary_crossentropy, "BCE": binary_crossentropy,
+    "kld": kl_divergence, "KLD": kl_divergence,
+    "kullback_leibler_divergence": kl_divergence,
+    "mae": mean_absolute_error, "MAE": mean_absolute_error,
+    "mse": mean_squared_error, "MSE": mean_squared_error,
+    "mape": mean_absolute_percentage_error, "MAPE": mean_absolute_percentage_error,
+    "msle": mean_squared_logarithmic_error, "MSLE": mean_squared_logarithmic_error,
+    "logcosh": log_cosh, "huber_loss": huber,
+})
+
+
+def _plural(exc: Exception) -> Exception:
+    # The shared lookup helpers pluralize the kind by adding "s" ("losss"); say "losses".
+    return type(exc)(str(exc).replace("losss", "losses"))
+
+
+def serialize(loss) -> str | dict:
+    """A built-in function as its name; a ``Loss`` as ``{"module": "keras.losses",
+    "class_name", "config", "registered_name"}``."""
+    return serialize_keras_object(loss)
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Loss | Callable:
+    """The loss a name or a config dict stands for (a class name with its config gives an
+    instance; a function name gives the function)."""
+    try:
+        return deserialize_from("loss", config, ALL_OBJECTS, custom_objects)
+    except (UnknownObjectError, TypeError) as exc:
+        if "losss" not in str(exc):
+            raise
+        raise _plural(exc) from None
+
+
+def get(identifier) -> Loss | Callable | None:
+    """A loss from None (returned as None), a name, a config dict, an instance, a ``Loss``
+    class (instantiated with its defaults) or any callable ``(y_true, y_pred)``."""
+    if identifier is None:
+        return None
+    try:
+        return get_from("loss", identifier, ALL_OBJECTS)
+    except (UnknownObjectError, TypeError) as exc:
+        if "losss" not in str(exc):
+            raise
+        raise _plural(exc) from None
+
+
+__all__ = ["get", "serialize", "deserialize", "ALL_OBJECTS", "reduce_weighted_values",
+           "squeeze_or_expand_to_same_rank", *(obj.__name__ for obj in _CLASSES + _FUNCTIONS),
+           "bce", "BCE", "kld", "KLD", "kullback_leibler_divergence", "mae", "MAE", "mse",
+           "MSE", "mape", "MAPE", "msle", "MSLE", "logcosh"]

@@ -1,0 +1,123 @@
+"""Shape and weighting helpers shared by the metrics (Keras 3's loss/metric utilities).
+
+``squeeze_or_expand_to_same_rank`` is how Keras lets labels of shape ``(batch,)`` meet
+predictions of shape ``(batch, 1)``; ``reduce_to_samplewise_values`` is how ``Mean`` and
+``Sum`` apply a ``sample_weight`` of rank 0, 1 or more to per-sample values.
+"""
+from __future__ import annotations
+
+from .. import ops
+from ..autograd.tensor import Tensor, TensorBase
+from ..backend import Backend
+from ..dtypes import floatx, is_float
+from ..errors import ShapeError, describe_shape
+from ..ops.op import broadcast_shapes
+
+
+def to_tensor(x, dtype=None, like=None):
+    """``x`` as a tensor; host data goes to ``like``'s backend (``like`` is a tensor, a
+    variable or a Backend) so that a metric's inputs meet its state on one device."""
+    if isinstance(x, TensorBase):
+        return x if dtype is None else ops.cast(x, dtype)
+    backend = like.backend if isinstance(like, Tensor) else like
+    if backend is not None and not isinstance(backend, Backend):
+        backend = None
+    if dtype is None and isinstance(x, (list, tuple)) and _has_float(x):
+        dtype = floatx()      # [0, 0.5] is float data (convert_to_tensor reads only x[0])
+    return ops.convert_to_tensor(x, dtype=dtype, backend=backend)
+
+
+def _has_float(data) -> bool:
+    return any(_has_float(v) if isinstance(v, (list, tuple)) else isinstance(v, float)
+               for v in data)
+
+
+def float_tensor(x, like=None):
+    """``x`` as a tensor, integers and bools cast to ``floatx()`` (predictions, errors)."""
+    x = to_tensor(x, like=like)
+    return x if is_float(x.dtype) else ops.cast(x, floatx())
+
+
+def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
+    """Make two tensors whose ranks differ by one (the larger ending in a 1) the same rank.
+
+    A rank-1 partner is expanded to ``(batch, 1)`` when ``expand_rank_1``; otherwise the
+    trailing 1 of the larger one is squeezed away (Keras's rule, exactly).
+    """
+    r1, r2 = x1.ndim, x2.ndim
+    if r1 == r2 + 1 and x1.shape[-1] == 1:
+        if r2 == 1 and expand_rank_1:
+            x2 = ops.expand_dims(x2, -1)
+        else:
+            x1 = ops.squeeze(x1, -1)
+    elif r2 == r1 + 1 and x2.shape[-1] == 1:
+        if r1 == 1 and expand_rank_1:
+            x1 = ops.expand_dims(x1, -1)
+        else:
+            x2 = ops.squeeze(x2, -1)
+    return x1, x2
+
+
+def divide_no_nan(x, y):
+    """``x / y`` with 0 where ``y`` is 0 (Keras's ``ops.divide_no_nan``), without ever
+    dividing by zero (no inf/nan warnings from the backend)."""
+    zero = ops.equal(y, 0)
+    quotient = ops.divide(x, ops.where(zero, ops.ones_like(y), y))
+    return ops.where(zero, ops.zeros_like(quotient), quotient)
+
+
+def reduce_to_samplewise_values(owner: str, values, sample_weight, reduce_fn, dtype: str):
+    """Per-sample values (rank <= 1) and the matching per-sample weights.
+
+    ``values`` is reduced with ``reduce_fn`` over the axes ``sample_weight`` lacks, then
+    weighted; weights of rank > 1 are reduced the same way, so ``sum(values) / sum(weights)``
+    is the weighted mean over every weighted element. ``owner`` names the metric in errors.
+    """
+    values = ops.cast(to_tensor(values), dtype)
+    if sample_weight is not None:
+        sample_weight = to_tensor(sample_weight, dtype=dtype, like=values)
+        values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
+        weight_ndim, values_ndim = sample_weight.ndim, values.ndim
+        if values_ndim > weight_ndim:
+            values = reduce_fn(values, axis=tuple(range(weight_ndim, values_ndim)))
+        try:
+            shape = broadcast_shapes(owner, values.shape, sample_weight.shape)
+        except ShapeError:
+            shape = None
+        if shape != tuple(values.shape):
+            raise ShapeError(f"{owner}: argument 'sample_weight' of shape "
+                             f"{describe_shape(sample_weight.shape)} does not broadcast to "
+                             f"the per-sample values of shape {describe_shape(values.shape)}")
+        sample_weight = ops.broadcast_to(sample_weight, values.shape)
+        values = ops.multiply(values, sample_weight)
+        if weight_ndim > 1:
+            sample_weight = reduce_fn(sample_weight, axis=tuple(range(1, weight_ndim)))
+    if values.ndim > 1:
+        values = reduce_fn(values, axis=tuple(range(1, values.ndim)))
+    return values, sample_weight
+
+
+def as_pair(y_true, y_pred, true_dtype_from_pred: bool = True):
+    """``(y_true, y_pred)`` as tensors on one backend; ``y_true`` takes ``y_pred``'s dtype
+    unless ``true_dtype_from_pred`` is False (labels that stay integer)."""
+    y_pred = to_tensor(y_pred, like=y_true)
+    y_true = to_tensor(y_true, dtype=y_pred.dtype if true_dtype_from_pred else None,
+                       like=y_pred)
+    return y_true, y_pred
+
+
+def check_positive_int(owner: str, arg: str, value) -> int:
+    """``value`` as an int >= 1, or a ValueError naming ``owner`` and ``arg``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{owner}: argument '{arg}' must be a positive integer; received "
+                         f"{value!r}")
+    return value
+
+
+def check_matching(owner: str, expected: str, a, b, true_shape, pred_shape) -> None:
+    """A ShapeError unless tensors ``a`` and ``b`` (labels and predictions after argmax or
+    squeezing) have one shape; the message gives the shapes the user passed."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise ShapeError(f"{owner}: expected {expected}; received y_true of shape "
+                         f"{describe_shape(true_shape)} and y_pred of shape "
+                         f"{describe_shape(pred_shape)}")

@@ -1,0 +1,117 @@
+"""Regression metrics: the weighted mean of a per-sample error, and its square root.
+
+The per-sample functions are Keras's loss functions (``keras.metrics.mean_squared_error``
+is ``keras.losses.mean_squared_error``): each averages over the last axis. Any other loss
+function ``fn(y_true, y_pred)`` becomes a metric with ``MeanMetricWrapper(fn)``.
+"""
+from __future__ import annotations
+
+from .. import ops
+from ..backend import epsilon
+from ..saving.object_registration import register_builtin
+from .metrics_utils import as_pair, float_tensor, squeeze_or_expand_to_same_rank
+from .reduction_metrics import Mean, MeanMetricWrapper
+
+
+def _float_pair(y_true, y_pred):
+    y_pred = float_tensor(y_pred, like=y_true)
+    return squeeze_or_expand_to_same_rank(*as_pair(y_true, y_pred))
+
+
+@register_builtin
+def mean_squared_error(y_true, y_pred):
+    """``mean((y_true - y_pred) ** 2, axis=-1)``."""
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    return ops.mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
+
+
+@register_builtin
+def mean_absolute_error(y_true, y_pred):
+    """``mean(abs(y_true - y_pred), axis=-1)``."""
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    return ops.mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
+
+
+@register_builtin
+def mean_absolute_percentage_error(y_true, y_pred):
+    """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), eps)), axis=-1)``."""
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    scale = ops.maximum(ops.abs(y_true), epsilon())
+    return ops.multiply(100.0, ops.mean(
+        ops.abs(ops.divide(ops.subtract(y_true, y_pred), scale)), axis=-1))
+
+
+@register_builtin
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``."""
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    first = ops.log(ops.add(ops.maximum(y_pred, epsilon()), 1.0))
+    second = ops.log(ops.add(ops.maximum(y_true, epsilon()), 1.0))
+    return ops.mean(ops.square(ops.subtract(first, second)), axis=-1)
+
+
+class _ErrorMetric(MeanMetricWrapper):
+    """A fixed-function wrapper, minimized; its config is just ``name`` and ``dtype``."""
+
+    def __init__(self, fn, name, dtype):
+        super().__init__(fn=fn, name=name, dtype=dtype)
+        self._direction = "down"
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None):
+        return cls(**config)
+
+
+@register_builtin
+class MeanSquaredError(_ErrorMetric):
+    """The weighted mean of ``mean_squared_error``."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype=None):
+        super().__init__(mean_squared_error, name, dtype)
+
+
+@register_builtin
+class MeanAbsoluteError(_ErrorMetric):
+    """The weighted mean of ``mean_absolute_error``."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype=None):
+        super().__init__(mean_absolute_error, name, dtype)
+
+
+@register_builtin
+class MeanAbsolutePercentageError(_ErrorMetric):
+    """The weighted mean of ``mean_absolute_percentage_error`` (in percent)."""
+
+    def __init__(self, name: str = "mean_absolute_percentage_error", dtype=None):
+        super().__init__(mean_absolute_percentage_error, name, dtype)
+
+
+@register_builtin
+class MeanSquaredLogarithmicError(_ErrorMetric):
+    """The weighted mean of ``mean_squared_logarithmic_error``."""
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype=None):
+        super().__init__(mean_squared_logarithmic_error, name, dtype)
+
+
+@register_builtin
+class RootMeanSquaredError(Mean):
+    """``sqrt`` of the weighted mean squared error over every element seen (not the mean
+    of per-batch roots)."""
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self._direction = "down"
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        y_true, y_pred = as_pair(y_true, ops.cast(float_tensor(y_pred, like=y_true),
+                                                   self.dtype))
+        y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+        super().update_state(ops.square(ops.subtract(y_pred, y_true)),
+                             sample_weight=sample_weight)
+
+    def result(self):
+        return ops.sqrt(super().result())

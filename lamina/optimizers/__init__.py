@@ -1,0 +1,71 @@
+"""Optimizers (Keras 3's ``keras.optimizers``) and their learning-rate schedules.
+
+``get`` turns what a user writes -- ``compile(optimizer="adam")``, a config dict read from
+a file, an instance -- into an optimizer; ``serialize``/``deserialize`` are its config
+round trip, in Keras's file format.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..saving.object_registration import serialize_keras_object
+from ..utils.object_lookup import deserialize_from, lookup_name
+from . import schedules
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .lion import Lion
+from .nadam import Nadam
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
+
+# Keras looks names up case-insensitively: "adam", "Adam", "RMSprop", "rmsprop", ...
+ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
+ALL_OBJECTS.update({cls.__name__.lower(): cls for cls in _CLASSES})
+
+
+def _canonical(name: str) -> str:
+    return name.lower() if name.lower() in ALL_OBJECTS else name
+
+
+def serialize(optimizer: Optimizer) -> dict:
+    """``{"module": "keras.optimizers", "class_name", "config", "registered_name"}``."""
+    return serialize_keras_object(optimizer)
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Optimizer:
+    """An optimizer from its config dict (a name gives a new one with default arguments)."""
+    if isinstance(config, str):
+        config = {"class_name": config, "config": {}}
+    if isinstance(config, dict) and isinstance(config.get("class_name"), str):
+        config = {**config, "class_name": _canonical(config["class_name"])}
+    return deserialize_from("optimizer", config, ALL_OBJECTS, custom_objects)
+
+
+def get(identifier) -> Optimizer | None:
+    """An optimizer from None (returned as None), a name such as "adam", a config dict or
+    an instance (returned as is)."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        obj = lookup_name("optimizer", _canonical(identifier), ALL_OBJECTS)
+        obj = obj() if isinstance(obj, type) else obj
+    elif isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    else:
+        obj = identifier
+    if isinstance(obj, Optimizer):
+        return obj
+    raise ValueError(f"optimizers.get: could not interpret optimizer identifier "
+                     f"{identifier!r} (argument 'identifier'); expected None, one of "
+                     f"{sorted(cls.__name__.lower() for cls in _CLASSES)}, a config dict "
+                     f"or an Optimizer instance")
+
+
+__all__ = ["Optimizer", "get", "serialize", "deserialize", "schedules", "ALL_OBJECTS",
+           *(cls.__name__ for cls in _CLASSES)]

@@ -1,0 +1,57 @@
+"""Adamax, Adam's infinity-norm variant (Kingma & Ba, section 7.1), as Keras 3 writes it.
+
+With ``t = iterations + 1``: ``m += (g - m)(1 - beta_1)``, ``u = max(beta_2 * u, |g|)``
+and ``w -= lr * m / ((1 - beta_1^t)(u + epsilon))``.
+"""
+from __future__ import annotations
+
+from .. import ops
+from ..saving.object_registration import register_builtin
+from .arguments import check_number, check_range
+from .optimizer import Optimizer
+
+
+@register_builtin
+class Adamax(Optimizer):
+    """Adamax; slots ``<var>_momentum`` and ``<var>_norm`` per variable (interleaved)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None, name="adamax",
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, name=name,
+                         **kwargs)
+        self.beta_1 = check_range("Adamax", "beta_1", beta_1, 0.0, 1.0, high_inclusive=False)
+        self.beta_2 = check_range("Adamax", "beta_2", beta_2, 0.0, 1.0)
+        self.epsilon = check_number("Adamax", "epsilon", epsilon, non_negative=True)
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._m, self._u = self.add_optimizer_variables(var_list, ["momentum", "norm"])
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dtype = variable.dtype
+        lr = ops.cast(learning_rate, dtype)
+        beta_1_power = self._per_step(("beta_1_power", dtype), lambda: ops.power(
+            self.beta_1, ops.cast(ops.add(self.iterations, 1), dtype)))
+        index = self._get_variable_index(variable)
+        m, u = self._m[index], self._u[index]
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1.0 - self.beta_1))
+        self.assign(u, ops.maximum(ops.multiply(self.beta_2, u), ops.abs(gradient)))
+        self.assign_sub(variable, ops.divide(
+            ops.multiply(lr, m),
+            ops.multiply(ops.subtract(1.0, beta_1_power), ops.add(u, self.epsilon))))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon})
+        return config

@@ -1,0 +1,50 @@
+"""Lion (Chen et al., https://arxiv.org/abs/2302.06675), as Keras 3 writes it:
+``w -= lr * sign(beta_1 * m + (1 - beta_1) * g)``, then ``m = beta_2 * m + (1 - beta_2) * g``.
+"""
+from __future__ import annotations
+
+from .. import ops
+from ..saving.object_registration import register_builtin
+from .arguments import check_range
+from .optimizer import Optimizer
+
+
+@register_builtin
+class Lion(Optimizer):
+    """Lion; one slot ``<var>_momentum`` per variable."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name="lion", **kwargs):
+        super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
+                         clipnorm=clipnorm, clipvalue=clipvalue,
+                         global_clipnorm=global_clipnorm, use_ema=use_ema,
+                         ema_momentum=ema_momentum,
+                         ema_overwrite_frequency=ema_overwrite_frequency,
+                         loss_scale_factor=loss_scale_factor,
+                         gradient_accumulation_steps=gradient_accumulation_steps, name=name,
+                         **kwargs)
+        # Keras: beta_1 = 0 would make Lion plain SignSGD.
+        self.beta_1 = check_range("Lion", "beta_1", beta_1, 0.0, 1.0, low_inclusive=False)
+        self.beta_2 = check_range("Lion", "beta_2", beta_2, 0.0, 1.0)
+
+    def build(self, var_list) -> None:
+        if self.built:
+            return
+        super().build(var_list)
+        self._momentums = self.add_optimizer_variables(var_list, "momentum")
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        lr = ops.cast(learning_rate, variable.dtype)
+        m = self._momentums[self._get_variable_index(variable)]
+        direction = ops.sign(ops.add(ops.multiply(m, self.beta_1),
+                                     ops.multiply(gradient, 1.0 - self.beta_1)))
+        self.assign_sub(variable, ops.multiply(lr, direction))
+        self.assign(m, ops.add(ops.multiply(m, self.beta_2),
+                               ops.multiply(gradient, 1.0 - self.beta_2)))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"beta_1": self.beta_1, "beta_2": self.beta_2})
+        return config

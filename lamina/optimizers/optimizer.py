@@ -1,0 +1,199 @@
+"""The optimizer base class: it owns the training-step loop (Keras 3's
+``keras.optimizers.Optimizer``).
+
+A subclass gives two things: ``build(var_list)``, which creates its slot variables with
+``add_variable_from_reference``, and ``update_step(gradient, variable, learning_rate)``,
+which writes one variable's update with ops and ``self.assign``/``assign_add``/
+``assign_sub``. The base class does everything else on each ``apply``: drops None
+gradients, checks shapes, unscales, accumulates, clips, applies decoupled weight decay,
+runs the updates, the weight moving average and the constraints, and counts the step.
+
+>>> class PlainSGD(Optimizer):
+...     def __init__(self, learning_rate=0.01, **kwargs):
+...         super().__init__(learning_rate=learning_rate, **kwargs)
+...     def update_step(self, gradient, variable, learning_rate):
+...         lr = ops.cast(learning_rate, variable.dtype)
+...         self.assign_sub(variable, ops.multiply(gradient, lr))
+
+State lives in Variables updated in place: ``iterations`` (int64) and ``learning_rate``
+(floatx) are Variables that per-step math reads with ops, so a callback that sets
+``optimizer.learning_rate = 0.01`` changes the next step, compiled or not.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import ops
+from ..autograd.tape import no_grad
+from ..autograd.tensor import TensorBase
+from ..autograd.variable import Variable
+from ..dtypes import floatx
+from ..saving.object_registration import serialize_keras_object
+from . import schedules
+from .arguments import check_base_arguments, check_learning_rate, pop_legacy_arguments
+from .clipping import clip_gradients
+from .gradient_checks import prepare_gradients, resolve_variables
+from .moving_average import accumulate_gradients, update_moving_averages
+from .optimizer_state import OptimizerState
+from .schedules.learning_rate_schedule import LearningRateSchedule
+from .weight_decay import WeightDecay
+
+_BASE_CONFIG = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
+                "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
+                "gradient_accumulation_steps")
+
+
+def _is_schedule_or_callable(value) -> bool:
+    return isinstance(value, LearningRateSchedule) or (
+        callable(value) and not isinstance(value, TensorBase))
+
+
+class Optimizer(WeightDecay, OptimizerState):
+    """Base class of optimizers. See the module docstring for the subclass contract."""
+
+    _keras_module = "keras.optimizers"
+
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        owner = type(self).__name__
+        learning_rate = pop_legacy_arguments(owner, learning_rate, kwargs)
+        options = check_base_arguments(
+            owner, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps)
+        for key, value in options.items():
+            setattr(self, key, value)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"{owner}: argument 'name' must be a string; received {name!r}")
+        self.name = name or re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", owner).lower()
+        self._init_state()
+        self._update_gate = None              # set while gradient accumulation is running
+        self.exclude_from_weight_decay()
+        self._iterations = self._track(Variable(0, dtype="int64", trainable=False,
+                                                name="iteration"))
+        self._learning_rate = self._make_learning_rate(learning_rate)
+
+    def _make_learning_rate(self, learning_rate):
+        if _is_schedule_or_callable(learning_rate):
+            return learning_rate
+        value = check_learning_rate(type(self).__name__, learning_rate)
+        return self._track(Variable(value, dtype=floatx(), trainable=False,
+                                    name="learning_rate"))
+
+    # ------------------------------------------------------------------ step counter, rate
+    @property
+    def iterations(self):
+        """The number of optimizer steps taken (counting accumulated calls as one step)."""
+        if self.gradient_accumulation_steps:
+            return ops.floor_divide(self._iterations, self.gradient_accumulation_steps)
+        return self._iterations
+
+    @property
+    def learning_rate(self):
+        """The rate of the current step: the Variable, or the schedule's value (as ops)."""
+        rate = self._learning_rate
+        if isinstance(rate, LearningRateSchedule):
+            return rate(self._iterations)
+        if isinstance(rate, Variable):
+            return rate
+        return rate()
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        previous = self._learning_rate
+        if _is_schedule_or_callable(value):
+            self._learning_rate = value
+            if isinstance(previous, Variable):
+                self._untrack(previous)
+            return
+        if not isinstance(previous, Variable):
+            raise TypeError(f"{type(self).__name__}: the learning rate cannot be set to a "
+                            f"number: this optimizer's learning_rate is a "
+                            f"{type(previous).__name__} (a schedule or callable); received "
+                            f"{value!r}. Create it with a float learning_rate to set it.")
+        previous.assign(check_learning_rate(type(self).__name__, value))
+
+    lr = learning_rate     # Keras 2's name, still used by older callbacks and scripts
+
+    def _learning_rate_tensor(self):
+        rate = self.learning_rate
+        if not isinstance(rate, TensorBase):
+            rate = ops.convert_to_tensor(rate, backend=self._iterations.backend)
+        return rate
+
+    # ------------------------------------------------------------------ the loop
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        raise NotImplementedError(f"{type(self).__name__}: Optimizer subclasses must "
+                                  f"implement update_step(gradient, variable, learning_rate)")
+
+    def apply_gradients(self, grads_and_vars):
+        """Apply ``[(gradient, variable), ...]``; returns ``iterations`` (as tf.keras)."""
+        pairs = list(grads_and_vars)
+        if any(not isinstance(p, (tuple, list)) or len(p) != 2 for p in pairs):
+            raise TypeError(f"{type(self).__name__}.apply_gradients: argument "
+                            f"'grads_and_vars' must be a list of (gradient, variable) "
+                            f"pairs; received {pairs!r}")
+        if pairs:
+            self.apply([g for g, _ in pairs], [v for _, v in pairs])
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None) -> None:
+        """Update ``trainable_variables`` (default: those the optimizer was built with)
+        from ``grads``, one gradient per variable, in place."""
+        grads = list(grads)
+        if not grads:
+            return
+        variables = resolve_variables(self, grads, trainable_variables)
+        with no_grad():
+            grads, variables = prepare_gradients(type(self).__name__, grads, variables)
+            if self.loss_scale_factor is not None:
+                grads = [ops.divide(g, self.loss_scale_factor) for g in grads]
+            if self.gradient_accumulation_steps:
+                accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
+                                for v in variables]
+                self._update_gate, grads = accumulate_gradients(self, grads, accumulators)
+            try:
+                grads = clip_gradients(grads, self.clipnorm, self.clipvalue,
+                                       self.global_clipnorm)
+                learning_rate = self._learning_rate_tensor()
+                self._apply_weight_decay(variables, learning_rate)
+                self._backend_update_step(grads, variables, learning_rate)
+            finally:
+                self._update_gate, self._step_cache = None, {}
+            if self.use_ema:
+                update_moving_averages(self, self._trainable_variables,
+                                       self._model_variables_moving_average)
+            for variable in variables:
+                if variable.constraint is not None:
+                    variable.assign(variable.constraint(variable))
+            self._iterations.assign_add(1)
+
+    def _backend_update_step(self, grads, trainable_variables, learning_rate) -> None:
+        for grad, variable in zip(grads, trainable_variables):
+            self.update_step(grad, variable, learning_rate)
+
+    # ------------------------------------------------------------------ config
+    def get_config(self) -> dict:
+        rate = self._learning_rate
+        config = {"name": self.name,
+                  "learning_rate": (float(rate.numpy()) if isinstance(rate, Variable)
+                                    else serialize_keras_object(rate))}
+        config.update({key: getattr(self, key) for key in _BASE_CONFIG})
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> "Optimizer":
+        config = dict(config)
+        for key in ("jit_compile", "is_legacy_optimizer"):    # tf.keras 2.11+ files
+            config.pop(key, None)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"],
+                                                            custom_objects)
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r} built={self.built}>"

@@ -1,0 +1,36 @@
+"""Learning-rate schedules (Keras 3's ``keras.optimizers.schedules``).
+
+Pass one as an optimizer's ``learning_rate``; the optimizer evaluates it at
+``optimizer.iterations`` on every step. ``serialize``/``deserialize`` are the config
+round trip in Keras's file format.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...saving.object_registration import serialize_keras_object
+from ...utils.object_lookup import deserialize_from
+from .cosine_decay import CosineDecay, CosineDecayRestarts
+from .decay_schedules import (ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay,
+                              PolynomialDecay)
+from .learning_rate_schedule import LearningRateSchedule
+
+_CLASSES = (ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay,
+            CosineDecay, CosineDecayRestarts)
+
+ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
+
+
+def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
+    """``{"module": "keras.optimizers.schedules", "class_name", "config",
+    "registered_name"}``."""
+    return serialize_keras_object(learning_rate_schedule)
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Any:
+    """A schedule from its config dict."""
+    return deserialize_from("learning rate schedule", config, ALL_OBJECTS, custom_objects)
+
+
+__all__ = ["LearningRateSchedule", "serialize", "deserialize", "ALL_OBJECTS",
+           *(cls.__name__ for cls in _CLASSES)]
