@@ -25,11 +25,23 @@ def recording() -> bool:
 
 
 class _Record:
-    __slots__ = ("op", "ctx")
+    # ``versions``: (variable, version) for each Variable input when recorded, so that a
+    # variable changed in place before the backward pass is an error, not a wrong gradient.
+    __slots__ = ("op", "ctx", "versions")
 
-    def __init__(self, op, ctx):
+    def __init__(self, op, ctx, versions=()):
         self.op = op
         self.ctx = ctx
+        self.versions = versions
+
+    def check_versions(self) -> None:
+        for variable, version in self.versions:
+            if variable._version != version:
+                raise GradientError(
+                    f"GradientTape.gradient: variable '{variable.name}' was read by op "
+                    f"'{self.op.name}' and then changed in place (assign) before the "
+                    f"gradient was computed; compute gradients before updating variables "
+                    f"(e.g. call optimizer.apply_gradients after tape.gradient)")
 
 
 class GradientTape:
@@ -100,7 +112,9 @@ class GradientTape:
         for o in outputs:
             watched[id(o)] = o
         from ..ops.op import Context
-        self._records.append(_Record(op, Context(inputs, outputs, attrs, tuple(needs))))
+        versions = tuple((t, t._version) for t in inputs if isinstance(t, Variable))
+        self._records.append(_Record(op, Context(inputs, outputs, attrs, tuple(needs)),
+                                     versions))
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients: str = "none"):
@@ -140,6 +154,7 @@ class GradientTape:
                     continue
                 out_grads = [ops.zeros_like(o) if g is None else g
                              for o, g in zip(ctx.outputs, out_grads)]
+                record.check_versions()
                 in_grads = record.op.gradient(ctx, *out_grads)
                 if not isinstance(in_grads, (tuple, list)):
                     in_grads = (in_grads,)

@@ -20,7 +20,7 @@ class Variable(Tensor):
     array([2., 3.], dtype=float32)
     """
     __slots__ = ("trainable", "name", "path", "autocast", "aggregation", "synchronization",
-                 "regularizer", "constraint", "_uid")
+                 "regularizer", "constraint", "_uid", "_version")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
@@ -47,6 +47,7 @@ class Variable(Tensor):
         self.aggregation = aggregation
         self.synchronization = synchronization
         self._uid = next(_uid)
+        self._version = 0              # bumped by every in-place write (see GradientTape)
         self.name = name if name is not None else f"variable_{self._uid}"
         self.path = self.name          # "layer/sublayer/name" once a layer owns it
         self.regularizer = None        # set by Layer.add_weight
@@ -74,15 +75,18 @@ class Variable(Tensor):
 
     def assign(self, value) -> "Variable":
         self.backend.copy_(self.data, self._coerce(value, "assign"))
+        self._version += 1
         return self
 
     def assign_add(self, delta) -> "Variable":
         self.backend.binary("add", self.data, self._coerce(delta, "assign_add"), out=self.data)
+        self._version += 1
         return self
 
     def assign_sub(self, delta) -> "Variable":
         self.backend.binary("subtract", self.data, self._coerce(delta, "assign_sub"),
                             out=self.data)
+        self._version += 1
         return self
 
     def __repr__(self) -> str:

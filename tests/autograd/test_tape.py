@@ -156,3 +156,16 @@ def test_integer_inputs_get_no_gradient(backend):
         tape.watch([x])
         y = ops.sum(x * ops.cast(i, "float64"))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.0, 2.0])
+
+
+def test_a_variable_changed_in_place_before_the_gradient_is_an_error():
+    import lamina
+    from lamina import ops
+    w = lamina.Variable([1.0, 2.0], name="w_inplace")
+    with lamina.GradientTape() as tape:
+        loss = ops.sum(ops.square(w))
+        w.assign([0.5, 0.5])
+    with pytest.raises(lamina.errors.GradientError,
+                       match=r"variable 'w_inplace' was read by op 'square' and then "
+                             r"changed in place"):
+        tape.gradient(loss, w)
