@@ -9,14 +9,13 @@ from . import ops
 from . import graph, random, tree
 from .ops import stop_gradient
 from . import activations, constraints, initializers, regularizers, saving, utils
-from . import datasets, layers, losses, metrics, models, optimizers
+from . import callbacks, datasets, layers, losses, metrics, models, optimizers
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
 
 __version__ = "0.1.0"
 
 __all__ = ["backend", "ops", "random", "tree", "activations", "constraints", "initializers",
-           "regularizers", "saving", "utils", "layers", "models", "datasets", "losses", "metrics",
-           "optimizers", "Tensor",
-           "Variable", "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec",
-           "Layer", "Model", "Sequential", "Functional", "__version__"]
+           "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
+           "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
+           "Sequential", "Functional", "__version__"]

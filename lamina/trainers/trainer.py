@@ -149,17 +149,17 @@ class Trainer:
 
     # The seam: loops call these once per batch (graph mode returns compiled steps).
     def make_train_function(self, force: bool = False):
-        if self.train_function is None or force:
+        if getattr(self, "train_function", None) is None or force:
             self.train_function = self.train_step
         return self.train_function
 
     def make_test_function(self, force: bool = False):
-        if self.test_function is None or force:
+        if getattr(self, "test_function", None) is None or force:
             self.test_function = self.test_step
         return self.test_function
 
     def make_predict_function(self, force: bool = False):
-        if self.predict_function is None or force:
+        if getattr(self, "predict_function", None) is None or force:
             self.predict_function = self.predict_step
         return self.predict_function
 

@@ -1,0 +1,112 @@
+"""``ReduceLROnPlateau``: lower the learning rate when a metric stops improving (Keras 3)."""
+from __future__ import annotations
+
+import warnings
+
+from .. import ops
+from ..saving.object_registration import register_builtin
+from .monitor_callback import MonitorCallback, check_non_negative_int, check_number
+
+
+def read_learning_rate(owner: str, model) -> float:
+    """The optimizer's current learning rate as a Python float."""
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None or not hasattr(optimizer, "learning_rate"):
+        raise ValueError(f'{owner}: the model\'s optimizer must have a "learning_rate" '
+                         f"attribute; received optimizer {optimizer!r}. Compile the model "
+                         f"before fit().")
+    return float(optimizer.learning_rate)
+
+
+@register_builtin
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiply the learning rate by ``factor`` (down to ``min_lr``) after ``patience``
+    epochs in which ``monitor`` did not improve by more than ``min_delta``; then wait
+    ``cooldown`` epochs before counting again. Adds ``logs["learning_rate"]`` (the rate
+    the epoch trained with) to every epoch's logs.
+
+    >>> reduce_lr = ReduceLROnPlateau(monitor="val_loss", factor=0.2, patience=5,
+    ...                               min_lr=0.001)
+    """
+
+    _keras_module = "keras.callbacks"
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0.0, **kwargs):
+        if "epsilon" in kwargs:                    # Keras 2's name for min_delta
+            warnings.warn("ReduceLROnPlateau: argument 'epsilon' is deprecated, use "
+                          "'min_delta' instead.", stacklevel=2)
+            min_delta = kwargs.pop("epsilon")
+        if kwargs:
+            raise TypeError(f"ReduceLROnPlateau: unrecognized keyword argument(s) "
+                            f"{sorted(kwargs)}")
+        super().__init__(monitor, mode, min_delta=min_delta)
+        check_number("ReduceLROnPlateau", "factor", factor)
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. "
+                             f"Received factor={factor}")
+        self.factor = factor
+        self.min_lr = check_number("ReduceLROnPlateau", "min_lr", min_lr)
+        self.patience = check_non_negative_int("ReduceLROnPlateau", "patience", patience)
+        self.cooldown = check_non_negative_int("ReduceLROnPlateau", "cooldown", cooldown)
+        self.verbose = verbose
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _reset(self) -> None:
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        logs = logs if logs is not None else {}
+        logs["learning_rate"] = read_learning_rate("ReduceLROnPlateau", self.model)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Learning rate reduction is conditioned on metric "
+                          f"`{self.monitor}` which is not available. Available metrics "
+                          f"are: {','.join(logs)}.", stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                self._reduce(epoch)
+
+    def _reduce(self, epoch: int) -> None:
+        optimizer = self.model.optimizer
+        old_lr = float(optimizer.learning_rate)
+        # Compare with min_lr as the optimizer stores it (float32 rounding), so a rate
+        # already at min_lr is never "reduced" to it again.
+        stored_min_lr = float(ops.convert_to_tensor(self.min_lr,
+                                                    dtype=optimizer.learning_rate.dtype))
+        if old_lr <= stored_min_lr:
+            return
+        new_lr = max(old_lr * self.factor, self.min_lr)
+        optimizer.learning_rate = new_lr
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
+                  f"{new_lr}.", flush=True)
+        self.cooldown_counter = self.cooldown
+        self.wait = 0
+
+    def get_config(self) -> dict:
+        return {"monitor": self.monitor, "factor": self.factor, "patience": self.patience,
+                "verbose": self.verbose, "mode": self.mode, "min_delta": self.min_delta,
+                "cooldown": self.cooldown, "min_lr": self.min_lr}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "ReduceLROnPlateau":
+        return cls(**config)

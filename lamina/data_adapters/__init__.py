@@ -1,0 +1,52 @@
+"""Turning what users pass to fit/evaluate/predict into epochs of host batches.
+
+This is an I/O edge: batches stay host numpy arrays until the step converts them to the
+active backend, one batch at a time.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .array_adapter import ArrayDataAdapter, split_validation, to_host
+from .output_buffer import OutputBuffer
+from .generator_adapter import GeneratorDataAdapter, PyDatasetAdapter, unpack_x_y_sample_weight
+
+
+def _is_array_like(x) -> bool:
+    from .. import tree
+    leaves = tree.flatten(x)
+    return bool(leaves) and all(hasattr(a, "shape") or hasattr(a, "__array__") or
+                                isinstance(a, (list, float, int)) for a in leaves)
+
+
+def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=False,
+                 class_weight=None, what: str = "fit"):
+    """The adapter for ``x``: arrays, a PyDataset, or an iterable / generator of batches."""
+    from ..utils.py_dataset import PyDataset
+    if isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
+                                    and hasattr(x, "on_epoch_end")):
+        _no_extras(what, "a PyDataset", y, sample_weight, batch_size)
+        return PyDatasetAdapter(x, steps=steps, shuffle=bool(shuffle) and
+                                getattr(x, "shuffle", False), what=what)
+    if inspect.isgenerator(x) or (hasattr(x, "__iter__") and hasattr(x, "__next__")) or \
+            (hasattr(x, "__iter__") and not hasattr(x, "shape") and
+             not isinstance(x, (list, tuple, dict))):
+        _no_extras(what, "a generator or iterable of batches", y, sample_weight, batch_size)
+        return GeneratorDataAdapter(x, steps=steps, what=what)
+    if x is None:
+        raise ValueError(f"{what}: argument 'x' is required; received None")
+    return ArrayDataAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
+                            steps=steps, class_weight=class_weight, what=what)
+
+
+def _no_extras(what, kind, y, sample_weight, batch_size):
+    for name, value in (("y", y), ("sample_weight", sample_weight),
+                        ("batch_size", batch_size)):
+        if value is not None:
+            raise ValueError(f"{what}: argument '{name}' must not be given when x is {kind} "
+                             f"(its batches carry their own targets and size); received "
+                             f"{name}={type(value).__name__}")
+
+
+__all__ = ["ArrayDataAdapter", "GeneratorDataAdapter", "OutputBuffer", "PyDatasetAdapter", "make_adapter",
+           "split_validation", "to_host", "unpack_x_y_sample_weight"]
