@@ -5,7 +5,20 @@ from .functional import Functional
 from .model import Model
 from .sequential import Sequential
 
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """A model saved with ``model.save`` (see ``lamina.saving.load_model``)."""
+    from ..saving import load_model as load
+    return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A model (fresh weights) from ``model.to_json()``."""
+    from ..saving import model_from_json as from_json
+    return from_json(json_string, custom_objects=custom_objects)
+
 for _cls in (Model, Functional, Sequential):
     register_builtin(_cls)
 
-__all__ = ["Model", "Sequential", "Functional", "clone_model"]
+__all__ = ["Model", "Sequential", "Functional", "clone_model", "load_model",
+           "model_from_json"]

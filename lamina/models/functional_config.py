@@ -56,8 +56,8 @@ def functional_config(model) -> dict:
         layers.append(entry)
 
     def refs(structure):
-        if isinstance(structure, SymbolicTensor):
-            return [_tensor_ref(model, structure)]
+        if isinstance(structure, SymbolicTensor):      # one tensor: one triple (Keras 3)
+            return _tensor_ref(model, structure)
         return tree.map_structure(lambda t: _tensor_ref(model, t), structure)
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
             "input_layers": refs(model._input_structure),

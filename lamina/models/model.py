@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from ..layers.layer import Layer
+from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
 
 
@@ -14,7 +15,7 @@ def _functional_arguments(args, kwargs) -> bool:
         "inputs" in kwargs and "outputs" in kwargs)
 
 
-class Model(Trainer, Layer):
+class Model(SavingMixin, Trainer, Layer):
     """Groups layers into an object with training and inference features."""
 
     _keras_module = "keras"

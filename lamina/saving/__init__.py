@@ -1,10 +1,24 @@
-"""Serialization: the registry of names (``register_keras_serializable``, custom object
-scopes) and Keras-style ``serialize_keras_object`` / ``deserialize_keras_object``."""
+"""Serialization and model files.
+
+- The registry of names (``register_keras_serializable``, custom object scopes) and
+  Keras-style ``serialize_keras_object`` / ``deserialize_keras_object``.
+- Keras 3's files: ``save_model`` / ``load_model`` (``.keras``), ``save_weights`` /
+  ``load_weights`` (``.weights.h5``), written atomically and read all-or-nothing.
+"""
+from .errors import (CorruptFileError, FileFormatError, LegacyFormatError,
+                     SavedFileExistsError, SavedFileNotFoundError, SavingError,
+                     WeightMismatchError)
+from .model_methods import SavingMixin
 from .object_registration import (CustomObjectScope, UnknownObjectError, custom_object_scope,
                                   deserialize_keras_object, get_custom_objects,
                                   get_registered_name, get_registered_object,
                                   register_keras_serializable, serialize_keras_object)
+from .saving_api import load_model, load_weights, model_from_json, save_model, save_weights
 
 __all__ = ["CustomObjectScope", "UnknownObjectError", "custom_object_scope",
            "deserialize_keras_object", "get_custom_objects", "get_registered_name",
-           "get_registered_object", "register_keras_serializable", "serialize_keras_object"]
+           "get_registered_object", "register_keras_serializable", "serialize_keras_object",
+           "save_model", "load_model", "save_weights", "load_weights", "model_from_json",
+           "SavingMixin", "SavingError", "FileFormatError", "LegacyFormatError",
+           "CorruptFileError", "WeightMismatchError", "SavedFileNotFoundError",
+           "SavedFileExistsError"]

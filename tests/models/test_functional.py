@@ -116,7 +116,7 @@ def test_config_round_trip_json_and_same_outputs():
     y = layers.Dense(2, name="y")(h)
     model = lamina.Model(x, [y, h], name="m")
     config = json.loads(json.dumps(model.get_config()))
-    assert config["input_layers"] == [["x", 0, 0]]
+    assert config["input_layers"] == ["x", 0, 0]
     assert config["output_layers"] == [["y", 0, 0], ["d", 0, 0]]
     entry = config["layers"][2]
     assert entry["inbound_nodes"][0]["args"][0]["config"]["keras_history"] == ["d", 0, 0]

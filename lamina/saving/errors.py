@@ -1,0 +1,41 @@
+"""Typed errors of the saving code. Each message names the file, and for weights the
+layer, the weight and the expected and found shapes."""
+from __future__ import annotations
+
+from ..errors import LaminaError
+
+
+class SavingError(LaminaError, ValueError):
+    """A model file cannot be written or read as asked."""
+
+
+class FileFormatError(SavingError):
+    """The path's extension names a format Lamina does not write or read there."""
+
+
+class LegacyFormatError(FileFormatError, NotImplementedError):
+    """A legacy Keras HDF5 (``.h5``/``.hdf5``) full-model or weights file: not yet supported."""
+
+
+class CorruptFileError(SavingError):
+    """The file exists but is empty, truncated or not the format its name says."""
+
+
+class WeightMismatchError(SavingError):
+    """The file's weights do not fit the model (count or shape)."""
+
+
+class SavedFileNotFoundError(LaminaError, FileNotFoundError):
+    """There is no file at the path given to a load function."""
+
+
+class SavedFileExistsError(LaminaError, FileExistsError):
+    """``overwrite=False`` and the target file already exists."""
+
+
+def legacy_error(filepath: str, what: str) -> LegacyFormatError:
+    return LegacyFormatError(
+        f"{what}: '{filepath}' is a legacy Keras HDF5 file (.h5/.hdf5), which Lamina does "
+        f"not read or write yet; use the Keras 3 formats instead: '.keras' for a whole "
+        f"model (model.save / load_model) or '.weights.h5' for weights only "
+        f"(model.save_weights / load_weights)")

@@ -1,0 +1,149 @@
+"""The Keras 3 ``.keras`` file: a ZIP (stored, not compressed) holding, in this order,
+``metadata.json``, ``config.json`` (the model's config in Keras 3's schema, with its
+``build_config`` and ``compile_config``) and ``model.weights.h5`` (see :mod:`.weights_h5`).
+With ``zipped=False`` the same three files go in a folder.
+
+Reading rebuilds the model from ``config.json`` through Lamina's registry and
+``custom_objects`` only (the ``module`` named in the file is never imported), compiles it
+from ``compile_config``, then loads every weight, the optimizer's state included.
+"""
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import warnings
+import zipfile
+
+import numpy as np
+
+from ..errors import LaminaError
+from .atomic import atomic_folder, atomic_path
+from .compile_config import compile_from_config, get_compile_config
+from .errors import CorruptFileError, SavingError
+from .object_registration import serialize_keras_object
+from .weights_h5 import assign_weights, read_weights, write_weights
+
+METADATA, CONFIG, WEIGHTS = "metadata.json", "config.json", "model.weights.h5"
+# The Keras release whose file format this writer follows (Keras ignores the value).
+KERAS_FORMAT_VERSION = "3.15.1"
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise SavingError(f"cannot write the model's config: {value!r} (a "
+                      f"{type(value).__name__}) is not JSON-serializable; get_config() must "
+                      f"return plain values (numbers, strings, lists, dicts)")
+
+
+def model_config(model) -> dict:
+    """The ``config.json`` content: the serialized model plus its compile_config."""
+    config = serialize_keras_object(model)
+    compile_config = get_compile_config(model)
+    if compile_config is not None:
+        config["compile_config"] = compile_config
+    return config
+
+
+def _entries(model, include_optimizer: bool) -> dict[str, bytes]:
+    """All three files in memory, before anything touches the disk."""
+    from .. import __version__
+    if not model.built:
+        warnings.warn(f"{model.name}: saving a model that is not built yet; it has no "
+                      f"weights to save. Call it on data or build(input_shape) first.",
+                      stacklevel=4)
+    metadata = {"keras_version": KERAS_FORMAT_VERSION, "lamina_version": __version__,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
+    config = json.dumps(model_config(model), default=_json_default)
+    weights = io.BytesIO()
+    optimizer = getattr(model, "optimizer", None)
+    skip = [optimizer] if optimizer is not None and not include_optimizer else []
+    write_weights(model, weights, objects_to_skip=skip)
+    return {METADATA: json.dumps(metadata).encode(), CONFIG: config.encode(),
+            WEIGHTS: weights.getvalue()}
+
+
+def write_archive(model, filepath: str, zipped: bool = True,
+                  include_optimizer: bool = True) -> None:
+    """Write ``model`` to ``filepath`` atomically: a ``.keras`` zip, or a folder."""
+    entries = _entries(model, include_optimizer)
+    if not zipped:
+        with atomic_folder(filepath, "save_model") as folder:
+            for name, data in entries.items():
+                with open(os.path.join(folder, name), "wb") as f:
+                    f.write(data)
+        return
+    with atomic_path(filepath, "save_model") as temporary:
+        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_STORED) as zf:
+            for name, data in entries.items():
+                zf.writestr(name, data)
+
+
+def read_entry(filepath: str, name: str) -> bytes:
+    """One file of a ``.keras`` zip or folder; a typed error if it is missing or damaged."""
+    try:
+        if os.path.isdir(filepath):
+            path = os.path.join(filepath, name)
+            if not os.path.isfile(path):
+                raise KeyError(name)
+            with open(path, "rb") as f:
+                return f.read()
+        with zipfile.ZipFile(filepath, "r") as zf:
+            if name == WEIGHTS and WEIGHTS not in zf.namelist() and \
+                    "model.weights.npz" in zf.namelist():
+                raise CorruptFileError(f"'{filepath}' stores its weights as "
+                                       f"model.weights.npz, which Lamina does not read; save "
+                                       f"it with Keras's default weights format (h5)")
+            return zf.read(name)              # reading it whole checks its CRC
+    except SavingError:
+        raise
+    except KeyError:
+        raise CorruptFileError(f"'{filepath}' is not a complete .keras model: it has no "
+                               f"'{name}'") from None
+    except Exception as exc:      # BadZipFile, EOFError, zlib.error, OSError, ...
+        raise CorruptFileError(f"cannot read '{filepath}': it is not a readable .keras zip "
+                               f"file ({type(exc).__name__}: {exc})") from None
+
+
+def read_config(filepath: str) -> dict:
+    try:
+        config = json.loads(read_entry(filepath, CONFIG).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptFileError(f"'{filepath}': config.json is not valid JSON ({exc})") \
+            from None
+    if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+        raise CorruptFileError(f"'{filepath}': config.json should be an object with a "
+                               f"'class_name'; found {str(config)[:80]!r}")
+    return config
+
+
+def read_archive(filepath: str, custom_objects: dict | None = None,
+                 compile: bool = True) -> object:
+    """The model stored in a ``.keras`` zip or folder, compiled if asked and possible."""
+    from ..layers import deserialize
+    config = read_config(filepath)
+    weights = read_entry(filepath, WEIGHTS)       # fail early on a damaged file
+    compile_config = config.pop("compile_config", None)
+    try:
+        model = deserialize(config, custom_objects)
+    except LaminaError:
+        raise
+    except Exception as exc:
+        raise SavingError(f"cannot rebuild the model saved in '{filepath}': "
+                          f"{type(exc).__name__}: {exc}") from exc
+    if compile and compile_config:
+        compile_from_config(model, compile_config, custom_objects)
+    assign_weights(read_weights(model, io.BytesIO(weights), filepath))
+    return model
+
+
+def load_weights_from_archive(model, filepath: str, skip_mismatch: bool = False,
+                              objects_to_skip=()) -> None:
+    weights = io.BytesIO(read_entry(filepath, WEIGHTS))
+    assign_weights(read_weights(model, weights, filepath, skip_mismatch, objects_to_skip))

@@ -1,0 +1,134 @@
+"""Which objects own which saved variables, and where: Keras 3's object-graph walk.
+
+Keras 3 does not key saved weights by layer names. It walks the model's attributes and
+gives every layer or optimizer it meets one group, ``<path>/vars``, holding that object's
+*own* variables as ``"0"``, ``"1"``, ... (trainable first, then non-trainable, in creation
+order). The walk, reproduced here so that Keras can read what Lamina writes and back:
+
+- A Sequential or functional model lists ``layers`` first (``model.layers``; Sequential's
+  leaves out its InputLayer). Then every attribute in ``sorted(dir(obj))`` order with
+  ``_private`` names last, except those a plain base object has too (a bare ``Layer``'s or
+  ``Optimizer``'s attributes), and except Lamina's internals that hold layers twice.
+- A layer or optimizer found in an attribute lives at ``<parent path>/<attribute>``.
+- A list, tuple, dict or set of them gives ``<attribute>/<snake_case class name>``,
+  ``_1``, ``_2``, ... in order (``layers/dense``, ``layers/dense_1``): never layer names.
+- An object is visited once, at the first path that reaches it.
+"""
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple
+
+_CONTAINERS = (list, tuple, dict, set)
+# Lamina internals that hold layers already listed under `layers` (or not saved by Keras).
+_LAMINA_SKIP = {"Sequential": {"_functional", "_stack"},
+                "Functional": {"operations", "_operations"}}
+_SKIPS: dict[str, frozenset] = {}
+
+
+class Saveable(NamedTuple):
+    """One object that owns a ``vars`` group, and the path of that group's parent."""
+    path: str
+    obj: object
+
+    @property
+    def group(self) -> str:
+        return f"{self.path}/vars" if self.path else "vars"
+
+    @property
+    def variables(self) -> list:
+        return own_variables(self.obj)
+
+
+def _kind(obj) -> str | None:
+    from ..layers.layer import Layer
+    from ..optimizers import Optimizer
+    if isinstance(obj, Layer):
+        from ..models.functional import Functional
+        from ..models.sequential import Sequential
+        if isinstance(obj, Sequential):
+            return "Sequential"
+        return "Functional" if isinstance(obj, Functional) else "Layer"
+    if isinstance(obj, Optimizer):
+        return "Optimizer"
+    return None
+
+
+def own_variables(obj) -> list:
+    """The variables stored in ``obj``'s own group, in Keras's order."""
+    if _kind(obj) == "Optimizer":
+        return list(obj.variables)
+    return list(obj._trainable_variables) + list(obj._non_trainable_variables)
+
+
+def _skip(kind: str) -> frozenset:
+    """Attributes not walked: those every object of this base class has (Keras's rule)."""
+    if kind not in _SKIPS:
+        if kind == "Optimizer":
+            from ..optimizers import Optimizer
+            names = set(dir(Optimizer(1.0))) - {"variables"}
+        else:
+            from ..layers.layer import Layer
+            names = set(dir(Layer(name="saving_reference")))
+        _SKIPS[kind] = frozenset(names | _LAMINA_SKIP.get(kind, set()))
+    return _SKIPS[kind]
+
+
+def _private_last(name: str) -> str:
+    return "~" + name if name.startswith("_") else name
+
+
+def _children(obj, kind: str) -> Iterator[tuple[str, object]]:
+    if kind in ("Sequential", "Functional"):
+        yield "layers", obj.layers
+    skip = _skip(kind)
+    for attribute in sorted(dir(obj), key=_private_last):
+        if attribute.startswith("__") or attribute in skip:
+            continue
+        try:
+            child = getattr(obj, attribute)
+        except Exception:       # a property that cannot be computed holds nothing to save
+            continue
+        yield attribute, child
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}/{name}" if path else name
+
+
+def saveables(model, objects_to_skip=()) -> list[Saveable]:
+    """Every layer and optimizer reachable from ``model``, with its path, in Keras's order.
+
+    ``objects_to_skip`` are neither listed nor walked into (Keras's argument of that name).
+    """
+    from ..layers.naming import to_snake_case
+    found: list[Saveable] = []
+    visited = {id(obj) for obj in objects_to_skip}
+
+    def visit(obj, path: str) -> None:
+        if id(obj) in visited:
+            return
+        kind = _kind(obj)
+        found.append(Saveable(path, obj))
+        visited.add(id(obj))
+        for attribute, child in _children(obj, kind):
+            if _kind(child) is not None:
+                visit(child, _join(path, attribute))
+            elif isinstance(child, _CONTAINERS):
+                visit_container(child, _join(path, attribute))
+
+    def visit_container(container, path: str) -> None:
+        used: dict[str, int] = {}
+        items = container.values() if isinstance(container, dict) else container
+        for item in list(items):
+            if _kind(item) is None:
+                continue
+            name = to_snake_case(type(item).__name__)
+            if name in used:
+                used[name] += 1
+                name = f"{name}_{used[name]}"
+            else:
+                used[name] = 0
+            visit(item, _join(path, name))
+
+    visit(model, "")
+    return found

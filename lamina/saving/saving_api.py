@@ -1,0 +1,181 @@
+"""``save_model`` / ``load_model`` / ``save_weights`` / ``load_weights``: Keras 3's entry
+points, dispatching on the file name as Keras 3 does (``.keras`` for whole models,
+``.weights.h5`` for weights). Every file is written atomically (see :mod:`.atomic`)."""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+import zipfile
+
+from .atomic import atomic_path
+from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
+                     SavedFileNotFoundError, SavingError, legacy_error)
+
+_LEGACY = (".h5", ".hdf5")
+
+
+def _path(filepath, what: str) -> str:
+    try:
+        return os.fspath(filepath)
+    except TypeError:
+        raise TypeError(f"{what}: argument 'filepath' must be a str or os.PathLike; received "
+                        f"{filepath!r} of type {type(filepath).__name__}") from None
+
+
+def _check_flag(what: str, name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what}: argument '{name}' must be True or False; received {value!r}")
+
+
+def _check_overwrite(filepath: str, overwrite: bool, what: str) -> None:
+    _check_flag(what, "overwrite", overwrite)
+    if not overwrite and os.path.lexists(filepath):
+        raise SavedFileExistsError(f"{what}: '{filepath}' already exists and overwrite=False;"
+                                   f" pass overwrite=True to replace it")
+
+
+def _check_exists(filepath: str, what: str) -> None:
+    if not os.path.exists(filepath):
+        raise SavedFileNotFoundError(f"{what}: no file or folder at '{filepath}'")
+
+
+def _check_model(model, what: str) -> None:
+    from ..models import Model
+    if not isinstance(model, Model):
+        raise TypeError(f"{what}: argument 'model' must be a lamina Model; received "
+                        f"{type(model).__name__}")
+
+
+def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = None,
+               **kwargs) -> None:
+    """Save the architecture, weights, compile arguments and optimizer state to a
+    ``.keras`` file (a folder of the same three files with ``zipped=False``)."""
+    from .keras_archive import write_archive
+    filepath = _path(filepath, "save_model")
+    _check_model(model, "save_model")
+    include_optimizer = kwargs.pop("include_optimizer", True)
+    save_format = kwargs.pop("save_format", None)
+    if kwargs:
+        raise TypeError(f"save_model: unrecognized keyword argument(s) {sorted(kwargs)}")
+    _check_flag("save_model", "include_optimizer", include_optimizer)
+    if filepath.endswith(_LEGACY):
+        raise legacy_error(filepath, "save_model")
+    if not filepath.endswith(".keras"):
+        raise FileFormatError(f"save_model: invalid filepath extension for saving; it must end"
+                              f" in '.keras' (Keras 3's format). Received: filepath="
+                              f"{filepath!r}" + (f" and the deprecated save_format="
+                                                 f"{save_format!r}" if save_format else ""))
+    if save_format:
+        warnings.warn(f"save_model: argument 'save_format' is deprecated in Keras 3 and "
+                      f"ignored; the format comes from the extension (received "
+                      f"save_format={save_format!r})", stacklevel=2)
+    zipped = True if zipped is None else zipped
+    _check_flag("save_model", "zipped", zipped)
+    _check_overwrite(filepath, overwrite, "save_model")
+    write_archive(model, filepath, zipped=zipped, include_optimizer=include_optimizer)
+
+
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
+               safe_mode: bool = True):
+    """The model saved in a ``.keras`` file or folder, compiled when the file says how.
+
+    Classes come only from Lamina's registry, ``custom_objects`` and
+    ``register_keras_serializable``; no code stored in the file is ever run, whatever
+    ``safe_mode`` says (Lambda bytecode is refused either way).
+    """
+    from .keras_archive import read_archive
+    filepath = _path(filepath, "load_model")
+    if custom_objects is not None and not isinstance(custom_objects, dict):
+        raise TypeError(f"load_model: argument 'custom_objects' must be a dict of name -> "
+                        f"class or function; received {type(custom_objects).__name__}")
+    _check_flag("load_model", "compile", compile)
+    _check_flag("load_model", "safe_mode", safe_mode)
+    _check_exists(filepath, "load_model")
+    if filepath.endswith(_LEGACY):
+        raise legacy_error(filepath, "load_model")
+    is_folder = os.path.isdir(filepath)
+    if is_folder and not os.path.isfile(os.path.join(filepath, "config.json")):
+        raise FileFormatError(f"load_model: '{filepath}' is a folder without config.json: "
+                              f"not a Keras 3 model. TensorFlow SavedModel folders are not "
+                              f"supported")
+    if not is_folder and not filepath.endswith(".keras"):
+        raise FileFormatError(f"load_model: file format not supported: filepath={filepath!r};"
+                              f" Keras 3 model files end in '.keras'")
+    if not is_folder and not zipfile.is_zipfile(filepath):
+        raise CorruptFileError(f"load_model: '{filepath}' is not a .keras model: it is not a "
+                               f"zip file ({os.path.getsize(filepath)} bytes; empty, "
+                               f"truncated or of another format)")
+    return read_archive(filepath, custom_objects=custom_objects, compile=compile)
+
+
+def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -> None:
+    """Write the weights (and the optimizer's state) to a ``.weights.h5`` file."""
+    from .weights_h5 import write_weights
+    filepath = _path(filepath, "save_weights")
+    _check_model(model, "save_weights")
+    if not filepath.endswith(".weights.h5"):
+        legacy = (" Legacy .h5 weight files are not supported yet." if
+                  filepath.endswith(_LEGACY) else "")
+        raise FileFormatError(f"save_weights: the filename must end in `.weights.h5`. "
+                              f"Received: filepath={filepath!r}.{legacy}")
+    if max_shard_size is not None:
+        raise FileFormatError(f"save_weights: sharded weights (max_shard_size="
+                              f"{max_shard_size!r}) are not supported yet; leave it None")
+    _check_overwrite(filepath, overwrite, "save_weights")
+    with atomic_path(filepath, "save_weights") as temporary:
+        write_weights(model, temporary)
+
+
+def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs) -> None:
+    """Load weights saved by ``save_weights`` or ``save_model`` (from a ``.keras`` file)
+    into ``model``, matched by the object structure, not by layer names. Everything is read
+    and checked before any weight changes."""
+    from .keras_archive import load_weights_from_archive
+    from .weights_h5 import assign_weights, read_weights
+    filepath = _path(filepath, "load_weights")
+    _check_model(model, "load_weights")
+    _check_flag("load_weights", "skip_mismatch", skip_mismatch)
+    objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
+    if kwargs:
+        raise TypeError(f"load_weights: unrecognized keyword argument(s) {sorted(kwargs)}"
+                        + ("; 'by_name' exists only for legacy .h5 files" if "by_name" in
+                           kwargs else ""))
+    _check_exists(filepath, "load_weights")
+    if not model.built:
+        raise SavingError(f"load_weights: model '{model.name}' is not built, so it has no "
+                          f"weights to load '{filepath}' into; call it on data or "
+                          f"model.build(input_shape) first")
+    if filepath.endswith(".keras"):
+        load_weights_from_archive(model, filepath, skip_mismatch, objects_to_skip)
+    elif filepath.endswith(".weights.h5"):
+        assign_weights(read_weights(model, filepath, filepath, skip_mismatch,
+                                    objects_to_skip))
+    elif filepath.endswith(".weights.json"):
+        raise FileFormatError(f"load_weights: sharded weights ('{filepath}') are not "
+                              f"supported yet")
+    elif filepath.endswith(_LEGACY):
+        raise legacy_error(filepath, "load_weights")
+    else:
+        raise FileFormatError(f"load_weights: file format not supported: filepath="
+                              f"{filepath!r}; Keras 3 weights files end in '.weights.h5' "
+                              f"(or '.keras' for a whole model)")
+
+
+def model_from_json(json_string: str, custom_objects: dict | None = None):
+    """A new, unweighted model from ``model.to_json()`` (Keras's ``model_from_json``)."""
+    from ..layers import deserialize
+    from .compile_config import compile_from_config
+    try:
+        config = json.loads(json_string)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise SavingError(f"model_from_json: argument 'json_string' is not valid JSON "
+                          f"({exc})") from None
+    if not isinstance(config, dict):
+        raise SavingError(f"model_from_json: the JSON must be an object with 'class_name' "
+                          f"and 'config'; received {str(config)[:80]!r}")
+    compile_config = config.pop("compile_config", None)
+    model = deserialize(config, custom_objects)
+    if compile_config:
+        compile_from_config(model, compile_config, custom_objects)
+    return model

@@ -1,0 +1,168 @@
+"""Keras 3's ``.weights.h5`` layout: one ``<path>/vars`` group per layer or optimizer
+(see :mod:`.object_graph`), datasets ``"0"``, ``"1"``, ... in variable order, and an attribute
+``name`` on each ``vars`` group. The same bytes are ``model.weights.h5`` in a ``.keras`` zip.
+
+Loading is all or nothing: every array is read and checked against the model first (counts,
+shapes, readable numbers); only then is anything assigned.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import numpy as np
+
+from ..errors import describe_shape
+from .errors import CorruptFileError, SavingError, WeightMismatchError
+from .object_graph import Saveable, saveables
+
+_NUMERIC_KINDS = "biuf"
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:                            # pragma: no cover - h5py is a requirement
+        raise ImportError("saving and loading weights needs h5py: pip install h5py") from None
+    return h5py
+
+
+def write_weights(model, target, objects_to_skip=()) -> None:
+    """Write ``model``'s variables (and its optimizer's) to ``target``, a path or a binary
+    file object, in Keras 3's layout."""
+    h5py = _h5py()
+    with h5py.File(target, "w") as f:
+        for saveable in saveables(model, objects_to_skip):
+            group = f.create_group(saveable.group)
+            group.attrs["name"] = str(getattr(saveable.obj, "name", ""))
+            for i, variable in enumerate(saveable.variables):
+                group.create_dataset(str(i), data=variable.numpy())
+
+
+def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
+                 objects_to_skip=()) -> list:
+    """Check ``source`` (a path or binary file object) against ``model`` and return the
+    ``[(variable, array), ...]`` to assign; nothing is assigned here."""
+    h5py = _h5py()
+    with _reading(filepath):
+        f = h5py.File(source, "r")
+    with f:
+        with _reading(filepath):
+            group = f.get("optimizer/vars")
+            saved_optimizer = len(group) if isinstance(group, h5py.Group) else 0
+        _prepare_optimizer(model, saved_optimizer)
+        plan = []
+        for saveable in saveables(model, objects_to_skip):
+            with _reading(filepath):
+                plan.extend(_plan_one(saveable, f, filepath, skip_mismatch))
+        return plan
+
+
+def assign_weights(plan: list) -> None:
+    for variable, array in plan:
+        variable.assign(array)
+
+
+@contextlib.contextmanager
+def _reading(filepath: str):
+    """h5py's errors (OSError, KeyError, ValueError, ...) become one typed error."""
+    try:
+        yield
+    except SavingError:
+        raise
+    except Exception as exc:
+        raise CorruptFileError(f"cannot read weights from '{filepath}': the file is not a "
+                               f"readable HDF5 weights file ({type(exc).__name__}: {exc})"
+                               ) from None
+
+
+def _prepare_optimizer(model, saved_variables: int) -> None:
+    """Build a compiled model's optimizer before loading saved optimizer state into it, so
+    that training resumes where it stopped (Keras skips the state with a warning)."""
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None or getattr(optimizer, "built", True) or not model.built:
+        return
+    if saved_variables > len(optimizer.variables):
+        optimizer.build(model.trainable_weights)
+
+
+def _group(f, saveable: Saveable):
+    group = f.get(saveable.group)
+    if group is None and saveable.path and "_layer_checkpoint_dependencies" in f:
+        # tf.keras 2.13 wrote `_layer_checkpoint_dependencies` where Keras 3 writes `layers`.
+        group = f.get(saveable.group.replace("layers", "_layer_checkpoint_dependencies", 1))
+    return group
+
+
+def _stored_arrays(group, saveable: Saveable, filepath: str) -> list:
+    if group is None:
+        return []
+    h5py = _h5py()
+    if not isinstance(group, h5py.Group):
+        raise CorruptFileError(f"'{filepath}': '{saveable.group}' should be a group of "
+                               f"datasets '0', '1', ...; found a {type(group).__name__}")
+    keys = sorted(group.keys(), key=lambda k: (len(k), k))
+    if keys != [str(i) for i in range(len(keys))]:
+        raise CorruptFileError(f"'{filepath}': group '{saveable.group}' should hold "
+                               f"datasets named '0', '1', ...; found {keys}")
+    arrays = []
+    for key in keys:
+        dataset = group[key]
+        if not isinstance(dataset, h5py.Dataset):
+            raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' should be a "
+                                   f"dataset; found a {type(dataset).__name__}")
+        if dataset.attrs.get("dtype") in ("bfloat16", b"bfloat16"):
+            raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' holds bfloat16 "
+                                   f"values, which Lamina does not support")
+        if dataset.dtype.kind not in _NUMERIC_KINDS:
+            raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' holds "
+                                   f"{dataset.dtype} values; expected numbers")
+        arrays.append(dataset)
+    return arrays
+
+
+def _describe(saveable: Saveable) -> str:
+    from ..optimizers import Optimizer
+    what = "optimizer" if isinstance(saveable.obj, Optimizer) else "layer"
+    return f"{what} '{saveable.obj.name}' (stored at '{saveable.group}')"
+
+
+def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list:
+    from ..optimizers import Optimizer
+    variables = saveable.variables
+    group = _group(f, saveable)
+    if group is None and isinstance(saveable.obj, Optimizer):
+        return []                       # saved without optimizer state: nothing to skip
+    stored = _stored_arrays(group, saveable, filepath)
+    if len(stored) != len(variables):
+        if isinstance(saveable.obj, Optimizer):
+            warnings.warn(f"Skipping variable loading for optimizer '{saveable.obj.name}', "
+                          f"because it has {len(variables)} variables whereas the saved "
+                          f"optimizer in '{filepath}' has {len(stored)} variables",
+                          stacklevel=4)
+            return []
+        names = [v.name for v in variables]
+        hint = (" (the layer was never built: build the model, e.g. by calling it on data, "
+                "before loading weights)" if not variables and not saveable.obj.built else "")
+        return _mismatch(skip_mismatch, f"cannot load '{filepath}': {_describe(saveable)} "
+                         f"has {len(variables)} weights {names}{hint}; the file has "
+                         f"{len(stored)} there")
+    plan = []
+    for i, (variable, dataset) in enumerate(zip(variables, stored)):
+        if tuple(dataset.shape) != tuple(variable.shape):
+            return _mismatch(skip_mismatch, f"cannot load '{filepath}': {_describe(saveable)},"
+                             f" weight {i} '{variable.name}': expected shape "
+                             f"{describe_shape(variable.shape)}, found "
+                             f"{describe_shape(dataset.shape)} in the file")
+        array = np.asarray(dataset[()])
+        if array.dtype != np.dtype(variable.dtype):
+            array = array.astype(variable.dtype)
+        plan.append((variable, array))
+    return plan
+
+
+def _mismatch(skip_mismatch: bool, message: str) -> list:
+    if not skip_mismatch:
+        raise WeightMismatchError(message)
+    warnings.warn(f"{message}; skipped (skip_mismatch=True)", stacklevel=4)
+    return []
