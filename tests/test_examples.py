@@ -15,3 +15,14 @@ def test_linear_digits_smoke():
     assert result.returncode == 0, result.stdout + result.stderr
     accuracy = float(result.stdout.split("test accuracy")[1].split()[0])
     assert accuracy > 0.85
+
+
+def test_vgg_digits_smoke(tmp_path):
+    result = subprocess.run([sys.executable, str(EXAMPLES / "vgg_digits.py"), "--smoke",
+                             "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=300, env=ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    accuracy = float(result.stdout.split("test accuracy")[1].split()[0])
+    assert accuracy > 0.5
+    assert "the restored model predicts the same: True" in result.stdout
+    assert (tmp_path / "vgg_digits.keras").exists() and (tmp_path / "best.keras").exists()
