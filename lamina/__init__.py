@@ -12,10 +12,12 @@ from . import activations, constraints, initializers, regularizers, saving, util
 from . import callbacks, datasets, layers, losses, metrics, models, optimizers
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
+from .graph import jit
 
 __version__ = "0.1.0"
 
 __all__ = ["backend", "ops", "random", "tree", "activations", "constraints", "initializers",
            "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
+           "jit",
            "Sequential", "Functional", "__version__"]

@@ -141,6 +141,17 @@ class GradientTape:
         if len(seeds) != len(targets):
             raise ValueError(f"GradientTape.gradient: got {len(seeds)} output_gradients for "
                              f"{len(targets)} targets")
+        from ..graph import trace as graph_trace
+        recording = graph_trace.active()
+        if recording is not None:         # compiling: differentiate the recorded graph
+            from ..graph.autodiff import gradients
+            symbols = [recording.read(s) if isinstance(s, Variable) else s
+                       for s in flat_sources]
+            result = gradients(targets, symbols, seeds)
+            if unconnected_gradients == "zero":
+                result = [ops.zeros_like(s) if g is None else g
+                          for s, g in zip(symbols, result)]
+            return _unflatten(sources, result)
         grads: dict[int, Any] = {}
         for t, seed in zip(targets, seeds):
             g = ops.ones_like(t) if seed is None else ops.convert_to_tensor(seed, dtype=t.dtype)

@@ -25,6 +25,14 @@ class Variable(Tensor):
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
                  synchronization: str = "auto", name: str | None = None, backend=None):
+        from ..graph import trace
+        # Initial values are real numbers, also when a variable is created while tracing.
+        with trace.suspended():
+            self._create(initializer, shape, dtype, trainable, autocast, aggregation,
+                         synchronization, name, backend)
+
+    def _create(self, initializer, shape, dtype, trainable, autocast, aggregation,
+                synchronization, name, backend) -> None:
         from ..dtypes import floatx, is_float, standardize
         from ..ops.core import convert_to_tensor
         if callable(initializer) and not isinstance(initializer, Tensor):
@@ -73,17 +81,35 @@ class Variable(Tensor):
                              f"{describe_shape(t.shape)}")
         return t.data
 
+    def _traced(self):
+        from ..graph import trace
+        return trace.active()
+
     def assign(self, value) -> "Variable":
+        recording = self._traced()
+        if recording is not None:          # compiling: record the write
+            recording.assign(self, value)
+            return self
         self.backend.copy_(self.data, self._coerce(value, "assign"))
         self._version += 1
         return self
 
     def assign_add(self, delta) -> "Variable":
+        recording = self._traced()
+        if recording is not None:
+            from .. import ops
+            recording.assign(self, ops.add(recording.read(self), delta))
+            return self
         self.backend.binary("add", self.data, self._coerce(delta, "assign_add"), out=self.data)
         self._version += 1
         return self
 
     def assign_sub(self, delta) -> "Variable":
+        recording = self._traced()
+        if recording is not None:
+            from .. import ops
+            recording.assign(self, ops.subtract(recording.read(self), delta))
+            return self
         self.backend.binary("subtract", self.data, self._coerce(delta, "assign_sub"),
                             out=self.data)
         self._version += 1

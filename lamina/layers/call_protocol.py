@@ -11,6 +11,7 @@ from ..dtypes import is_float
 from . import call_context
 from .input_spec import check_input_compatibility
 from .node import LayerNode
+from ..graph import trace as graph_trace
 
 _signatures: dict = {}
 
@@ -86,7 +87,7 @@ def run_call(layer, args: tuple, kwargs: dict):
             for out in tree.flatten(outputs):
                 if isinstance(out, TensorBase):
                     layer.add_loss(_activity_loss(layer.activity_regularizer, out))
-    if symbolic and not call_context.is_tracing():
+    if symbolic and not call_context.is_tracing() and graph_trace.active() is None:
         outputs = _record_node(layer, args, user_kwargs, outputs)
     return outputs
 

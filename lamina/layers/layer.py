@@ -130,7 +130,9 @@ class Layer(LayerConfigMixin):
         if initializer is None:
             initializer = "glorot_uniform" if is_float(dtype) else "zeros"
         init = initializers.get(initializer)
-        value = init(shape, dtype=dtype)
+        from ..graph import trace
+        with trace.suspended():        # weights start from real numbers, even mid-trace
+            value = init(shape, dtype=dtype)
         # A frozen layer's weights start frozen; unfreezing the layer thaws them.
         variable = Variable(value, dtype=dtype, trainable=trainable and self.trainable,
                             autocast=autocast,

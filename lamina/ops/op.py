@@ -88,10 +88,14 @@ def register_op(cls: type[Op]) -> Op:
 _eager_apply = None
 _symbolic_apply = None
 _symbolic_type: type | None = None
+# Set while a graph is being traced: replaces Variable inputs by their symbolic values.
+_trace_inputs = None
 
 
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
     """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
+    if _trace_inputs is not None:
+        inputs = _trace_inputs(inputs)
     if _symbolic_type is not None:
         for x in inputs:
             if isinstance(x, _symbolic_type):

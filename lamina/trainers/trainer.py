@@ -147,21 +147,29 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
-    # The seam: loops call these once per batch (graph mode returns compiled steps).
+    # The seam: loops call these once per batch. run_eagerly=True gives the Python steps;
+    # otherwise (the default) each step is traced once per input signature into a graph
+    # and run from its compiled plan.
     def make_train_function(self, force: bool = False):
         if getattr(self, "train_function", None) is None or force:
-            self.train_function = self.train_step
+            self.train_function = self._compiled(self.train_step, "train_step", train=True)
         return self.train_function
 
     def make_test_function(self, force: bool = False):
         if getattr(self, "test_function", None) is None or force:
-            self.test_function = self.test_step
+            self.test_function = self._compiled(self.test_step, "test_step")
         return self.test_function
 
     def make_predict_function(self, force: bool = False):
         if getattr(self, "predict_function", None) is None or force:
-            self.predict_function = self.predict_step
+            self.predict_function = self._compiled(self.predict_step, "predict_step")
         return self.predict_function
+
+    def _compiled(self, step, name: str, train: bool = False):
+        if getattr(self, "run_eagerly", False):
+            return step
+        from .compiled_step import CompiledStep
+        return CompiledStep(self, step, name, train=train)
 
     # ---------------------------------------------------------------- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,

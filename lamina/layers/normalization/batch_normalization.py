@@ -6,7 +6,7 @@ import math
 import numbers
 
 from ... import constraints, initializers, ops, regularizers
-from ...autograd.tensor import Tensor
+from ...graph.trace import runs_for_real
 from ...backend import epsilon as backend_epsilon
 from ..input_spec import InputSpec
 from ..layer import Layer
@@ -113,7 +113,7 @@ class BatchNormalization(Layer):
         dtype = inputs.dtype
         if training and self.trainable:
             mean, variance = self._moments(inputs, mask)
-            if isinstance(inputs, Tensor):         # symbolic calls only infer shapes
+            if runs_for_real(inputs):              # shape-only symbolic calls update nothing
                 keep, new = self.momentum, 1.0 - self.momentum
                 for moving, batch in ((self.moving_mean, mean),
                                       (self.moving_variance, variance)):

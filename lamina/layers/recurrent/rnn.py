@@ -7,6 +7,7 @@ from ... import ops, tree
 from ...autograd.tensor import TensorBase
 from ...errors import describe_shape
 from ...graph.symbolic import SymbolicTensor
+from ...graph.trace import runs_for_real
 from .. import call_context
 from ..input_spec import InputSpec
 from ..layer import Layer
@@ -136,8 +137,7 @@ class RNN(Layer):
                     return_all_outputs=self.return_sequences)
         finally:
             _reset_dropout_masks(self.cell)
-        if self.stateful and self.states is not None and \
-                not isinstance(sequences, SymbolicTensor):
+        if self.stateful and self.states is not None and runs_for_real(sequences):
             for variable, value in zip(tree.flatten(self.states), tree.flatten(states)):
                 variable.assign(value)
         output = sequence if self.return_sequences else last

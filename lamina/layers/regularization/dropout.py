@@ -41,8 +41,10 @@ def make_seed_generator(layer: Layer, seed, active: bool):
 
 
 def is_concrete(x) -> bool:
-    """True for real tensors; symbolic calls only infer shapes, so they draw nothing."""
-    return isinstance(x, Tensor)
+    """True for real tensors and while a graph is traced; shape-only symbolic calls (the
+    functional API) draw nothing."""
+    from ...graph.trace import runs_for_real
+    return runs_for_real(x)
 
 
 class Dropout(Layer):

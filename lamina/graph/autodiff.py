@@ -1,0 +1,80 @@
+"""Reverse mode on the graph: the backward pass is more graph.
+
+Each node's gradient comes from its op's ``gradient`` rule, the same rule the eager tape
+uses; because the rules are written with ops, applying them to symbolic tensors records
+the backward nodes. Only nodes on a path from a source to the target are differentiated,
+so gradients nobody asked for (of data inputs, of labels) are never built.
+"""
+from __future__ import annotations
+
+from ..errors import GradientError
+from ..ops.op import Context
+from .symbolic import SymbolicTensor
+
+
+def _nodes_between(targets, sources) -> list:
+    """Nodes on a path from a source to a target, in topological order."""
+    order, seen = [], set()
+    stack = [(t, False) for t in targets if isinstance(t, SymbolicTensor)]
+    while stack:
+        tensor, expanded = stack.pop()
+        node = tensor.node
+        if node is None:
+            continue
+        if expanded:
+            if id(node) not in seen:
+                seen.add(id(node))
+                order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        stack.append((tensor, True))
+        for x in node.inputs:
+            if isinstance(x, SymbolicTensor) and x.node is not None and id(x.node) not in seen:
+                stack.append((x, False))
+    depends = {id(s) for s in sources}
+    relevant = []
+    for node in order:
+        if any(id(x) in depends for x in node.inputs):
+            depends.update(id(o) for o in node.outputs)
+            relevant.append(node)
+    return relevant, depends
+
+
+def gradients(targets, sources, seeds=None) -> list:
+    """d(sum of targets)/d(each source) as symbolic tensors (None where unconnected)."""
+    from .. import ops
+    targets = list(targets)
+    nodes, depends = _nodes_between(targets, sources)
+    grads: dict[int, object] = {}
+    for i, target in enumerate(targets):
+        seed = seeds[i] if seeds is not None and seeds[i] is not None else ops.ones_like(target)
+        _accumulate(grads, target, seed)
+    for node in reversed(nodes):
+        out_grads = [grads.get(id(o)) for o in node.outputs]
+        if all(g is None for g in out_grads):
+            continue
+        if not node.op.differentiable:
+            continue
+        out_grads = [ops.zeros_like(o) if g is None else g
+                     for o, g in zip(node.outputs, out_grads)]
+        needs = tuple(isinstance(x, SymbolicTensor) and id(x) in depends for x in node.inputs)
+        in_grads = node.op.gradient(Context(node.inputs, node.outputs, node.attrs, needs),
+                                    *out_grads)
+        if not isinstance(in_grads, (tuple, list)):
+            in_grads = (in_grads,)
+        if len(in_grads) != len(node.inputs):
+            raise GradientError(f"op {node.op.name!r}: gradient returned {len(in_grads)} "
+                                f"values for {len(node.inputs)} inputs")
+        for x, g, need in zip(node.inputs, in_grads, needs):
+            if need and g is not None:
+                _accumulate(grads, x, g)
+    return [grads.get(id(s)) for s in sources]
+
+
+def _accumulate(grads: dict, tensor, g) -> None:
+    from .. import ops
+    key = id(tensor)
+    if tuple(g.shape) != tuple(tensor.shape):
+        g = ops.broadcast_to(g, tensor.shape)
+    grads[key] = g if key not in grads else ops.add(grads[key], g)

@@ -1,0 +1,75 @@
+"""lamina.jit: a traced function computes what the eager one computes."""
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+
+
+def test_jit_matches_eager_and_traces_once_per_signature(backend):
+    w = lamina.Variable(np.arange(6, dtype="float32").reshape(3, 2), name="w")
+
+    def f(x):
+        return ops.sum(ops.tanh(ops.matmul(x, w)) * 2.0, axis=1)
+    compiled = lamina.jit(f)
+    x = ops.convert_to_tensor(np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3))
+    np.testing.assert_allclose(compiled(x).numpy(), f(x).numpy(), rtol=1e-6)
+    compiled(x)
+    assert compiled.trace_count == 1
+    compiled(ops.ones((5, 3)))
+    assert compiled.trace_count == 2
+
+
+def test_variables_are_read_when_the_graph_runs_not_when_traced():
+    w = lamina.Variable([1.0, 2.0], name="w_read")
+    compiled = lamina.jit(lambda x: x * w)
+    x = ops.ones((2,))
+    np.testing.assert_allclose(compiled(x).numpy(), [1.0, 2.0])
+    w.assign([5.0, 6.0])
+    np.testing.assert_allclose(compiled(x).numpy(), [5.0, 6.0])
+
+
+def test_assignments_are_updates_applied_in_place():
+    v = lamina.Variable([1.0, 1.0], name="v_upd")
+    buffer = v.data
+
+    @lamina.jit
+    def step(x):
+        v.assign_add(x)
+        v.assign(v * 2.0)               # reads the value assigned just before
+        return ops.sum(v)
+    out = step(ops.ones((2,)))
+    np.testing.assert_allclose(v.numpy(), [4.0, 4.0])
+    np.testing.assert_allclose(out.numpy(), 8.0)
+    step(ops.ones((2,)))
+    np.testing.assert_allclose(v.numpy(), [10.0, 10.0])
+    assert v.data is buffer
+
+
+def test_gradient_tape_inside_jit_differentiates_the_graph():
+    w = lamina.Variable([[1.0], [2.0]], name="w_grad")
+
+    @lamina.jit
+    def step(x, y):
+        with lamina.GradientTape() as tape:
+            loss = ops.mean(ops.square(ops.matmul(x, w) - y))
+        (g,) = tape.gradient(loss, [w])
+        w.assign_sub(g * 0.1)
+        return loss
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], "float32")
+    y = np.array([[1.0], [0.0]], "float32")
+    eager_w = np.array([[1.0], [2.0]], "float32")
+    for _ in range(3):
+        loss = step(ops.convert_to_tensor(x), ops.convert_to_tensor(y))
+        residual = x @ eager_w - y
+        np.testing.assert_allclose(loss.numpy(), np.mean(residual ** 2), rtol=1e-6)
+        eager_w = eager_w - 0.1 * (2 * x.T @ residual / 2)
+        np.testing.assert_allclose(w.numpy(), eager_w, rtol=1e-5)
+
+
+def test_python_control_flow_on_values_cannot_be_traced():
+    @lamina.jit
+    def f(x):
+        return x if ops.sum(x) > 0 else -x
+    with pytest.raises(TypeError, match=r"symbolic tensor has no truth value"):
+        f(ops.ones((2,)))
