@@ -82,6 +82,23 @@ class EarlyStopping(MonitorCallback):
         # get_weights() returns host copies, which later in-place updates leave alone.
         return self.model.get_weights()
 
+    def get_state(self) -> dict:
+        """What a resumed fit needs to stop where this one would have (BackupAndRestore):
+        the epochs waited, the best value and epoch, and with ``restore_best_weights``
+        the best weights (host arrays)."""
+        return {"wait": self.wait, "best": self.best, "best_epoch": self.best_epoch,
+                "stopped_epoch": self.stopped_epoch,
+                "best_weights": None if self.best_weights is None else list(self.best_weights)}
+
+    def set_state(self, state: dict) -> None:
+        """Restore :meth:`get_state`'s dict (after on_train_begin has reset this)."""
+        self.wait = int(state["wait"])
+        self.best = state["best"]
+        self.best_epoch = int(state["best_epoch"])
+        self.stopped_epoch = int(state["stopped_epoch"])
+        weights = state["best_weights"]
+        self.best_weights = None if weights is None else list(weights)
+
     def get_monitor_value(self, logs):
         logs = logs or {}
         value = logs.get(self.monitor)

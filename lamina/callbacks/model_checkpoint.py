@@ -142,6 +142,13 @@ class ModelCheckpoint(MonitorCallback):
             raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". '
                            f"Reason: {exc}; the logs have {sorted(logs)}") from None
 
+    def get_state(self) -> dict:
+        """The best value so far, for ``save_best_only`` after a resume (BackupAndRestore)."""
+        return {"best": self.best}
+
+    def set_state(self, state: dict) -> None:
+        self.best = state["best"]
+
     def get_config(self) -> dict:
         return {"filepath": self.filepath, "monitor": self.monitor, "verbose": self.verbose,
                 "save_best_only": self.save_best_only,

@@ -102,6 +102,17 @@ class ReduceLROnPlateau(MonitorCallback):
         self.cooldown_counter = self.cooldown
         self.wait = 0
 
+    def get_state(self) -> dict:
+        """The plateau count, best value and cooldown (BackupAndRestore); the learning
+        rate itself is the optimizer's state, saved with its weights."""
+        return {"wait": self.wait, "best": self.best,
+                "cooldown_counter": self.cooldown_counter}
+
+    def set_state(self, state: dict) -> None:
+        self.wait = int(state["wait"])
+        self.best = state["best"]
+        self.cooldown_counter = int(state["cooldown_counter"])
+
     def get_config(self) -> dict:
         return {"monitor": self.monitor, "factor": self.factor, "patience": self.patience,
                 "verbose": self.verbose, "mode": self.mode, "min_delta": self.min_delta,

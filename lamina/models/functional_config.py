@@ -124,10 +124,16 @@ def functional_from_config(cls, config: dict, custom_objects=None):
             return lookup(refs)
         if isinstance(refs, dict):
             return {k: structure(v) for k, v in refs.items()}
-        result = [structure(r) for r in refs]
-        return result[0] if len(result) == 1 and _is_ref(refs[0]) else result
-    inputs = structure(config["input_layers"])
-    outs = structure(config["output_layers"])
+        return [structure(r) for r in refs]
+
+    def top_level(refs):
+        """Keras writes one tensor as a bare triple, older files as ``[triple]``."""
+        result = structure(refs)
+        if isinstance(refs, list) and len(refs) == 1 and _is_ref(refs[0]):
+            return result[0]
+        return result
+    inputs = top_level(config["input_layers"])
+    outs = top_level(config["output_layers"])
     from .functional import Functional
     target = cls if issubclass(cls, Functional) else Functional
     return target(inputs, outs, name=config.get("name"),

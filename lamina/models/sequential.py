@@ -163,5 +163,9 @@ class Sequential(Model):
         if model._stack and isinstance(model._stack[0], InputLayer):
             model._rebuild()
         elif shape is not None:
-            model.build(tuple(shape))
+            shape = tuple(shape)
+            stateful = any(getattr(layer, "stateful", False) for layer in model.layers)
+            if not stateful:      # a model built by fit() records that batch's size
+                shape = (None, *shape[1:])
+            model.build(shape)
         return model

@@ -5,6 +5,7 @@
 - Keras 3's files: ``save_model`` / ``load_model`` (``.keras``), ``save_weights`` /
   ``load_weights`` (``.weights.h5``), written atomically and read all-or-nothing.
 """
+from .describe import describe
 from .errors import (CorruptFileError, FileFormatError, LegacyFormatError,
                      SavedFileExistsError, SavedFileNotFoundError, SavingError,
                      WeightMismatchError)
@@ -21,4 +22,4 @@ __all__ = ["CustomObjectScope", "UnknownObjectError", "custom_object_scope",
            "save_model", "load_model", "save_weights", "load_weights", "model_from_json",
            "SavingMixin", "SavingError", "FileFormatError", "LegacyFormatError",
            "CorruptFileError", "WeightMismatchError", "SavedFileNotFoundError",
-           "SavedFileExistsError"]
+           "SavedFileExistsError", "describe"]

@@ -20,10 +20,11 @@ class SavingMixin:
         from .saving_api import save_weights
         save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
-    def load_weights(self, filepath, skip_mismatch: bool = False, **kwargs) -> None:
-        """Load weights from a ``.weights.h5`` or ``.keras`` file, all or nothing."""
+    def load_weights(self, filepath, skip_mismatch: bool = False, **kwargs):
+        """Load weights from a ``.weights.h5``, ``.keras`` or legacy ``.h5`` file, all or
+        nothing; returns the report of what matched (for legacy ``.h5`` files)."""
         from .saving_api import load_weights
-        load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+        return load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
     def to_json(self, **kwargs) -> str:
         """The model's config (and compile config) as a JSON string; ``kwargs`` go to

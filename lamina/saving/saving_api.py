@@ -1,18 +1,40 @@
 """``save_model`` / ``load_model`` / ``save_weights`` / ``load_weights``: Keras 3's entry
 points, dispatching on the file name as Keras 3 does (``.keras`` for whole models,
-``.weights.h5`` for weights). Every file is written atomically (see :mod:`.atomic`)."""
+``.weights.h5`` for weights, ``.h5`` / ``.hdf5`` for Keras's legacy HDF5 files, see
+:mod:`.legacy_h5`). Every file is written atomically (see :mod:`.atomic`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
 import warnings
 import zipfile
 
 from .atomic import atomic_path
 from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
-                     SavedFileNotFoundError, SavingError, legacy_error)
+                     SavedFileNotFoundError, SavingError)
 
 _LEGACY = (".h5", ".hdf5")
+_SAFE_MODE = threading.local()
+
+
+@contextlib.contextmanager
+def safe_mode_scope(safe_mode: bool):
+    """Within the block, configs are read with ``safe_mode`` (``load_model`` sets it)."""
+    previous = getattr(_SAFE_MODE, "value", None)
+    _SAFE_MODE.value = safe_mode
+    try:
+        yield
+    finally:
+        _SAFE_MODE.value = previous
+
+
+def in_safe_mode() -> bool:
+    """Whether configs are being read in safe mode: True unless ``load_model(...,
+    safe_mode=False)`` is running."""
+    value = getattr(_SAFE_MODE, "value", None)
+    return True if value is None else value
 
 
 def _path(filepath, what: str) -> str:
@@ -50,7 +72,8 @@ def _check_model(model, what: str) -> None:
 def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = None,
                **kwargs) -> None:
     """Save the architecture, weights, compile arguments and optimizer state to a
-    ``.keras`` file (a folder of the same three files with ``zipped=False``)."""
+    ``.keras`` file (a folder of the same three files with ``zipped=False``), or to a
+    ``.h5`` / ``.hdf5`` file in Keras's legacy HDF5 layout."""
     from .keras_archive import write_archive
     filepath = _path(filepath, "save_model")
     _check_model(model, "save_model")
@@ -60,10 +83,14 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
         raise TypeError(f"save_model: unrecognized keyword argument(s) {sorted(kwargs)}")
     _check_flag("save_model", "include_optimizer", include_optimizer)
     if filepath.endswith(_LEGACY):
-        raise legacy_error(filepath, "save_model")
+        from .legacy_h5 import save_legacy_model
+        _check_overwrite(filepath, overwrite, "save_model")
+        save_legacy_model(model, filepath, include_optimizer=include_optimizer)
+        return
     if not filepath.endswith(".keras"):
         raise FileFormatError(f"save_model: invalid filepath extension for saving; it must end"
-                              f" in '.keras' (Keras 3's format). Received: filepath="
+                              f" in '.keras' (Keras 3's format) or '.h5' / '.hdf5' (the "
+                              f"legacy HDF5 format). Received: filepath="
                               f"{filepath!r}" + (f" and the deprecated save_format="
                                                  f"{save_format!r}" if save_format else ""))
     if save_format:
@@ -82,7 +109,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
 
     Classes come only from Lamina's registry, ``custom_objects`` and
     ``register_keras_serializable``; no code stored in the file is ever run, whatever
-    ``safe_mode`` says (Lambda bytecode is refused either way).
+    ``safe_mode`` says. A ``Lambda`` layer whose function was a Python lambda is refused
+    under ``safe_mode=True``; with ``safe_mode=False`` it takes the function passed in
+    ``custom_objects`` under the layer's name (the stored bytecode is never unmarshalled).
     """
     from .keras_archive import read_archive
     filepath = _path(filepath, "load_model")
@@ -93,7 +122,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     _check_flag("load_model", "safe_mode", safe_mode)
     _check_exists(filepath, "load_model")
     if filepath.endswith(_LEGACY):
-        raise legacy_error(filepath, "load_model")
+        from .legacy_h5 import load_legacy_model
+        with safe_mode_scope(safe_mode):
+            return load_legacy_model(filepath, custom_objects=custom_objects, compile=compile)
     is_folder = os.path.isdir(filepath)
     if is_folder and not os.path.isfile(os.path.join(filepath, "config.json")):
         raise FileFormatError(f"load_model: '{filepath}' is a folder without config.json: "
@@ -106,7 +137,8 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         raise CorruptFileError(f"load_model: '{filepath}' is not a .keras model: it is not a "
                                f"zip file ({os.path.getsize(filepath)} bytes; empty, "
                                f"truncated or of another format)")
-    return read_archive(filepath, custom_objects=custom_objects, compile=compile)
+    with safe_mode_scope(safe_mode):
+        return read_archive(filepath, custom_objects=custom_objects, compile=compile)
 
 
 def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -> None:
@@ -115,8 +147,9 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -
     filepath = _path(filepath, "save_weights")
     _check_model(model, "save_weights")
     if not filepath.endswith(".weights.h5"):
-        legacy = (" Legacy .h5 weight files are not supported yet." if
-                  filepath.endswith(_LEGACY) else "")
+        legacy = (" Like Keras 3, Lamina reads legacy .h5 weight files (load_weights) but "
+                  "does not write them; model.save('model.h5') writes a whole model in the "
+                  "legacy format." if filepath.endswith(_LEGACY) else "")
         raise FileFormatError(f"save_weights: the filename must end in `.weights.h5`. "
                               f"Received: filepath={filepath!r}.{legacy}")
     if max_shard_size is not None:
@@ -127,16 +160,26 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -
         write_weights(model, temporary)
 
 
-def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs) -> None:
+def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     """Load weights saved by ``save_weights`` or ``save_model`` (from a ``.keras`` file)
     into ``model``, matched by the object structure, not by layer names. Everything is read
-    and checked before any weight changes."""
+    and checked before any weight changes.
+
+    A legacy Keras ``.h5`` / ``.hdf5`` file (weights only, or a whole model) is matched
+    layer by layer: in order (Keras's default) or, with ``by_name=True``, by layer name
+    (for transfer learning); ``skip_mismatch=True`` leaves layers whose weights do not fit
+    as they are. Returns a ``lamina.saving.legacy_weights.LoadReport`` of which layers were
+    loaded and which were skipped and why (None for the other formats)."""
     from .keras_archive import load_weights_from_archive
     from .weights_h5 import assign_weights, read_weights
     filepath = _path(filepath, "load_weights")
     _check_model(model, "load_weights")
     _check_flag("load_weights", "skip_mismatch", skip_mismatch)
+    by_name = kwargs.pop("by_name", False) if filepath.endswith(_LEGACY) else False
     objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
+    if objects_to_skip and filepath.endswith(_LEGACY):
+        raise TypeError("load_weights: 'objects_to_skip' is not supported for legacy .h5 "
+                        "files; use by_name=True and skip_mismatch=True instead")
     if kwargs:
         raise TypeError(f"load_weights: unrecognized keyword argument(s) {sorted(kwargs)}"
                         + ("; 'by_name' exists only for legacy .h5 files" if "by_name" in
@@ -155,7 +198,10 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs) -> None
         raise FileFormatError(f"load_weights: sharded weights ('{filepath}') are not "
                               f"supported yet")
     elif filepath.endswith(_LEGACY):
-        raise legacy_error(filepath, "load_weights")
+        from .legacy_h5 import load_legacy_weights
+        _check_flag("load_weights", "by_name", by_name)
+        return load_legacy_weights(model, filepath, skip_mismatch=skip_mismatch,
+                                   by_name=by_name)
     else:
         raise FileFormatError(f"load_weights: file format not supported: filepath="
                               f"{filepath!r}; Keras 3 weights files end in '.weights.h5' "

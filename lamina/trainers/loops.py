@@ -91,19 +91,29 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
             val_data = make_adapter(validation_data, steps=validation_steps,
                                     what="fit (validation)")
     callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
+    for callback in callbacks.callbacks:
+        if hasattr(callback, "set_callback_list"):     # BackupAndRestore saves the others
+            callback.set_callback_list(callbacks)
     model.stop_training = False
-    train_function = model.make_train_function()
     callbacks.on_train_begin()
-    # BackupAndRestore's on_train_begin sets model._initial_epoch to resume after its last
-    # backup; it is read once here and cleared, so a later fit starts where it is told.
-    initial_epoch = max(initial_epoch, getattr(model, "_initial_epoch", None) or 0)
-    model._initial_epoch = None
+    # After on_train_begin: BackupAndRestore may drop a step traced with other random keys.
+    train_function = model.make_train_function()
+    # BackupAndRestore's on_train_begin sets model._initial_epoch (and _initial_step, the
+    # batches of that epoch its backup had trained on) to resume after its last backup;
+    # they are read once here and cleared, so a later fit starts where it is told.
+    resumed_epoch = getattr(model, "_initial_epoch", None) or 0
+    skip = (getattr(model, "_initial_step", None) or 0) if resumed_epoch >= initial_epoch \
+        else 0
+    initial_epoch = max(initial_epoch, resumed_epoch)
+    model._initial_epoch = model._initial_step = None
     training_logs = {}
     for epoch in range(initial_epoch, epochs):
         model.reset_metrics()
         callbacks.on_epoch_begin(epoch)
         logs = {}
         for step, batch in enumerate(data.epoch()):
+            if step < skip:
+                continue            # trained before the backup this fit resumed from
             callbacks.on_train_batch_begin(step)
             logs = pythonify_logs(train_function(to_device(batch)))
             callbacks.on_train_batch_end(step, logs)
@@ -114,7 +124,7 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
             val_logs = run_evaluation(model, val_data, callbacks)
             epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
-        training_logs = epoch_logs
+        training_logs, skip = epoch_logs, 0
         if model.stop_training:
             break
     callbacks.on_train_end(logs=training_logs)

@@ -7,11 +7,11 @@ import zipfile
 import pytest
 
 import lamina
-from lamina.saving import (CorruptFileError, FileFormatError, LegacyFormatError,
-                           SavedFileExistsError, SavedFileNotFoundError, SavingError,
-                           load_model, load_weights, save_model, save_weights)
+from lamina.saving import (CorruptFileError, FileFormatError, SavedFileExistsError,
+                           SavedFileNotFoundError, SavingError, load_model, load_weights,
+                           save_model, save_weights)
 
-from .helpers import FIXTURES, assert_identical, dense_bn, snapshot
+from .helpers import assert_identical, dense_bn, snapshot
 
 
 @pytest.fixture
@@ -22,29 +22,21 @@ def saved(tmp_path):
 
 
 def test_save_needs_the_keras_extension(tmp_path):
-    with pytest.raises(FileFormatError, match=r"must end in '\.keras'.*filepath='.*m\.tf'"):
+    with pytest.raises(FileFormatError, match=r"must end in '\.keras'.*or '\.h5' / '\.hdf5'.*"
+                                              r"filepath='.*m\.tf'"):
         dense_bn().save(tmp_path / "m.tf")
-    with pytest.raises(LegacyFormatError, match=r"'.*m\.h5' is a legacy Keras HDF5 file.*"
-                                                r"not read or write yet.*'\.keras'"):
-        dense_bn().save(tmp_path / "m.h5")
     assert not os.listdir(tmp_path)
 
 
 def test_save_weights_needs_the_weights_h5_extension(tmp_path):
-    with pytest.raises(FileFormatError, match=r"must end in `\.weights\.h5`.*w\.h5'\. Legacy "
-                                              r"\.h5 weight files are not supported yet"):
+    with pytest.raises(FileFormatError, match=r"must end in `\.weights\.h5`.*w\.h5'\. Like "
+                                              r"Keras 3, Lamina reads legacy \.h5 weight"):
         dense_bn().save_weights(tmp_path / "w.h5")
     with pytest.raises(FileFormatError, match=r"sharded weights \(max_shard_size=5\)"):
         dense_bn().save_weights(tmp_path / "w.weights.h5", max_shard_size=5)
 
 
 def test_load_extension_errors(saved, tmp_path):
-    legacy = tmp_path / "old.h5"
-    legacy.write_bytes((FIXTURES / "dense_bn_k3.h5").read_bytes())
-    with pytest.raises(LegacyFormatError, match=r"load_model: '.*old\.h5' is a legacy"):
-        load_model(legacy)
-    with pytest.raises(LegacyFormatError, match=r"load_weights: '.*old\.h5' is a legacy"):
-        dense_bn().load_weights(legacy)
     other = tmp_path / "model.pb"
     other.write_bytes(b"x")
     with pytest.raises(FileFormatError, match=r"load_model: file format not supported.*"

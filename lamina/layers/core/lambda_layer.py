@@ -4,18 +4,30 @@ from __future__ import annotations
 import inspect
 
 from ... import tree
+from ...graph import trace as graph_trace
 from ...graph.symbolic import SymbolicTensor
-from ...saving.object_registration import deserialize_keras_object, serialize_keras_object
+from ...saving.object_registration import (deserialize_keras_object, get_custom_objects,
+                                           get_registered_object, serialize_keras_object)
 from .. import call_context
 from ..layer import Layer
 
 _LAMBDA_REFUSED = (
     "{name}: the config's {what!r} is a Python lambda (stored as {{'class_name': "
-    "'__lambda__'}}); Lamina never runs code from a config, so it cannot load it. Define "
-    "the function with `def my_fn(x): ...`, build the layer as Lambda(my_fn) and save "
-    "again; then load with custom_objects={{'my_fn': my_fn}} or inside "
-    "lamina.saving.custom_object_scope({{'my_fn': my_fn}}) (or register my_fn with "
-    "@lamina.saving.register_keras_serializable()).")
+    "'__lambda__'}}), i.e. Python code, and Lamina never runs code from a config or a "
+    "file, so safe mode (load_model's default, safe_mode=True) refuses it. To opt in, hand "
+    "Lamina the function itself: load with safe_mode=False and custom_objects={{{key!r}: "
+    "my_fn}} (the Lambda layer's name -> the function). Even with safe_mode=False Lamina "
+    "never unmarshals the stored bytecode; it only accepts functions registered "
+    "(@lamina.saving.register_keras_serializable()) or passed by name (custom_objects=, "
+    "lamina.saving.custom_object_scope). Better: build the layer from a named function, "
+    "Lambda(my_fn) with `def my_fn(x): ...`, and save again; it then loads with "
+    "custom_objects={{'my_fn': my_fn}} in safe mode too.")
+_LAMBDA_NOT_PASSED = (
+    "{name}: the config's {what!r} is a Python lambda and safe_mode=False, but no function "
+    "was passed under {key!r}. Lamina never runs code from a file, whatever safe_mode says: "
+    "it never unmarshals the stored bytecode and only accepts functions passed by name. "
+    "Load with custom_objects={{{key!r}: my_fn}} (or inside "
+    "lamina.saving.custom_object_scope({{{key!r}: my_fn}})).")
 
 
 class Lambda(Layer):
@@ -28,7 +40,9 @@ class Lambda(Layer):
     ``mask`` is the output mask: a tensor, or a callable ``mask(inputs, input_mask)``.
 
     Configs store a named function by its registered name; a Python lambda is stored in
-    Keras's ``__lambda__`` form without its bytecode, and ``from_config`` refuses it.
+    Keras's ``__lambda__`` form without its bytecode. ``from_config`` refuses it in safe
+    mode; with ``safe_mode=False`` it takes the function passed in ``custom_objects`` under
+    the layer's name (``"<name>.output_shape"`` / ``"<name>.mask"`` for those arguments).
     """
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
@@ -54,7 +68,8 @@ class Lambda(Layer):
         self._fn_expects_training = "training" in params
 
     def call(self, inputs, mask=None, training=None):
-        if self._output_shape is not None and not call_context.is_tracing() and any(
+        if self._output_shape is not None and not call_context.is_tracing() and \
+                graph_trace.active() is None and any(
                 isinstance(x, SymbolicTensor) for x in tree.flatten(inputs)):
             shape = self.compute_output_shape(tree.map_structure(lambda x: x.shape, inputs))
             return _symbolic_like(shape, self.compute_dtype)
@@ -97,12 +112,15 @@ class Lambda(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """``safe_mode=None`` follows ``load_model``'s (True outside it)."""
+        from ...saving.saving_api import in_safe_mode
+        safe_mode = in_safe_mode() if safe_mode is None else safe_mode
         config = dict(config)
         name = config.get("name") or cls.__name__
         for key in ("function", "output_shape", "mask"):
             value = config.get(key)
             if isinstance(value, dict) and value.get("class_name") == "__lambda__":
-                raise ValueError(_LAMBDA_REFUSED.format(name=name, what=key))
+                config[key] = _passed_function(name, key, custom_objects, safe_mode)
         config["function"] = deserialize_keras_object(config["function"], custom_objects,
                                                       kind="function")
         for key in ("output_shape", "mask"):
@@ -114,6 +132,21 @@ class Lambda(Layer):
             k: deserialize_keras_object(v, custom_objects)
             if isinstance(v, dict) and "class_name" in v else v for k, v in arguments.items()}
         return cls(**config)
+
+
+def _passed_function(name: str, what: str, custom_objects, safe_mode: bool):
+    """The function the user passed for a stored lambda: under the layer's name for
+    'function', ``"<name>.<what>"`` for 'output_shape' and 'mask'."""
+    key = name if what == "function" else f"{name}.{what}"
+    if safe_mode:
+        raise ValueError(_LAMBDA_REFUSED.format(name=name, what=what, key=key))
+    fn = get_registered_object(key, custom_objects)
+    # Found only among Lamina's built-ins (a layer named 'relu', say) is not "passed".
+    passed = custom_objects is not None and custom_objects.get(key) is fn
+    if fn is None or isinstance(fn, type) or not callable(fn) or (
+            fn is get_custom_objects().get(key) and not passed):
+        raise ValueError(_LAMBDA_NOT_PASSED.format(name=name, what=what, key=key))
+    return fn
 
 
 def _is_shape(value) -> bool:

@@ -91,7 +91,9 @@ class Dot(Merge):
         return None
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "axes": self.axes, "normalize": self.normalize}
+        # A pair as a list: the form a config has after its trip through JSON.
+        axes = self.axes if isinstance(self.axes, int) else list(self.axes)
+        return {**super().get_config(), "axes": axes, "normalize": self.normalize}
 
 
 def _product(layer, shape, sizes) -> int:
