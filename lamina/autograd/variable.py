@@ -69,7 +69,11 @@ class Variable(Tensor):
 
     @property
     def value(self) -> Tensor:
-        """The current value, as a plain tensor that does not change with later assigns."""
+        """The current value, as a plain tensor that does not change with later assigns
+        (while a graph is traced: the value the graph reads when it runs)."""
+        recording = self._traced()
+        if recording is not None:
+            return recording.read(self)
         return Tensor._wrap(self.data.copy(), self.backend)
 
     def _coerce(self, value, method: str):

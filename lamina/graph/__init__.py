@@ -9,5 +9,9 @@ _op._symbolic_type = SymbolicTensor
 
 from .function import GraphFunction, jit  # noqa: E402  (needs the hooks above)
 from .ir import Graph  # noqa: E402
+from .dot import to_dot  # noqa: E402
+from .errors import ExportError, GraphExecutionError  # noqa: E402
+from .exported import ExportedModel, load_exported  # noqa: E402
 
-__all__ = ["Node", "SymbolicTensor", "Graph", "GraphFunction", "jit"]
+__all__ = ["Node", "SymbolicTensor", "Graph", "GraphFunction", "jit", "to_dot",
+           "load_exported", "ExportedModel", "GraphExecutionError", "ExportError"]

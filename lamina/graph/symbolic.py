@@ -13,14 +13,19 @@ from ..errors import LaminaError
 
 
 class Node:
-    """One application of an op: its inputs (symbolic or concrete constants) and outputs."""
-    __slots__ = ("op", "inputs", "attrs", "outputs")
+    """One application of an op: its inputs (symbolic or concrete constants) and outputs.
 
-    def __init__(self, op, inputs, attrs):
+    ``layer`` is the path of the layer whose ``call`` was running when the node was traced
+    (``"model/dense_1"``; None outside any layer): error messages and ``to_dot`` name it.
+    """
+    __slots__ = ("op", "inputs", "attrs", "outputs", "layer")
+
+    def __init__(self, op, inputs, attrs, layer: str | None = None):
         self.op = op
         self.inputs = tuple(inputs)
         self.attrs = dict(attrs)
         self.outputs: tuple = ()
+        self.layer = layer
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} inputs={len(self.inputs)} outputs={len(self.outputs)}>"
@@ -57,8 +62,9 @@ class SymbolicTensor(TensorBase):
 
 
 def symbolic_apply(op, inputs, attrs):
+    from ..layers.call_context import current_layer_path   # lamina.layers imports us
     spec = op.output_spec(*inputs, **attrs)
-    node = Node(op, inputs, attrs)
+    node = Node(op, inputs, attrs, layer=current_layer_path())
     if isinstance(spec, tuple) and not hasattr(spec, "dtype"):
         node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node, i) for i, s in enumerate(spec))
         return node.outputs

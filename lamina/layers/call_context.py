@@ -4,6 +4,9 @@
 sets it (``model(x, training=True)``, ``fit``) decides for every layer inside it.
 ``tracing()`` marks a graph trace: layers then run ``call`` directly on symbolic tensors,
 recording op nodes, instead of recording functional-API layer nodes.
+``layer_call(training, name)`` and ``calling_layer(name)`` keep the names of the layers
+whose ``call`` is running, so every graph node records the layer it came from (error
+messages and ``to_dot`` name it).
 """
 from __future__ import annotations
 
@@ -27,15 +30,22 @@ def depth() -> int:
 
 
 @contextlib.contextmanager
-def layer_call(training):
+def layer_call(training, name: str | None = None):
+    """A layer's ``call`` runs inside: ``training`` is inherited by nested calls, and
+    ``name`` (when given) is pushed on the stack that :func:`current_layer_path` reads."""
     stack = _get("training", None)
     if stack is None:
         stack = _state.training = []
     stack.append(training)
+    names = _layer_names() if name is not None else None
+    if names is not None:
+        names.append(name)
     try:
         yield
     finally:
         stack.pop()
+        if names is not None:
+            names.pop()
 
 
 def is_tracing() -> bool:
@@ -70,3 +80,27 @@ def name_scope(name: str):
         yield
     finally:
         scope.pop()
+
+
+def _layer_names() -> list:
+    names = _get("layers", None)
+    if names is None:
+        names = _state.layers = []
+    return names
+
+
+@contextlib.contextmanager
+def calling_layer(name: str):
+    """Nodes traced inside are attributed to layer ``name`` (nested under the current one)."""
+    names = _layer_names()
+    names.append(name)
+    try:
+        yield
+    finally:
+        names.pop()
+
+
+def current_layer_path() -> str | None:
+    """``"outer/inner"`` for the layer calls running now (None outside any layer)."""
+    names = _get("layers", None)
+    return "/".join(names) if names else None

@@ -80,10 +80,13 @@ def run_call(layer, args: tuple, kwargs: dict):
     if outermost:
         layer._clear_losses()
     symbolic = _symbolic(args) or _symbolic(kwargs)
-    with call_context.layer_call(training):
+    # Symbolic calls (functional API, graph tracing) record the layer's name on each node.
+    with call_context.layer_call(training, layer.name if symbolic else None):
         outputs = layer.call(*args, **kwargs)
         outputs = _attach_masks(layer, inputs, kwargs.get("mask", previous_mask), outputs)
-        if layer.activity_regularizer is not None and not symbolic:
+        # Activity losses are real when values are (eager) or will be (a graph trace).
+        if layer.activity_regularizer is not None and (
+                not symbolic or graph_trace.active() is not None):
             for out in tree.flatten(outputs):
                 if isinstance(out, TensorBase):
                     layer.add_loss(_activity_loss(layer.activity_regularizer, out))

@@ -229,9 +229,10 @@ class Layer(LayerConfigMixin):
 
     # ---------------------------------------------------------------- losses
     def add_loss(self, loss) -> None:
-        """Add a scalar to the model's loss for this call (eager values only)."""
-        if _is_symbolic(loss):
-            return            # symbolic calls build graphs; real calls add the loss again
+        """Add a scalar to the model's loss for this call."""
+        from ..graph import trace as graph_trace
+        if _is_symbolic(loss) and graph_trace.active() is None:
+            return            # functional-API building: real calls add the loss again
         if not isinstance(loss, TensorBase):
             from ..ops import convert_to_tensor
             loss = convert_to_tensor(loss)

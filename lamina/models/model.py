@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from ..layers.layer import Layer
+from ..graph.model_methods import GraphMixin
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
 
@@ -15,7 +16,7 @@ def _functional_arguments(args, kwargs) -> bool:
         "inputs" in kwargs and "outputs" in kwargs)
 
 
-class Model(SavingMixin, Trainer, Layer):
+class Model(GraphMixin, SavingMixin, Trainer, Layer):
     """Groups layers into an object with training and inference features."""
 
     _keras_module = "keras"
@@ -95,6 +96,9 @@ class Model(SavingMixin, Trainer, Layer):
         # A subclassed model builds its sublayers by running: no symbolic trace first, so
         # Python control flow on values in call() keeps working eagerly.
         if type(self).build is Model.build:
+            from .. import tree
+            self._build_shapes = tree.map_structure(   # for get_build_config / load_model
+                lambda x: (None, *tuple(x.shape)[1:]) if hasattr(x, "shape") else None, inputs)
             self.built = True
             return
         Layer._maybe_build(self, inputs, args, kwargs)

@@ -53,6 +53,7 @@ def _step(condition, like):
 @register_op
 class Relu(Op):
     name = "relu"
+    writes_out = True
 
     def output_spec(self, x):
         return Spec(x.shape, x.dtype)
@@ -60,7 +61,11 @@ class Relu(Op):
     def forward(self, backend, x, out=None):
         # x * (x > 0) beats maximum(x, 0) on numpy; it gives -0.0 for negative x (== 0.0)
         # and NaN for NaN, and -inf * 0 = NaN for -inf, which only overflowed inputs reach.
-        return backend.binary("multiply", x, backend.binary("greater", x, 0), out=out)
+        if out is None:
+            return backend.binary("multiply", x, backend.binary("greater", x, 0))
+        # the same numbers without a mask temporary: the 0/1 step goes into `out` first
+        backend.binary("greater", x, 0, out=out)
+        return backend.binary("multiply", x, out, out=out)
 
     def gradient(self, ctx, g):
         return (multiply(g, _step(greater(ctx.inputs[0], 0), g)),)

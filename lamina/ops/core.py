@@ -126,6 +126,7 @@ def require_float(op_name: str, arg: str, x) -> None:
 @register_op
 class Cast(Op):
     name = "cast"
+    writes_out = True
 
     def output_spec(self, x, dtype):
         return Spec(x.shape, dtype)
@@ -171,12 +172,13 @@ class Fill(Op):
     """A tensor of ``value`` shaped and typed like ``x`` (zeros_like/ones_like/full_like)."""
     name = "fill_like"
     differentiable = False
+    writes_out = True
 
     def output_spec(self, x, value, dtype):
         return Spec(x.shape, dtype or x.dtype)
 
     def forward(self, backend, x, out=None, value=0, dtype=None):
-        return backend.full(x.shape, value, dtype or x.dtype.name)
+        return backend.full(x.shape, value, dtype or x.dtype.name, out=out)
 
 
 def full_like(x, fill_value, dtype=None) -> TensorBase:

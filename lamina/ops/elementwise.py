@@ -9,6 +9,7 @@ class Unary(Op):
     """``y = f(x)`` via ``backend.unary(kernel, x)``; ``kernel`` defaults to ``name``."""
     kernel: str = ""
     result_dtype: str | None = None      # e.g. "bool" for predicates
+    writes_out = inplace = True
 
     def output_spec(self, x):
         return Spec(x.shape, self.result_dtype or x.dtype)
@@ -21,6 +22,7 @@ class Binary(Op):
     """``y = f(a, b)`` with numpy broadcasting, via ``backend.binary(kernel, a, b)``."""
     kernel: str = ""
     result_dtype: str | None = None
+    writes_out = inplace = True
 
     def output_spec(self, a, b):
         if a.dtype != b.dtype:

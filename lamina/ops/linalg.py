@@ -24,6 +24,7 @@ def _shapes(a, b) -> str:
 @register_op
 class MatMul(Op):
     name = "matmul"
+    writes_out = True
 
     def output_spec(self, a, b):
         if a.dtype != b.dtype:
@@ -49,10 +50,6 @@ class MatMul(Op):
         return Spec(batch + rows + cols, a.dtype)
 
     def forward(self, backend, a, b, out=None):
-        if out is None and b.ndim == 2 and a.ndim > 2:
-            # a batch of matrices times one matrix: one GEMM over the flattened batch
-            flat = backend.matmul(backend.reshape(a, (-1, a.shape[-1])), b)
-            return backend.reshape(flat, a.shape[:-1] + (b.shape[1],))
         return backend.matmul(a, b, out=out)
 
     def gradient(self, ctx, g):

@@ -193,6 +193,7 @@ def mod(x1, x2):
 @register_op
 class Where(Op):
     name = "where"
+    writes_out = True
 
     def output_spec(self, condition, x1, x2):
         if condition.dtype != "bool":
@@ -207,11 +208,7 @@ class Where(Op):
         return Spec(shape, x1.dtype)
 
     def forward(self, backend, condition, x1, x2, out=None):
-        result = backend.where(condition, x1, x2)
-        if out is None:
-            return result
-        backend.copy_(out, result)
-        return out
+        return backend.where(condition, x1, x2, out=out)
 
     def gradient(self, ctx, g):
         condition, a, b = ctx.inputs
@@ -245,6 +242,7 @@ def where(condition, x1=None, x2=None):
 @register_op
 class Clip(Op):
     name = "clip"
+    writes_out = inplace = True
 
     def output_spec(self, x, x_min, x_max):
         if not x.dtype == x_min.dtype == x_max.dtype:

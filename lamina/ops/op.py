@@ -53,6 +53,16 @@ class Op:
     differentiable: bool = True
     # Ops with random or external effects must never be merged or folded by graph passes.
     stateful: bool = False
+    # The graph executor's memory plan (lamina/graph/memory_plan.py) reads these two:
+    # ``writes_out``: forward(..., out=buffer) writes the whole result into ``buffer`` (a
+    # C-contiguous array of the output spec's shape and dtype; a tuple of them for several
+    # outputs) and returns it, and with out=None returns new arrays, never views of its
+    # inputs. Other ops (reshape, transpose, getitem, ...) may return arrays that alias
+    # their inputs, and the plan assumes they do.
+    writes_out: bool = False
+    # ``inplace``: ``out`` may also be one of the inputs (of the same shape and dtype): the
+    # op reads each input element before it writes the output element in its place.
+    inplace: bool = False
 
     def output_spec(self, *inputs, **attrs) -> Spec | tuple[Spec, ...]:
         raise NotImplementedError(f"op {self.name!r} defines no output_spec")

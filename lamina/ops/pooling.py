@@ -46,6 +46,7 @@ class _PoolOp(Op):
 @register_op
 class MaxPool2D(_PoolOp):
     name = "max_pool2d"
+    writes_out = True
 
     def output_spec(self, x, pool_size, strides, padding):
         check_rank(self.name, "x", x, 4, _IMAGE)
@@ -62,6 +63,7 @@ class MaxPool2D(_PoolOp):
 @register_op
 class AvgPool2D(_PoolOp):
     name = "avg_pool2d"
+    writes_out = True
 
     def output_spec(self, x, pool_size, strides, padding):
         check_rank(self.name, "x", x, 4, _IMAGE)

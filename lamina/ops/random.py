@@ -60,6 +60,7 @@ class _RandomOp(Op):
     """
     differentiable = False
     stateful = True
+    writes_out = True
     dtypes: tuple = FLOAT_DTYPES
 
     def output_spec(self, counter, *like, shape, dtype, key, **attrs):

@@ -42,6 +42,7 @@ class Reduce(Op):
     """``backend.reduce(kernel, x, axis, keepdims)``; ``axis`` is a normalized tuple or None."""
     kernel = ""
     result_dtype: str | None = None
+    writes_out = True
 
     def output_spec(self, x, axis=None, keepdims=False):
         return Spec(reduced_shape(x.shape, axis, keepdims), self.result_dtype or x.dtype)
@@ -232,6 +233,7 @@ def std(x, axis=None, keepdims=False):
 class ArgReduce(Op):
     """``backend.arg_reduce(name, x, axis)`` as int32; ``axis`` is an int or None."""
     differentiable = False
+    writes_out = True
 
     def output_spec(self, x, axis=None, keepdims=False):
         axes = None if axis is None else (axis,)

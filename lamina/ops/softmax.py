@@ -16,12 +16,15 @@ from .op import Op, Spec, normalize_axes, register_op
 __all__ = ["softmax", "log_softmax"]
 
 
-def _shifted(backend, x, axis):
-    """``x - max(x, axis)`` in a new buffer: every exponent is <= 0, so nothing overflows."""
-    return backend.binary("subtract", x, backend.reduce("max", x, axis, True))
+def _shifted(backend, x, axis, out=None):
+    """``x - max(x, axis)`` in a new buffer (or ``out``): every exponent is <= 0, so nothing
+    overflows."""
+    return backend.binary("subtract", x, backend.reduce("max", x, axis, True), out=out)
 
 
 class _SoftmaxBase(Op):
+    writes_out = True
+
     def output_spec(self, x, axis):
         require_float(self.name, "x", x)
         return Spec(x.shape, x.dtype)
@@ -32,7 +35,7 @@ class Softmax(_SoftmaxBase):
     name = "softmax"
 
     def forward(self, backend, x, out=None, axis=(-1,)):
-        shifted = _shifted(backend, x, axis)
+        shifted = _shifted(backend, x, axis, out)
         if out is None and backend.is_array(shifted):
             out = shifted            # a fresh buffer (numpy gives 0-d results as scalars)
         e = backend.unary("exp", shifted, out=out)
@@ -52,7 +55,7 @@ class LogSoftmax(_SoftmaxBase):
     name = "log_softmax"
 
     def forward(self, backend, x, out=None, axis=(-1,)):
-        shifted = _shifted(backend, x, axis)
+        shifted = _shifted(backend, x, axis, out)
         e = backend.unary("exp", shifted)
         log_total = backend.unary("log", backend.reduce("sum", e, axis, True))
         return backend.binary("subtract", shifted, log_total, out=out)

@@ -11,7 +11,9 @@ def _models():
         "mlp": lambda: lamina.Sequential([lamina.Input((6,)), layers.Dense(8, activation="relu"),
                                           layers.Dense(3, activation="softmax")]),
         "bn_dropout": lambda: lamina.Sequential([
-            lamina.Input((6,)), layers.Dense(8), layers.BatchNormalization(),
+            # No bias before BatchNormalization: its true gradient is 0, and Adam turns the
+            # rounding noise of a zero gradient into full-size steps of either sign.
+            lamina.Input((6,)), layers.Dense(8, use_bias=False), layers.BatchNormalization(),
             layers.Activation("relu"), layers.Dropout(0.3, seed=1),
             layers.Dense(3, activation="softmax")]),
         "cnn": lambda: lamina.Sequential([

@@ -25,3 +25,7 @@ def optimize(graph, passes=None):
         graph = fn(graph)
         graph.history.append((name, len(graph.nodes)))
     return graph
+
+
+from . import simplify, constant_fold, cse  # noqa: E402,F401
+from . import fold_batchnorm, fuse  # noqa: E402,F401

@@ -1,0 +1,101 @@
+"""Graph inspection and export for models, as a mixin of ``lamina.Model``.
+
+- ``model.graph(x)`` is the optimized graph that ``predict`` runs for a batch like ``x``;
+  ``step="train"``/``"test"`` (with ``y``) gives the training/evaluation step's graph;
+  ``passes=[]`` gives the traced graph before any pass, a list of pass names a prefix of
+  the pipeline. ``lamina.graph.to_dot(model.graph(x))`` draws it.
+- ``model.graph_report(x)`` lists, per pass, the node count before and after it.
+- ``model.export(path)`` writes the optimized inference graph and the weights to one h5
+  file that ``lamina.graph.load_exported(path)`` runs without the model's classes.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+STEPS = ("predict", "train", "test")
+
+
+class PassReport(NamedTuple):
+    """One pass of the pipeline: its name and the graph's node count before and after."""
+    name: str
+    before: int
+    after: int
+
+
+class GraphMixin:
+    """``graph`` / ``graph_report`` / ``export`` (mixed into ``lamina.Model``)."""
+
+    def graph(self, x, y=None, step: str = "predict", passes=None, sample_weight=None):
+        """The optimized :class:`~lamina.graph.ir.Graph` of one ``step`` for a batch like
+        ``x`` (its batch size and shapes are the graph's). ``passes``: None for the default
+        pipeline (the graph ``fit``/``evaluate``/``predict`` run), ``[]`` for none, or a
+        list of pass names. Tracing runs no kernel and changes no variable."""
+        function, data = _step_function(self, x, y, sample_weight, step, passes)
+        return function.trace(data)
+
+    def graph_report(self, x, y=None, step: str = "predict", passes=None,
+                     sample_weight=None) -> list[PassReport]:
+        """Per pass, the node counts before and after it (``graph.history``)."""
+        graph = self.graph(x, y, step=step, passes=passes, sample_weight=sample_weight)
+        history = getattr(graph, "history", [("traced", len(graph.nodes))])
+        return [PassReport(name, before, after)
+                for (_, before), (name, after) in zip(history, history[1:])]
+
+    def export(self, filepath, x=None, batch_size: int | None = None) -> None:
+        """Write the optimized inference graph and the weights to one h5 file.
+
+        The graph is traced for a batch like ``x`` (default: zeros of the model's input
+        shapes with ``batch_size`` rows, 1 if not given); the exported model runs batches
+        of any size in chunks of that one (see ``lamina.graph.export``)."""
+        from .export import export_model
+        export_model(self, filepath, x=x, batch_size=batch_size)
+
+
+def _step_function(model, x, y, sample_weight, step: str, passes):
+    """The GraphFunction of ``step`` and the device batch to trace it with."""
+    from ..trainers.compiled_step import CompiledStep
+    from ..trainers.loops import to_device
+    from .function import GraphFunction
+    if step not in STEPS:
+        raise ValueError(f"{model.name}.graph: argument 'step' must be one of {STEPS}; "
+                         f"received {step!r}")
+    passes = _check_passes(model, passes)
+    if step != "predict":
+        model._assert_compiled(f"graph(step={step!r})")
+        if y is None:
+            raise ValueError(f"{model.name}.graph: step={step!r} needs targets 'y'")
+    else:
+        y = sample_weight = None
+    data = to_device((x, y, sample_weight))
+    _ensure_built(model, data[0], train=step == "train")
+    if passes is None:
+        function = getattr(model, f"make_{step}_function")()
+        if isinstance(function, CompiledStep):
+            return function.function, data
+    method = getattr(model, f"{step}_step")
+    return GraphFunction(method, name=f"{model.name}.{step}_step", passes=passes), data
+
+
+def _check_passes(model, passes):
+    if passes is None:
+        return None
+    from . import passes as registry
+    known = [name for name, _ in registry.PIPELINE]
+    if isinstance(passes, str):
+        passes = [passes]
+    unknown = [name for name in passes if name not in known]
+    if unknown:
+        raise ValueError(f"{model.name}.graph: unknown pass name(s) {unknown}; the pipeline "
+                         f"has {known}")
+    return list(passes)
+
+
+def _ensure_built(model, x, train: bool) -> None:
+    """Build the model (one eager inference call) and, for a training step, the optimizer's
+    slots: tracing must not create variables."""
+    if not model.built:
+        model(x, training=False)
+    optimizer = getattr(model, "optimizer", None)
+    if train and optimizer is not None and not getattr(optimizer, "built", True):
+        optimizer.build(model.trainable_variables)
+
