@@ -12,6 +12,8 @@ memory       asarray(data, dtype) · to_host(a) · empty(shape, dtype)
              · copy_(dst, src) · cast(a, dtype, out) · synchronize()
 elementwise  unary(fn, x, out) with fn in UNARY · binary(fn, a, b, out) with fn in BINARY
              · where(cond, a, b, out) · clip(x, lo, hi, out)
+             · elementwise_chain(program, inputs, out): a fused tree of unary/binary
+               steps (``lamina/ops/elementwise_chain.py``); generic: step by step
 reduction    reduce(fn, x, axis, keepdims, out) with fn in REDUCE · arg_reduce(fn, x, axis)
 contraction  matmul(a, b, out)
 movement     reshape(x, shape) · transpose(x, axes) · broadcast_to(x, shape)
@@ -61,7 +63,7 @@ class Backend(ConvKernels, RandomKernels):
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",
                    "synchronize"),
-        "elementwise": ("unary", "binary", "where", "clip"),
+        "elementwise": ("unary", "binary", "where", "clip", "elementwise_chain"),
         "reduction": ("reduce", "arg_reduce"),
         "contraction": ("matmul",),
         "movement": ("reshape", "transpose", "broadcast_to", "concatenate", "pad", "getitem",
@@ -132,6 +134,30 @@ class Backend(ConvKernels, RandomKernels):
 
     def clip(self, x, lo, hi, out=None):
         return self.xp.clip(x, lo, hi, out=out)
+
+    def elementwise_chain(self, program, inputs, out=None):
+        """Run a program of unary/binary steps (``lamina/ops/elementwise_chain.py``) over
+        ``inputs`` (arrays of one float dtype), the result broadcast to their common shape.
+
+        This generic version runs each step with the ``unary``/``binary`` kernels, so its
+        numbers are those of the unfused ops; only the last step writes into ``out``, after
+        every input has been read (``out`` may be an input of the result's shape).
+        """
+        dtype = inputs[0].dtype
+        values: list = []
+        last = len(program) - 1
+        for k, (fn, refs) in enumerate(program):
+            args = [inputs[v] if kind == "x" else values[v] if kind == "t"
+                    else self.xp.asarray(v, dtype=dtype) for kind, v in refs]
+            target = out if k == last else None
+            if fn == "relu":        # as the relu op computes it: x * (x > 0)
+                mask = self.binary("greater", args[0], 0)
+                values.append(self.binary("multiply", args[0], mask, out=target))
+            elif len(args) == 1:
+                values.append(self.unary(fn, args[0], out=target))
+            else:
+                values.append(self.binary(fn, args[0], args[1], out=target))
+        return values[-1]
 
     def erf(self, x, out=None):
         from .special import erf

@@ -11,6 +11,8 @@ runs on cupy unchanged; this class overrides only the hot spots:
 - pooling as one thread per output element, and its gradients as one thread per input
   element (max pooling recomputes which windows have their first maximum there);
 - sigmoid as one fused kernel, erf from ``cupyx.scipy.special``;
+- ``elementwise_chain`` (a fused tree of elementwise ops) as one generated
+  ElementwiseKernel (``cupy_chain.py``);
 - counter-based random numbers: Philox4x64-10 keyed by ``key`` with the counter
   ``(element block, counter)``, so a draw is a pure function of (key, counter, element).
 
@@ -24,7 +26,7 @@ import math
 import numpy
 
 from ..errors import DTypeError
-from . import cupy_kernels
+from . import cupy_chain, cupy_kernels
 from .base import Backend
 from .conv import conv_output_size
 
@@ -186,6 +188,16 @@ class CupyBackend(Backend):
 
     def erf(self, x, out=None):
         return self._erf(x, out=out)
+
+    def elementwise_chain(self, program, inputs, out=None):
+        """The whole program as one generated kernel (float32/float64 inputs of one dtype;
+        others run it step by step)."""
+        dtype = inputs[0].dtype
+        if (dtype not in _KERNEL_DTYPES or any(a.dtype != dtype for a in inputs)
+                or (out is not None and out.dtype != dtype)):
+            return super().elementwise_chain(program, inputs, out)
+        kernel = cupy_chain.kernel(program, tuple(a.dtype.name for a in inputs))
+        return kernel(*inputs) if out is None else kernel(*inputs, out)
 
     # ----------------------------------------------------------------- convolution
     @staticmethod
