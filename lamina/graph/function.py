@@ -90,8 +90,13 @@ class GraphFunction:
         leaves = [symbolic(leaf) for leaf in tree.flatten((list(args), kwargs))]
         sym_args, sym_kwargs = tree.pack_sequence_as((list(args), kwargs), leaves)
         recorded = tracing.Trace()
-        with tracing.tracing_into(recorded):
-            outputs = self.fn(*sym_args, **sym_kwargs)
+        self.trace_error = None
+        try:
+            with tracing.tracing_into(recorded):
+                outputs = self.fn(*sym_args, **sym_kwargs)
+        except Exception as error:        # e.g. Python control flow on a tensor's value
+            self.trace_error = error
+            raise
         graph = Graph(symbols, outputs, recorded.placeholders.values(),
                       recorded.updates.values(), name=self.name)
         graph = pass_registry.optimize(graph, self.passes)

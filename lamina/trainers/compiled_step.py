@@ -1,6 +1,8 @@
 """A train/test/predict step run as a compiled graph (graph mode, the default)."""
 from __future__ import annotations
 
+import warnings
+
 from ..graph.function import GraphFunction
 
 
@@ -14,6 +16,7 @@ class CompiledStep:
         self.step = step
         self.train = train
         self.function = GraphFunction(step, name=f"{model.name}.{name}")
+        self.eager = False
 
     def ready(self) -> bool:
         if not self.model.built:
@@ -24,6 +27,18 @@ class CompiledStep:
         return True
 
     def __call__(self, data):
-        if not self.ready():
+        if self.eager or not self.ready():
             return self.step(data)
-        return self.function(data)
+        try:
+            return self.function(data)
+        except Exception as error:
+            if getattr(self.function, "trace_error", None) is not error:
+                raise                      # a failure while running, not while tracing
+            # Code that cannot be traced (Python `if` on a tensor's value, .numpy() in a
+            # step): run this step eagerly from now on, as run_eagerly=True would.
+            warnings.warn(f"{self.function.name}: the step could not be compiled into a "
+                          f"graph ({type(error).__name__}: {error}); it runs eagerly "
+                          f"instead. Pass run_eagerly=True to compile() to choose eager "
+                          f"mode explicitly.", stacklevel=3)
+            self.eager = True
+            return self.step(data)

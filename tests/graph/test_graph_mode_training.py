@@ -65,3 +65,30 @@ def test_graph_mode_is_the_default_and_traces_once():
     assert function.trace_count == 1
     (graph, _), = function._plans.values()
     assert graph.updates and graph.nodes
+
+
+def test_a_step_that_cannot_be_traced_runs_eagerly_with_a_warning():
+    class ValueDependent(lamina.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = layers.Dense(3, activation="softmax")
+
+        def call(self, x):
+            if float(lamina.ops.sum(x).numpy()) > 0:    # needs the value: not traceable
+                return self.dense(x)
+            return self.dense(-x)
+    x, y = _data("mlp")
+    losses = {}
+    for eager in (True, False):
+        lamina.utils.set_random_seed(3)
+        model = ValueDependent()
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy",
+                      run_eagerly=eager)
+        if eager:
+            history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        else:
+            with pytest.warns(UserWarning, match=r"could not be compiled into a graph.*"
+                                                 r"runs eagerly instead"):
+                history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        losses[eager] = history.history["loss"]
+    np.testing.assert_allclose(losses[False], losses[True], rtol=1e-6)
