@@ -7,7 +7,7 @@ Every family module lists its public functions in ``__all__``.
 from . import activations as _activations, array as _array, compare as _compare
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
-from . import softmax as _softmax
+from . import slicing as _slicing, softmax as _softmax
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -22,6 +22,7 @@ from .op import OP_REGISTRY, Op, Spec, register_op
 from .pooling import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .slicing import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
@@ -32,6 +33,6 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _softmax)
+             _random, _reduction, _slicing, _softmax)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
