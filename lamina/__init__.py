@@ -8,16 +8,23 @@ from .autograd import GradientTape, Tensor, Variable, no_grad
 from . import ops
 from . import graph, random, tree
 from .ops import stop_gradient
-from . import activations, constraints, initializers, regularizers, saving, utils
+from . import activations, config, constraints, initializers, regularizers, saving, utils
 from . import callbacks, datasets, layers, losses, metrics, models, optimizers
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
 from .graph import jit
 
+from .graph.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
+
 __version__ = "0.1.0"
 
-__all__ = ["backend", "ops", "random", "tree", "activations", "constraints", "initializers",
+
+def version() -> str:
+    """Lamina's version (Keras 3's ``keras.version()``)."""
+    return __version__
+
+__all__ = ["backend", "config", "ops", "random", "tree", "activations", "constraints", "initializers",
            "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
-           "jit",
+           "jit", "KerasTensor", "version",
            "Sequential", "Functional", "__version__"]

@@ -120,6 +120,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
                         f"class or function; received {type(custom_objects).__name__}")
     _check_flag("load_model", "compile", compile)
     _check_flag("load_model", "safe_mode", safe_mode)
+    from .. import config
+    if config.unsafe_deserialization_enabled():
+        safe_mode = False
     _check_exists(filepath, "load_model")
     if filepath.endswith(_LEGACY):
         from .legacy_h5 import load_legacy_model

@@ -44,6 +44,9 @@ def pythonify_logs(logs: dict) -> dict:
 
 
 def _verbose(verbose) -> int:
+    from .. import config
+    if not config.is_interactive_logging_enabled():
+        return 0
     if verbose == "auto":
         return 1
     if verbose not in (0, 1, 2, True, False):

@@ -197,3 +197,14 @@ def test_a_keras_2_lambda_follows_the_same_rules(tmp_path):
         load_model(path, safe_mode=False)
     model = load_model(path, safe_mode=False, custom_objects={"lam": times_two})
     np.testing.assert_array_equal(model.predict(X, verbose=0), X * 2.0)   # not X * 100
+
+
+def test_enable_unsafe_deserialization_acts_as_safe_mode_false(lambda_file):
+    lamina.config.enable_unsafe_deserialization()
+    try:
+        model = load_model(lambda_file, custom_objects={"lam": times_two})
+        np.testing.assert_array_equal(model.predict(X, verbose=0), X * 2.0)
+    finally:
+        lamina.config._unsafe_deserialization = False
+    with pytest.raises(SavingError, match=r"To opt in"):
+        load_model(lambda_file, custom_objects={"lam": times_two})
