@@ -9,7 +9,8 @@ from __future__ import annotations
 from ... import backend, ops
 from ...errors import ShapeError, describe_shape
 
-_SPATIAL_NAMES = {1: ("steps",), 2: ("height", "width")}
+_SPATIAL_NAMES = {1: ("steps",), 2: ("height", "width"),
+                  3: ("depth", "height", "width")}
 
 
 def standardize_tuple(layer: str, arg: str, value, rank: int, allow_zero: bool = False):

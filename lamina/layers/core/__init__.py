@@ -1,11 +1,12 @@
 """Core layers."""
 from .activation import Activation
 from .dense import Dense
+from .einsum_dense import EinsumDense
 from .embedding import Embedding
 from .identity import Identity
 from .input_layer import Input, InputLayer
 from .lambda_layer import Lambda
 from .masking import Masking
 
-__all__ = ["Activation", "Dense", "Embedding", "Identity", "Input", "InputLayer", "Lambda",
-           "Masking"]
+__all__ = ["Activation", "Dense", "EinsumDense", "Embedding", "Identity", "Input", "InputLayer",
+           "Lambda", "Masking"]

@@ -1,0 +1,23 @@
+"""``AveragePooling3D``: the mean over windows of volumes (batch, depth, height, width, C)."""
+from __future__ import annotations
+
+from ..convolutional import conv_utils as cu
+from .base_pooling import BasePooling
+from .pooling3d import pool3d
+
+
+class AveragePooling3D(BasePooling):
+    """3-D average pooling (Keras 3's ``AveragePooling3D``); ``strides=None`` means
+    ``pool_size``. Padding is left out of the mean; ``pool_size`` has no default in Keras 3.
+    """
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None,
+                 name=None, **kwargs):
+        super().__init__(pool_size, strides, pool_dimensions=3, pool_mode="average",
+                         padding=padding, data_format=data_format, name=name, **kwargs)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)          # errors name the layer
+        x = cu.to_channels_last(inputs, self.data_format)
+        y = pool3d(x, self.pool_mode, self.pool_size, self.strides, self.padding)
+        return cu.from_channels_last(y, self.data_format)

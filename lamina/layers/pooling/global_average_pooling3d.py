@@ -1,0 +1,18 @@
+"""``GlobalAveragePooling3D``: the mean over every voxel of a volume, per channel."""
+from __future__ import annotations
+
+from ... import ops
+from .base_global_pooling import BaseGlobalPooling
+
+
+class GlobalAveragePooling3D(BaseGlobalPooling):
+    """Global average pooling (Keras 3's ``GlobalAveragePooling3D``): (batch, channels)
+    out, or with ``keepdims=True`` spatial sizes of 1.
+    """
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(pool_dimensions=3, data_format=data_format, keepdims=keepdims,
+                         **kwargs)
+
+    def call(self, inputs):
+        return ops.mean(inputs, axis=self.spatial_axes, keepdims=self.keepdims)
