@@ -8,3 +8,16 @@ from .category_encoding import CategoryEncoding  # noqa: E402
 from .discretization import Discretization  # noqa: E402
 
 __all__ += ["CategoryEncoding", "Discretization"]
+
+from .center_crop import CenterCrop  # noqa: E402
+from .random_brightness import RandomBrightness  # noqa: E402
+from .random_contrast import RandomContrast  # noqa: E402
+from .random_crop import RandomCrop  # noqa: E402
+from .random_flip import RandomFlip  # noqa: E402
+from .random_rotation import RandomRotation  # noqa: E402
+from .random_translation import RandomTranslation  # noqa: E402
+from .random_zoom import RandomZoom  # noqa: E402
+from .resizing import Resizing  # noqa: E402
+
+__all__ += ["CenterCrop", "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip",
+            "RandomRotation", "RandomTranslation", "RandomZoom", "Resizing"]

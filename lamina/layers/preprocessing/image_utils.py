@@ -1,0 +1,208 @@
+"""Image sampling shared by the image preprocessing layers, written with ``lamina.ops``.
+
+Images here are batched and channels-last, ``(batch, height, width, channels)``, in a float
+dtype; the layers convert to and from that layout (``to_nhwc`` / ``from_nhwc``).
+
+- ``resize``: separable gathers with half-pixel centers (Keras 3 / TF2 / jax without
+  antialiasing): output pixel ``i`` samples input coordinate ``(i + 0.5) * in / out - 0.5``,
+  clamped to the image ("bilinear"), or pixel ``floor((i + 0.5) * in / out)`` ("nearest").
+- ``affine_transform``: each output pixel ``(y, x)`` samples the input at
+  ``x' = a0 x + a1 y + a2``, ``y' = b0 x + b1 y + b2`` (Keras's 8-number transform without
+  the projective terms), with the fill modes of Keras's ``map_coordinates``: the corner
+  indices of the sample are mapped into the image ("reflect": ``dcba|abcd|dcba``, "wrap",
+  "nearest") or read as ``fill_value`` ("constant").
+"""
+from __future__ import annotations
+
+import numbers
+
+from ... import ops
+from ..convolutional.conv_utils import from_channels_last, to_channels_last
+
+FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+INTERPOLATIONS = ("bilinear", "nearest")
+
+
+# --------------------------------------------------------------------------- arguments
+def check_choice(layer: str, arg: str, value, choices) -> str:
+    if value not in choices:
+        names = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{layer}: argument '{arg}' must be one of {names}; received "
+                         f"{value!r}")
+    return value
+
+
+def check_size(layer: str, arg: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{layer}: argument '{arg}' must be a positive int; received "
+                         f"{value!r}")
+    return int(value)
+
+
+def check_number(layer: str, arg: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{layer}: argument '{arg}' must be a number; received {value!r}")
+    return float(value)
+
+
+def factor_range(layer: str, arg: str, factor, low: float = -1.0, high: float = 1.0,
+                 single=None) -> tuple:
+    """A number ``f`` (``single(f)`` or ``(-|f|, |f|)``) or a pair, each in [low, high],
+    as the sorted pair ``(lower, upper)``."""
+    expected = (f"a number or a pair of numbers in [{low:g}, {high:g}]")
+    is_number = isinstance(factor, numbers.Real) and not isinstance(factor, bool)
+    pair = factor if isinstance(factor, (list, tuple)) else None
+    if pair is not None and len(pair) == 2 and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in pair):
+        values = [float(v) for v in pair]
+    elif is_number:
+        values = [float(factor)]
+    else:
+        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {factor!r}")
+    if any(not low <= v <= high for v in values):
+        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {factor!r}")
+    if pair is None:
+        f = abs(values[0])
+        return single(f) if single is not None else (-f, f)
+    return tuple(sorted(values))
+
+
+def plain_factor(factor):
+    """A factor as a config stores it: pairs as lists (what a JSON round trip gives)."""
+    return list(factor) if isinstance(factor, (list, tuple)) else factor
+
+
+def check_value_range(layer: str, value_range):
+    """A pair of numbers ``(low, high)``, returned as given (a tuple)."""
+    if not isinstance(value_range, (list, tuple)) or len(value_range) != 2 or any(
+            isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value_range):
+        raise ValueError(f"{layer}: argument 'value_range' must be a pair of numbers "
+                         f"(low, high); received {value_range!r}")
+    return tuple(value_range)
+
+
+# --------------------------------------------------------------------------- layout
+def to_nhwc(x, data_format: str, dtype: str):
+    """``x`` (rank 3 or 4) as a batched channels-last ``dtype`` tensor."""
+    if x.dtype != dtype:
+        x = ops.cast(x, dtype)
+    if len(x.shape) == 3:
+        x = ops.expand_dims(x, 0)
+    return to_channels_last(x, data_format)
+
+
+def from_nhwc(x, data_format: str, rank: int):
+    x = from_channels_last(x, data_format)
+    return ops.squeeze(x, 0) if rank == 3 else x
+
+
+def hw_axes(data_format: str, rank: int) -> tuple:
+    """The (height, width) axes of an input of ``rank`` in ``data_format``."""
+    return (rank - 2, rank - 1) if data_format == "channels_first" else (rank - 3, rank - 2)
+
+
+# --------------------------------------------------------------------------- resizing
+def resize(images, height: int, width: int, interpolation: str = "bilinear"):
+    """Resize NHWC ``images`` to ``(height, width)`` with half-pixel centers."""
+    images = _resize_axis(images, 1, height, interpolation)
+    return _resize_axis(images, 2, width, interpolation)
+
+
+def _resize_axis(x, axis: int, out: int, interpolation: str):
+    size = x.shape[axis]
+    if size == out:
+        return x
+    scale = size / out
+    if interpolation == "nearest":
+        index = [min(int((i + 0.5) * scale), size - 1) for i in range(out)]
+        return ops.take(x, ops.convert_to_tensor(index, dtype="int32"), axis=axis)
+    coords = [min(max((i + 0.5) * scale - 0.5, 0.0), size - 1.0) for i in range(out)]
+    lower = [int(c) for c in coords]                 # floor: coords are non-negative
+    upper = [min(i + 1, size - 1) for i in lower]
+    weight_shape = (out,) + (1,) * (x.ndim - axis - 1)
+    weight = ops.reshape(ops.convert_to_tensor([c - i for c, i in zip(coords, lower)],
+                                               dtype=x.dtype), weight_shape)
+    below = ops.take(x, ops.convert_to_tensor(lower, dtype="int32"), axis=axis)
+    above = ops.take(x, ops.convert_to_tensor(upper, dtype="int32"), axis=axis)
+    return ops.add(below, ops.multiply(ops.subtract(above, below), weight))
+
+
+def aspect_crop_box(height: int, width: int, target_h: int, target_w: int) -> tuple:
+    """Keras's largest centered window of the target aspect ratio: (top, left, h, w)."""
+    crop_h = max(min(height, int(float(width * target_h) / target_w)), 1)
+    crop_w = max(min(width, int(float(height * target_w) / target_h)), 1)
+    return int((height - crop_h) / 2), int((width - crop_w) / 2), crop_h, crop_w
+
+
+def crop(images, top: int, left: int, height: int, width: int):
+    """The NHWC window at static (top, left) of static size."""
+    if (top, left, height, width) == (0, 0, *images.shape[1:3]):
+        return images
+    return images[:, top:top + height, left:left + width, :]
+
+
+def smart_resize(images, height: int, width: int, interpolation: str = "bilinear"):
+    """Crop the largest centered window of the target aspect ratio, then resize."""
+    box = aspect_crop_box(images.shape[1], images.shape[2], height, width)
+    return resize(crop(images, *box), height, width, interpolation)
+
+
+# --------------------------------------------------------------------------- affine
+def affine_transform(images, a0, a1, a2, b0, b1, b2, interpolation="bilinear",
+                     fill_mode="reflect", fill_value=0.0):
+    """Sample NHWC ``images`` at the affine map of each output pixel (see the module
+    docstring); the six coefficients are numbers or tensors of shape (batch, 1, 1)."""
+    batch, height, width, channels = images.shape
+    ys = ops.reshape(ops.arange(height, dtype="float32"), (1, height, 1))
+    xs = ops.reshape(ops.arange(width, dtype="float32"), (1, 1, width))
+    x_in = ops.add(ops.add(ops.multiply(a0, xs), ops.multiply(a1, ys)), a2)
+    y_in = ops.add(ops.add(ops.multiply(b0, xs), ops.multiply(b1, ys)), b2)
+    shape = (batch, height, width)
+    x_in, y_in = ops.broadcast_to(x_in, shape), ops.broadcast_to(y_in, shape)
+    flat = ops.reshape(images, (batch * height * width, channels))
+    base = ops.reshape(ops.arange(batch, dtype="int32") * (height * width), (batch, 1, 1))
+    out = None
+    for (iy, wy), (ix, wx) in [(y, x) for y in _taps(y_in, interpolation)
+                               for x in _taps(x_in, interpolation)]:
+        iy, valid_y = _fix_index(iy, height, fill_mode)
+        ix, valid_x = _fix_index(ix, width, fill_mode)
+        index = ops.add(ops.add(base, ops.multiply(iy, width)), ix)
+        value = ops.reshape(ops.take(flat, ops.reshape(index, (-1,)), axis=0),
+                            (batch, height, width, channels))
+        if valid_y is not None:
+            valid = ops.expand_dims(ops.logical_and(valid_y, valid_x), -1)
+            value = ops.where(valid, value, ops.cast(fill_value, images.dtype))
+        weight = None if wy is None else ops.multiply(wy, wx)
+        if weight is not None:
+            value = ops.multiply(value, ops.expand_dims(ops.cast(weight, images.dtype), -1))
+        out = value if out is None else ops.add(out, value)
+    return out
+
+
+def _taps(coord, interpolation):
+    """(integer index, weight or None) pairs that interpolate at ``coord``."""
+    if interpolation == "nearest":
+        return [(ops.cast(ops.round(coord), "int32"), None)]
+    lower = ops.floor(coord)
+    upper_weight = ops.subtract(coord, lower)
+    lower = ops.cast(lower, "int32")
+    return [(lower, ops.subtract(1.0, upper_weight)), (ops.add(lower, 1), upper_weight)]
+
+
+def _fix_index(index, size: int, fill_mode: str):
+    """``index`` mapped into [0, size) by ``fill_mode``, and (constant mode) its validity."""
+    if fill_mode == "constant":
+        valid = ops.logical_and(ops.greater_equal(index, 0), ops.less(index, size))
+        return ops.clip(index, 0, size - 1), valid
+    if fill_mode == "nearest":
+        return ops.clip(index, 0, size - 1), None
+    if fill_mode == "wrap":
+        return ops.mod(index, size), None
+    # reflect (dcba|abcd|dcba): mirror (dcb|abcd|cba) on the doubled grid, then halve.
+    mirrored = _mirror(ops.add(ops.multiply(index, 2), 1), 2 * size + 1)
+    return ops.floor_divide(ops.subtract(mirrored, 1), 2), None
+
+
+def _mirror(index, size: int):
+    s = size - 1
+    return ops.abs(ops.subtract(ops.mod(ops.add(index, s), 2 * s), s))

@@ -1,0 +1,29 @@
+"""``RandomBrightness``: a random offset added to each image while training."""
+from __future__ import annotations
+
+from ... import ops, random
+from .base_image_layer import RandomImageLayer
+from .image_utils import check_value_range, factor_range
+
+
+class RandomBrightness(RandomImageLayer):
+    """Keras 3's ``RandomBrightness``: when ``training``, each image gets
+    ``delta * (high - low)`` added, ``delta`` drawn uniformly from ``factor`` (a number
+    ``f`` for ``(-f, f)`` or a pair, in [-1, 1]), and is clipped to
+    ``value_range = (low, high)``."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self.factor = factor_range(self.name, "factor", factor)
+        self.value_range = sorted(check_value_range(self.name, value_range))
+
+    def augment(self, images):
+        low, high = self.value_range
+        delta = random.uniform((images.shape[0], 1, 1, 1), *self.factor, dtype=images.dtype,
+                               seed=self.seed_generator)
+        return ops.clip(ops.add(images, ops.multiply(delta, float(high - low))), low, high)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor,
+                "value_range": self.value_range}

@@ -1,0 +1,39 @@
+"""``RandomTranslation``: images shifted by a random amount while training."""
+from __future__ import annotations
+
+from ... import ops, random
+from .base_image_layer import AffineImageLayer
+from .image_utils import factor_range, plain_factor as _plain
+
+
+class RandomTranslation(AffineImageLayer):
+    """Keras 3's ``RandomTranslation``: when ``training``, each image is shifted down by
+    a fraction of its height drawn uniformly from ``height_factor`` and right by a fraction
+    of its width from ``width_factor`` (a number ``f`` for ``(-f, f)`` or a pair, in
+    [-1, 1]; negative values shift up / left); uncovered pixels follow ``fill_mode``."""
+
+    def __init__(self, height_factor, width_factor, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(fill_mode=fill_mode, interpolation=interpolation, seed=seed,
+                         fill_value=fill_value, data_format=data_format, **kwargs)
+        self.height_factor = _plain(height_factor)
+        self.height_lower, self.height_upper = factor_range(self.name, "height_factor",
+                                                            height_factor)
+        self.width_factor = _plain(width_factor)
+        self.width_lower, self.width_upper = factor_range(self.name, "width_factor",
+                                                          width_factor)
+
+    def coefficients(self, images):
+        batch, height, width = images.shape[:3]
+        shift_y = ops.multiply(random.uniform((batch, 1, 1), self.height_lower,
+                                              self.height_upper, seed=self.seed_generator),
+                               float(height))
+        shift_x = ops.multiply(random.uniform((batch, 1, 1), self.width_lower,
+                                              self.width_upper, seed=self.seed_generator),
+                               float(width))
+        return 1.0, 0.0, ops.negative(shift_x), 0.0, 1.0, ops.negative(shift_y)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor}

@@ -1,0 +1,46 @@
+"""``RandomZoom``: images zoomed about their center by a random amount while training."""
+from __future__ import annotations
+
+from ... import ops, random
+from .base_image_layer import AffineImageLayer
+from .image_utils import factor_range, plain_factor as _plain
+
+
+class RandomZoom(AffineImageLayer):
+    """Keras 3's ``RandomZoom``: when ``training``, each image is sampled at
+    ``zoom * (p - c) + c`` about the pixel-grid center ``c``, with ``zoom`` drawn uniformly
+    from ``1 + [lower, upper]`` of ``height_factor`` (then of ``width_factor``; None keeps
+    the aspect ratio). A positive factor zooms out, a negative one in; factors are a number
+    ``f`` for ``(-f, f)`` or a pair, in [-1, 1]."""
+
+    def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
+                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(fill_mode=fill_mode, interpolation=interpolation, seed=seed,
+                         fill_value=fill_value, data_format=data_format, **kwargs)
+        self.height_factor = _plain(height_factor)
+        self.height_lower, self.height_upper = factor_range(self.name, "height_factor",
+                                                            height_factor)
+        self.width_factor = _plain(width_factor)
+        if width_factor is not None:
+            self.width_lower, self.width_upper = factor_range(self.name, "width_factor",
+                                                              width_factor)
+
+    def coefficients(self, images):
+        batch, height, width = images.shape[:3]
+        h_zoom = random.uniform((batch, 1, 1), 1.0 + self.height_lower,
+                                1.0 + self.height_upper, seed=self.seed_generator)
+        w_zoom = h_zoom if self.width_factor is None else random.uniform(
+            (batch, 1, 1), 1.0 + self.width_lower, 1.0 + self.width_upper,
+            seed=self.seed_generator)
+        return zoom_coefficients(h_zoom, w_zoom, height, width)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor}
+
+
+def zoom_coefficients(h_zoom, w_zoom, height: int, width: int):
+    x_offset = ops.multiply((width - 1.0) / 2.0, ops.subtract(1.0, w_zoom))
+    y_offset = ops.multiply((height - 1.0) / 2.0, ops.subtract(1.0, h_zoom))
+    return w_zoom, 0.0, x_offset, 0.0, h_zoom, y_offset

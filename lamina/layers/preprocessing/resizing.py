@@ -1,0 +1,79 @@
+"""``Resizing``: images resized to a fixed (height, width), with half-pixel centers."""
+from __future__ import annotations
+
+from ... import ops
+from .base_image_layer import BaseImageLayer
+from .image_utils import (INTERPOLATIONS, aspect_crop_box, check_choice, check_number,
+                          check_size, crop, hw_axes, resize)
+
+
+class Resizing(BaseImageLayer):
+    """Keras 3's ``Resizing``: rank-3 or rank-4 images to ``(height, width)``.
+
+    ``crop_to_aspect_ratio`` first crops the largest centered window with the target aspect
+    ratio; ``pad_to_aspect_ratio`` first pads both sides equally with ``fill_value``.
+    Interpolation is "bilinear" or "nearest" (half-pixel centers, no antialiasing).
+    """
+
+    def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
+                 pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
+                 antialias=False, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height = check_size(self.name, "height", height)
+        self.width = check_size(self.name, "width", width)
+        self.interpolation = check_choice(self.name, "interpolation", interpolation,
+                                          INTERPOLATIONS)
+        if crop_to_aspect_ratio and pad_to_aspect_ratio:
+            raise ValueError(f"{self.name}: only one of 'crop_to_aspect_ratio' and "
+                             f"'pad_to_aspect_ratio' can be True; received both True")
+        self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
+        self.pad_to_aspect_ratio = bool(pad_to_aspect_ratio)
+        self.fill_mode = check_choice(self.name, "fill_mode", fill_mode, ("constant",))
+        self.fill_value = check_number(self.name, "fill_value", fill_value)
+        if antialias:
+            raise ValueError(f"{self.name}: argument 'antialias' must be False (Lamina does "
+                             f"not antialias); received {antialias!r}")
+        self.antialias = False
+
+    def call(self, inputs):
+        rank = len(inputs.shape)
+        h_axis, w_axis = hw_axes(self.data_format, rank)
+        if inputs.shape[h_axis] is None or inputs.shape[w_axis] is None:
+            raise ValueError(f"{self.name}: the input height and width must be known; "
+                             f"received shape {tuple(inputs.shape)}")
+        return self._apply(inputs, self._resize)
+
+    def _resize(self, images):
+        height, width = images.shape[1:3]
+        if self.crop_to_aspect_ratio:
+            images = crop(images, *aspect_crop_box(height, width, self.height, self.width))
+        elif self.pad_to_aspect_ratio:
+            images = self._pad(images, height, width)
+        return resize(images, self.height, self.width, self.interpolation)
+
+    def _pad(self, images, height, width):
+        """Keras pads the same amount on both sides of one axis."""
+        pad_h = max(height, int(float(width * self.height) / self.width))
+        pad_w = max(width, int(float(height * self.width) / self.height))
+        top, left = int((pad_h - height) / 2), int((pad_w - width) / 2)
+        if top > 0:
+            pads = ((0, 0), (top, top), (0, 0), (0, 0))
+        elif left > 0:
+            pads = ((0, 0), (0, 0), (left, left), (0, 0))
+        else:
+            return images
+        return ops.pad(images, pads, constant_values=self.fill_value)
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        h_axis, w_axis = hw_axes(self.data_format, len(shape))
+        shape[h_axis], shape[w_axis] = self.height, self.width
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "height": self.height, "width": self.width,
+                "interpolation": self.interpolation,
+                "crop_to_aspect_ratio": self.crop_to_aspect_ratio,
+                "pad_to_aspect_ratio": self.pad_to_aspect_ratio,
+                "fill_mode": self.fill_mode, "fill_value": self.fill_value,
+                "antialias": self.antialias}
