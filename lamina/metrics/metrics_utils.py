@@ -11,6 +11,8 @@ from ..autograd.tensor import Tensor, TensorBase
 from ..backend import Backend
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
+# re-exported for the metric modules: one implementation, shared with the losses
+from ..losses.reduction import divide_no_nan, squeeze_or_expand_to_same_rank  # noqa: F401
 from ..ops.op import broadcast_shapes
 
 
@@ -36,34 +38,6 @@ def float_tensor(x, like=None):
     """``x`` as a tensor, integers and bools cast to ``floatx()`` (predictions, errors)."""
     x = to_tensor(x, like=like)
     return x if is_float(x.dtype) else ops.cast(x, floatx())
-
-
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
-    """Make two tensors whose ranks differ by one (the larger ending in a 1) the same rank.
-
-    A rank-1 partner is expanded to ``(batch, 1)`` when ``expand_rank_1``; otherwise the
-    trailing 1 of the larger one is squeezed away (Keras's rule, exactly).
-    """
-    r1, r2 = x1.ndim, x2.ndim
-    if r1 == r2 + 1 and x1.shape[-1] == 1:
-        if r2 == 1 and expand_rank_1:
-            x2 = ops.expand_dims(x2, -1)
-        else:
-            x1 = ops.squeeze(x1, -1)
-    elif r2 == r1 + 1 and x2.shape[-1] == 1:
-        if r1 == 1 and expand_rank_1:
-            x1 = ops.expand_dims(x1, -1)
-        else:
-            x2 = ops.squeeze(x2, -1)
-    return x1, x2
-
-
-def divide_no_nan(x, y):
-    """``x / y`` with 0 where ``y`` is 0 (Keras's ``ops.divide_no_nan``), without ever
-    dividing by zero (no inf/nan warnings from the backend)."""
-    zero = ops.equal(y, 0)
-    quotient = ops.divide(x, ops.where(zero, ops.ones_like(y), y))
-    return ops.where(zero, ops.zeros_like(quotient), quotient)
 
 
 def reduce_to_samplewise_values(owner: str, values, sample_weight, reduce_fn, dtype: str):

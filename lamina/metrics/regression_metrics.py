@@ -7,47 +7,11 @@ function ``fn(y_true, y_pred)`` becomes a metric with ``MeanMetricWrapper(fn)``.
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
+from ..losses.regression import (mean_absolute_error, mean_absolute_percentage_error,
+                                 mean_squared_error, mean_squared_logarithmic_error)
 from ..saving.object_registration import register_builtin
 from .metrics_utils import as_pair, float_tensor, squeeze_or_expand_to_same_rank
 from .reduction_metrics import Mean, MeanMetricWrapper
-
-
-def _float_pair(y_true, y_pred):
-    y_pred = float_tensor(y_pred, like=y_true)
-    return squeeze_or_expand_to_same_rank(*as_pair(y_true, y_pred))
-
-
-@register_builtin
-def mean_squared_error(y_true, y_pred):
-    """``mean((y_true - y_pred) ** 2, axis=-1)``."""
-    y_true, y_pred = _float_pair(y_true, y_pred)
-    return ops.mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
-
-
-@register_builtin
-def mean_absolute_error(y_true, y_pred):
-    """``mean(abs(y_true - y_pred), axis=-1)``."""
-    y_true, y_pred = _float_pair(y_true, y_pred)
-    return ops.mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
-
-
-@register_builtin
-def mean_absolute_percentage_error(y_true, y_pred):
-    """``100 * mean(abs((y_true - y_pred) / max(abs(y_true), eps)), axis=-1)``."""
-    y_true, y_pred = _float_pair(y_true, y_pred)
-    scale = ops.maximum(ops.abs(y_true), epsilon())
-    return ops.multiply(100.0, ops.mean(
-        ops.abs(ops.divide(ops.subtract(y_true, y_pred), scale)), axis=-1))
-
-
-@register_builtin
-def mean_squared_logarithmic_error(y_true, y_pred):
-    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``."""
-    y_true, y_pred = _float_pair(y_true, y_pred)
-    first = ops.log(ops.add(ops.maximum(y_pred, epsilon()), 1.0))
-    second = ops.log(ops.add(ops.maximum(y_true, epsilon()), 1.0))
-    return ops.mean(ops.square(ops.subtract(first, second)), axis=-1)
 
 
 class _ErrorMetric(MeanMetricWrapper):
