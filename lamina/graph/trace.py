@@ -8,7 +8,8 @@ While a :class:`Trace` is active:
   this trace), so the graph reads variables when it runs, never when it was traced;
 - ``variable.assign*`` records an *update* (the variable, the new symbolic value): the
   compiled step writes it into the variable in place after everything else has run, so an
-  update always comes after every read of the old value;
+  update always comes after every read of the old value; a read after the assign sees the
+  new value as a leaf (no gradient flows back into how it was computed);
 - ``GradientTape.gradient`` differentiates the recorded graph (``lamina/graph/autodiff.py``);
 - creating a Variable runs eagerly (initial values are real numbers).
 
@@ -52,7 +53,11 @@ class Trace:
             value = ops.cast(value, variable.dtype)
         if tuple(value.shape) != tuple(variable.shape):
             value = ops.broadcast_to(value, variable.shape)
-        self.current[id(variable)] = value
+        # A later read of the variable is a leaf, as in eager mode (the tape never looks
+        # behind a Variable): without the stop_gradient, a second GradientTape in the same
+        # step (a GAN's generator update after the discriminator's) would differentiate
+        # through the first optimizer's update.
+        self.current[id(variable)] = ops.stop_gradient(value)
         self.updates[id(variable)] = (variable, value)
 
 

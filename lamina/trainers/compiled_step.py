@@ -17,8 +17,14 @@ class CompiledStep:
         self.train = train
         self.function = GraphFunction(step, name=f"{model.name}.{name}")
         self.eager = False
+        self.eager_calls = 0
 
     def ready(self) -> bool:
+        if self.eager_calls:
+            # One eager step has created whatever the step creates lazily: a model that is
+            # never built itself (a GAN whose train_step calls its sub-models) or an
+            # optimizer the step never uses must not keep the step eager for ever.
+            return True
         if not self.model.built:
             return False
         if self.train:
@@ -28,6 +34,7 @@ class CompiledStep:
 
     def __call__(self, data):
         if self.eager or not self.ready():
+            self.eager_calls += 1
             return self.step(data)
         try:
             return self.function(data)
