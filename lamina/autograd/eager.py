@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..errors import LaminaError, ShapeError, describe_shape
 from . import tape as _tape
 from .tensor import Tensor, same_backend
+from .variable import note_views
 
 # Tests switch this on to check every forward result against its op's output_spec.
 check_forward_against_spec = False
@@ -21,6 +22,9 @@ def eager_apply(op, inputs, attrs):
     else:
         outputs = (Tensor._wrap(result, backend),)
         specs = (spec,)
+    for t in inputs:               # outputs sharing a Variable's buffer become its views
+        if t._owner is not None:
+            note_views(t._owner, outputs)
     if check_forward_against_spec:
         _check(op, outputs, specs)
         if op_observer is not None:

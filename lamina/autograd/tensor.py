@@ -230,14 +230,20 @@ class Tensor(TensorBase):
 
     Create one with ``lamina.ops.convert_to_tensor(data)``. ``.numpy()`` copies it to the
     host. Tensors are immutable; :class:`~lamina.autograd.variable.Variable` holds state.
+
+    A tensor read from a Variable (``convert_to_tensor(v)``, ``reshape(v)``, ``v[0]``, ...)
+    may share the variable's buffer: ``_owner`` is then that variable, which copies the
+    tensor's data away before its next in-place write (copy-on-write), so the tensor keeps
+    the value it had when it was made. ``_owner`` is None for every other tensor.
     """
-    __slots__ = ("data", "backend", "_keras_mask", "__weakref__")
+    __slots__ = ("data", "backend", "_owner", "_keras_mask", "__weakref__")
 
     def __init__(self, data, dtype=None, backend=None):
         from ..ops.core import convert_to_tensor
         t = convert_to_tensor(data, dtype=dtype, backend=backend)
-        self.data = t.data
+        self.data = t.data if t._owner is None else t.data.copy()
         self.backend = t.backend
+        self._owner = None
 
     @classmethod
     def _wrap(cls, data, backend) -> "Tensor":
@@ -245,6 +251,7 @@ class Tensor(TensorBase):
         t = object.__new__(cls)
         t.data = data
         t.backend = backend
+        t._owner = None
         return t
 
     @property
@@ -269,8 +276,12 @@ class Tensor(TensorBase):
         return self.backend.device
 
     def numpy(self):
-        """A host numpy array with this tensor's value (a copy on GPU backends)."""
-        return self.backend.to_host(self.data)
+        """A host numpy array with this tensor's value (a copy on GPU backends, and where
+        the tensor still shares a Variable's buffer)."""
+        host = self.backend.to_host(self.data)
+        if self._owner is not None and (host is self.data or host.base is not None):
+            host = host.copy()
+        return host
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import weakref
 
 from ..errors import ShapeError, describe_shape
 from .tensor import Tensor
@@ -9,18 +10,37 @@ from .tensor import Tensor
 _uid = itertools.count()
 
 
+def note_views(owner: "Variable", outputs) -> None:
+    """Called by the eager dispatcher for an op that read ``owner`` (or a tensor sharing its
+    buffer): remember the outputs that share the buffer too (a view, or the buffer itself),
+    so that the next in-place write copies them first. Outputs with their own memory (a
+    matmul's, an add's) cost two identity checks and are not recorded."""
+    buffer = owner.data
+    for out in outputs:
+        data = out.data
+        if data is buffer or getattr(data, "base", None) is buffer:
+            out._owner = owner
+            views = owner._views
+            if len(views) >= owner._views_limit:      # drop the dead ones now and then
+                views[:] = [ref for ref in views if ref() is not None]
+                owner._views_limit = max(16, 2 * len(views))
+            views.append(weakref.ref(out))
+
+
 class Variable(Tensor):
     """Mutable state read by ops like a tensor (Keras 3's ``keras.Variable``).
 
     ``assign``/``assign_add``/``assign_sub`` write into the existing buffer, so anything
-    bound to it (an optimizer slot, a compiled step) sees the new value.
+    bound to it (an optimizer slot, a compiled step) sees the new value. Tensors read from
+    it before the write keep their value: they share the buffer until the write, which
+    first copies those still alive (copy-on-write; see ``note_views``).
 
     >>> v = Variable([1.0, 2.0], name="w")
     >>> v.assign_add([1.0, 1.0]).numpy()
     array([2., 3.], dtype=float32)
     """
     __slots__ = ("trainable", "name", "path", "autocast", "aggregation", "synchronization",
-                 "regularizer", "constraint", "_uid", "_version")
+                 "regularizer", "constraint", "_uid", "_version", "_views", "_views_limit")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
@@ -56,6 +76,9 @@ class Variable(Tensor):
         self.synchronization = synchronization
         self._uid = next(_uid)
         self._version = 0              # bumped by every in-place write (see GradientTape)
+        self._owner = self             # ops reading the buffer note their views (tensor.py)
+        self._views: list = []         # weak references to tensors sharing the buffer
+        self._views_limit = 16
         self.name = name if name is not None else f"variable_{self._uid}"
         self.path = self.name          # "layer/sublayer/name" once a layer owns it
         self.regularizer = None        # set by Layer.add_weight
@@ -74,7 +97,18 @@ class Variable(Tensor):
         recording = self._traced()
         if recording is not None:
             return recording.read(self)
-        return Tensor._wrap(self.data.copy(), self.backend)
+        from ..ops.core import read_value
+        return read_value(self)
+
+    def _release_views(self) -> None:
+        """Before an in-place write: tensors still sharing the buffer get their own copy."""
+        views = self._views
+        for ref in views:
+            t = ref()
+            if t is not None and t._owner is self:
+                t.data = t.data.copy()
+                t._owner = None
+        views.clear()
 
     def _coerce(self, value, method: str):
         from ..ops.core import convert_to_tensor
@@ -94,7 +128,10 @@ class Variable(Tensor):
         if recording is not None:          # compiling: record the write
             recording.assign(self, value)
             return self
-        self.backend.copy_(self.data, self._coerce(value, "assign"))
+        value = self._coerce(value, "assign")
+        if self._views:
+            self._release_views()
+        self.backend.copy_(self.data, value)
         self._version += 1
         return self
 
@@ -104,7 +141,10 @@ class Variable(Tensor):
             from .. import ops
             recording.assign(self, ops.add(recording.read(self), delta))
             return self
-        self.backend.binary("add", self.data, self._coerce(delta, "assign_add"), out=self.data)
+        delta = self._coerce(delta, "assign_add")
+        if self._views:
+            self._release_views()
+        self.backend.binary("add", self.data, delta, out=self.data)
         self._version += 1
         return self
 
@@ -114,8 +154,10 @@ class Variable(Tensor):
             from .. import ops
             recording.assign(self, ops.subtract(recording.read(self), delta))
             return self
-        self.backend.binary("subtract", self.data, self._coerce(delta, "assign_sub"),
-                            out=self.data)
+        delta = self._coerce(delta, "assign_sub")
+        if self._views:
+            self._release_views()
+        self.backend.binary("subtract", self.data, delta, out=self.data)
         self._version += 1
         return self
 

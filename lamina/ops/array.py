@@ -12,7 +12,7 @@ import builtins
 import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .core import as_tensor, as_tensors, convert_to_tensor
+from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
@@ -80,7 +80,7 @@ def reshape(x, newshape):
         newshape = (newshape,)
     shape = _resolve_shape("reshape", x.shape, tuple(newshape))
     if shape == tuple(x.shape):
-        return x
+        return unchanged(x)
     return Reshape(x, shape=shape)
 
 
@@ -107,7 +107,7 @@ def broadcast_to(x, shape):
     x = as_tensor("broadcast_to", x)
     shape = tuple(shape)
     if shape == tuple(x.shape):
-        return x
+        return unchanged(x)
     return BroadcastTo(x, shape=shape)
 
 
@@ -157,7 +157,7 @@ def transpose(x, axes=None):
         if len(set(axes)) != ndim:
             raise ShapeError(f"transpose: argument 'axes' repeats an axis; received {axes}")
     if axes == tuple(range(ndim)):
-        return x
+        return unchanged(x)
     return Transpose(x, axes=axes)
 
 
@@ -485,14 +485,14 @@ def pad(x, pad_width, mode="constant", constant_values=None):
         for axis, (before, after) in enumerate(pads):
             if before or after:
                 x = _pad_axis(x, axis, before, after, mode)
-        return x
+        return unchanged(x)
     value = 0 if constant_values is None else constant_values
     if hasattr(value, "item"):
         value = value.item()         # a tensor or a numpy scalar -> a Python number
     if not isinstance(value, (int, float, bool)):
         raise TypeError(f"pad: argument 'constant_values' must be a number; received {value!r}")
     if builtins.all(a == 0 and b == 0 for a, b in pads):
-        return x
+        return unchanged(x)
     return Pad(x, pads=pads, value=value)
 
 
@@ -531,7 +531,7 @@ def tile(x, repeats):
         x = expand_dims(x, tuple(range(len(repeats) - x.ndim)))
     repeats = (1,) * (x.ndim - len(repeats)) + repeats
     if builtins.all(r == 1 for r in repeats):
-        return x
+        return unchanged(x)
     return Tile(x, repeats=repeats)
 
 
@@ -579,7 +579,7 @@ def repeat(x, repeats, axis=None):
     if repeats < 0:
         raise ValueError(f"repeat: argument 'repeats' must not be negative; received {repeats}")
     if repeats == 1:
-        return x
+        return unchanged(x)
     return Repeat(x, repeats=repeats, axis=axis)
 
 
@@ -602,7 +602,7 @@ def flip(x, axis=None):
     x = as_tensor("flip", x)
     axes = normalize_axes("flip", axis, x.ndim)
     if axes == () or x.ndim == 0:
-        return x
+        return unchanged(x)
     return Flip(x, axis=axes)
 
 

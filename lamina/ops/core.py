@@ -6,6 +6,7 @@ Host arrays keep their dtype; Python float data becomes ``floatx()`` ("float32")
 from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
+from ..autograd.variable import Variable
 from ..backend import get_backend
 from ..dtypes import floatx, is_float, result_dtype, standardize
 from ..errors import BackendError, DTypeError
@@ -53,7 +54,7 @@ def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:
             x = x.to(backend)
         if dtype is not None and standardize(dtype) != x.dtype:
             return cast(x, dtype)
-        return x
+        return unchanged(x)
     target = get_backend(backend)
     if isinstance(x, (list, tuple)) and any(isinstance(v, TensorBase) for v in x):
         from .array import stack
@@ -146,8 +147,39 @@ def cast(x, dtype) -> TensorBase:
     x = as_tensor("cast", x)
     dtype = standardize(dtype)
     if x.dtype == dtype:
-        return x
+        return unchanged(x)
     return Cast(x, dtype=dtype)
+
+
+@register_op
+class ReadValue(Op):
+    """A Variable's current value as a tensor (TensorFlow's ReadVariableOp). It shares the
+    variable's buffer, without a copy, until the variable's next in-place write copies it
+    away (see ``lamina/autograd/variable.py``): the result is a snapshot."""
+    name = "read_value"
+
+    def output_spec(self, x):
+        return Spec(x.shape, x.dtype)
+
+    def forward(self, backend, x, out=None):
+        return x
+
+    def gradient(self, ctx, g):
+        return (g,)
+
+
+def read_value(variable) -> TensorBase:
+    """``variable``'s value now, as a tensor that later assigns do not change."""
+    return ReadValue(variable)
+
+
+def unchanged(x) -> TensorBase:
+    """What an op returns when it leaves its input ``x`` as it is (a reshape to the same
+    shape, a cast to the same dtype, ...): ``x`` itself, except that a Variable read eagerly
+    becomes a snapshot of its value (a graph being traced reads variables by itself)."""
+    if type(x) is Variable and x._traced() is None:
+        return ReadValue(x)
+    return x
 
 
 @register_op

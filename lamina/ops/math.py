@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError
 from .compare import greater, greater_equal, less, less_equal, logical_or
-from .core import as_tensor, as_tensors, cast, convert_to_tensor, require_float
+from .core import as_tensor, as_tensors, cast, convert_to_tensor, require_float, unchanged
 from .elementwise import Binary, Unary, unbroadcast
 from .op import Op, Spec, broadcast_shapes, register_op
 
@@ -568,7 +568,7 @@ def round(x, decimals: int = 0):
         return Round(x)
     if not is_float(x.dtype):
         if decimals > 0:
-            return x
+            return unchanged(x)
         # round in float64, which holds every int32 exactly, then come back
         return cast(round(cast(x, "float64"), decimals), x.dtype)
     if decimals > 0:

@@ -33,7 +33,7 @@ from ..backend import get_backend
 from ..backend.rng import UNIFORM_BITS
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
 from ..errors import DTypeError, ShapeError, describe_shape
-from .core import as_tensor, cast, require_float
+from .core import as_tensor, cast, require_float, unchanged
 from .math import add, multiply, subtract
 from .op import Op, Spec, register_op
 
@@ -313,7 +313,7 @@ def dropout(x, rate, noise_shape=None, seed=None) -> TensorBase:
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout: argument 'rate' must be in [0, 1); received {rate}")
     if rate == 0:
-        return x
+        return unchanged(x)
     mask_shape = _noise_shape(x, noise_shape)
     backend = x.backend if isinstance(x, Tensor) else get_backend()
     like = x if any(d is None for d in mask_shape) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError, ShapeError, describe_shape
-from .core import as_tensor, cast, require_float, stop_gradient
+from .core import as_tensor, cast, require_float, stop_gradient, unchanged
 from .math import add, divide, multiply, subtract
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
@@ -157,7 +157,7 @@ class All(Reduce):
 def _reduce(op, name: str, x, axis, keepdims):
     axes = normalize_axes(name, axis, x.ndim)
     if axes == ():
-        return x
+        return unchanged(x)
     return op(x, axis=axes, keepdims=bool(keepdims))
 
 
@@ -292,7 +292,7 @@ def logsumexp(x, axis=None, keepdims=False):
     x = _float_input("logsumexp", x)
     axes = normalize_axes("logsumexp", axis, x.ndim)
     if axes == ():
-        return x
+        return unchanged(x)
     shift = stop_gradient(max(x, axis=axes, keepdims=True))
     # an all -inf (or +inf) slice: shift by 0, so exp gives 0 (or inf), never nan
     shift = where(isfinite(shift), shift, 0.0)
