@@ -143,14 +143,15 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
     model._initial_epoch = model._initial_step = None
     training_logs = {}
     for epoch in range(initial_epoch, epochs):
+        model.reset_metrics()
+        callbacks.on_epoch_begin(epoch)
+        # Only now: shuffling draws from the random state on_epoch_begin may restore.
         batches = EpochBatches(data)
         if batches.empty:
             if epoch == initial_epoch:
                 raise no_batches_error("fit", "x", x)
             warn_ran_out_in_fit(epoch, epochs, 0, steps_per_epoch)
-            break                   # no callback sees an epoch without data
-        model.reset_metrics()
-        callbacks.on_epoch_begin(epoch)
+            break                   # no epoch end, no logs, for an epoch without data
         logs = {}
         for step, batch in enumerate(batches):
             if step < skip:

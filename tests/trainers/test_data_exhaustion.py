@@ -83,7 +83,8 @@ def test_a_one_shot_generator_without_steps_is_one_epoch():
                       r"the first epoch"):
         history = m.fit(batches(x, y, 4), epochs=3, verbose=0, callbacks=[recorder])
     assert history.epoch == [0]
-    assert [e[:2] for e in recorder.events] == [("begin", 0), ("end", 0)]
+    # As Keras: epoch 2 begins, finds no data and never ends (no made-up logs).
+    assert [e[:2] for e in recorder.events] == [("begin", 0), ("end", 0), ("begin", 1)]
     assert history.history["loss"][0] > 0.1
 
 
@@ -123,7 +124,7 @@ def test_an_empty_generator_is_an_error(method):
     with pytest.raises(ValueError, match=rf"{method}: argument 'x' yielded no batches; "
                        rf"received a generator that yields nothing"):
         getattr(m, method)(batches(x, y, 0), verbose=0, callbacks=[recorder])
-    assert recorder.events == []
+    assert not [event for event in recorder.events if event[0] == "end"]
 
 
 @pytest.mark.parametrize("method", ["fit", "evaluate", "predict"])
