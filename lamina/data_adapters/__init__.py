@@ -20,8 +20,9 @@ def _is_array_like(x) -> bool:
 
 
 def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=False,
-                 class_weight=None, what: str = "fit"):
-    """The adapter for ``x``: arrays, a PyDataset, or an iterable / generator of batches."""
+                 class_weight=None, what: str = "fit", argument: str = "x"):
+    """The adapter for ``x``: arrays, a PyDataset, or an iterable / generator of batches.
+    ``what`` and ``argument`` name the caller and its argument in error messages."""
     from ..utils.py_dataset import PyDataset
     if isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
                                     and hasattr(x, "on_epoch_end")):
@@ -34,9 +35,10 @@ def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shu
         _no_extras(what, "a generator or iterable of batches", y, sample_weight, batch_size)
         return GeneratorDataAdapter(x, steps=steps, what=what)
     if x is None:
-        raise ValueError(f"{what}: argument 'x' is required; received None")
+        raise ValueError(f"{what}: argument '{argument}' is required; received None")
     return ArrayDataAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
-                            steps=steps, class_weight=class_weight, what=what)
+                            steps=steps, class_weight=class_weight, what=what,
+                            argument=argument)
 
 
 def _no_extras(what, kind, y, sample_weight, batch_size):

@@ -43,11 +43,16 @@ class ArrayDataAdapter:
     """Batches of ``(x, y, sample_weight)`` from arrays, reshuffled every epoch."""
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-                 steps=None, class_weight=None, what: str = "fit"):
+                 steps=None, class_weight=None, what: str = "fit", argument: str = "x"):
         self.x = tree.map_structure(to_host, x)
         self.y = tree.map_structure(to_host, y) if y is not None else None
         self.sample_weight = to_host(sample_weight) if sample_weight is not None else None
         n = num_samples(self.x, f"{what}: x")
+        if n == 0:
+            shapes = [tuple(a.shape) for a in tree.flatten(self.x) if a is not None]
+            raise ValueError(f"{what}: argument '{argument}' holds no samples; received "
+                             f"arrays of shape {', '.join(map(str, shapes))}. Pass at "
+                             f"least one sample")
         for name, value in (("y", self.y), ("sample_weight", self.sample_weight)):
             if value is None:
                 continue

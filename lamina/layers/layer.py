@@ -9,7 +9,7 @@ from .. import tree
 from ..autograd.tensor import Tensor, TensorBase
 from ..autograd.variable import Variable
 from ..errors import LaminaError
-from . import call_context
+from . import call_context, structure
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
 from .naming import to_snake_case, unique_name
@@ -146,6 +146,7 @@ class Layer(LayerConfigMixin):
             self._trainable_variables.append(variable)
         else:
             self._non_trainable_variables.append(variable)
+        structure.changed()                 # compiled steps of older weights are stale
         return variable
 
     @property
@@ -156,6 +157,7 @@ class Layer(LayerConfigMixin):
     def trainable(self, value: bool) -> None:
         value = bool(value)
         self._trainable = value
+        structure.changed()                 # compiled train steps froze the old flags
         for variable in self._trainable_variables:
             variable.trainable = value
         for layer in self._sublayers():

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import tree
 from ..graph.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
+from ..layers import structure
 from ..layers.layer import Layer
 from .functional import Functional
 from .model import Model
@@ -40,6 +41,7 @@ class Sequential(Model):
                 raise ValueError(f"{self.name}.add: all layers of a Sequential model must have "
                                  f"unique names; {layer.name!r} is already used")
         self._stack.append(layer)
+        structure.changed()
         self.built = False
         self.__dict__["_functional"] = None
         if rebuild:
@@ -50,6 +52,7 @@ class Sequential(Model):
         if not self.layers:
             raise IndexError(f"{self.name}.pop: the model has no layers to remove")
         layer = self._stack.pop()
+        structure.changed()
         self.built = False
         self.__dict__["_functional"] = None
         if rebuild:
@@ -71,6 +74,7 @@ class Sequential(Model):
                                                   name=f"{self.name}_graph")
         self._build_shapes = input_layer.batch_shape
         self.built = True
+        structure.changed()
 
     @property
     def layers(self) -> list[Layer]:

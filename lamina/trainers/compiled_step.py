@@ -4,12 +4,14 @@ from __future__ import annotations
 import warnings
 
 from ..graph.function import GraphFunction
+from ..layers import structure
 
 
 class CompiledStep:
     """Calls ``step`` eagerly until the model and its optimizer have created all their
     variables (the first batch builds them), then runs the traced graph of ``step``, one
-    trace per batch signature."""
+    trace per batch signature. A change of the model's structure (see
+    ``lamina.layers.structure``) drops the traces."""
 
     def __init__(self, model, step, name: str, train: bool = False):
         self.model = model
@@ -18,6 +20,8 @@ class CompiledStep:
         self.function = GraphFunction(step, name=f"{model.name}.{name}")
         self.eager = False
         self.eager_calls = 0
+        self._seen_version = None          # the structure version last checked
+        self._fingerprint = None           # the model's structure the traces are of
 
     def ready(self) -> bool:
         if self.eager_calls:
@@ -36,6 +40,8 @@ class CompiledStep:
         if self.eager or not self.ready():
             self.eager_calls += 1
             return self.step(data)
+        if self._seen_version != structure.version():
+            self._check_structure()
         try:
             return self.function(data)
         except Exception as error:
@@ -49,3 +55,10 @@ class CompiledStep:
                           f"mode explicitly.", stacklevel=3)
             self.eager = True
             return self.step(data)
+
+    def _check_structure(self) -> None:
+        self._seen_version = structure.version()
+        fingerprint = structure.fingerprint(self.model)
+        if self._fingerprint is not None and fingerprint != self._fingerprint:
+            self.function = GraphFunction(self.step, name=self.function.name)
+        self._fingerprint = fingerprint

@@ -1,7 +1,11 @@
 """The epoch and batch loops behind fit / evaluate / predict."""
 from __future__ import annotations
 
+import warnings
+
 from .. import ops, tree
+from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
+from .nested_runs import independent_run
 
 
 def to_device(batch):
@@ -71,6 +75,21 @@ def _validation_epochs(validation_freq, epoch: int) -> bool:
     return (epoch + 1) in validation_freq
 
 
+def _check_steps(what: str, name: str, steps) -> None:
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or
+                              steps < 1):
+        raise ValueError(f"{what}: argument '{name}' must be a positive int or None; "
+                         f"received {steps!r}")
+
+
+def _history_of(callbacks, model):
+    from ..callbacks import History
+    for callback in callbacks.callbacks:
+        if isinstance(callback, History):
+            return callback
+    return getattr(model, "history", None)
+
+
 def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
              validation_data, shuffle, class_weight, sample_weight, initial_epoch,
              steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
@@ -79,6 +98,8 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
     if not isinstance(epochs, int) or epochs < 0:
         raise ValueError(f"fit: argument 'epochs' must be a non-negative int; received "
                          f"{epochs!r}")
+    _check_steps("fit", "steps_per_epoch", steps_per_epoch)
+    _check_steps("fit", "validation_steps", validation_steps)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight,
                                                                  validation_split)
@@ -89,18 +110,29 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
         if isinstance(validation_data, tuple):
             vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
             val_data = make_adapter(vx, vy, vsw, batch_size=validation_batch_size or
-                                    batch_size, steps=validation_steps, what="fit (validation)")
+                                    batch_size, steps=validation_steps,
+                                    what="fit (validation)", argument="validation_data")
         else:
             val_data = make_adapter(validation_data, steps=validation_steps,
-                                    what="fit (validation)")
-    callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
+                                    what="fit (validation)", argument="validation_data")
+    with independent_run(model):
+        callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
+        history = _history_of(callbacks, model)
+        _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
+                      steps_per_epoch, validation_freq)
+        # This fit's History, though a fit run by a callback set its own; set inside the
+        # run, so that a nested fit leaves the outer fit's in place.
+        model.history = history
+    return history
+
+
+def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
+                  steps_per_epoch, validation_freq) -> None:
     for callback in callbacks.callbacks:
         if hasattr(callback, "set_callback_list"):     # BackupAndRestore saves the others
             callback.set_callback_list(callbacks)
     model.stop_training = False
     callbacks.on_train_begin()
-    # After on_train_begin: BackupAndRestore may drop a step traced with other random keys.
-    train_function = model.make_train_function()
     # BackupAndRestore's on_train_begin sets model._initial_epoch (and _initial_step, the
     # batches of that epoch its backup had trained on) to resume after its last backup;
     # they are read once here and cleared, so a later fit starts where it is told.
@@ -113,36 +145,59 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
     for epoch in range(initial_epoch, epochs):
         model.reset_metrics()
         callbacks.on_epoch_begin(epoch)
+        # Only now: shuffling draws from the random state on_epoch_begin may restore.
+        batches = EpochBatches(data)
+        if batches.empty:
+            if epoch == initial_epoch:
+                raise no_batches_error("fit", "x", x)
+            warn_ran_out_in_fit(epoch, epochs, 0, steps_per_epoch)
+            break                   # no epoch end, no logs, for an epoch without data
         logs = {}
-        for step, batch in enumerate(data.epoch()):
+        for step, batch in enumerate(batches):
             if step < skip:
                 continue            # trained before the backup this fit resumed from
             callbacks.on_train_batch_begin(step)
-            logs = pythonify_logs(train_function(to_device(batch)))
+            # Fetched per batch: a callback may recompile (which drops the steps).
+            logs = pythonify_logs(model.make_train_function()(to_device(batch)))
             callbacks.on_train_batch_end(step, logs)
             if model.stop_training:
                 break
+        ran_out = not model.stop_training and batches.ran_short()
         epoch_logs = dict(logs) if logs else pythonify_logs(model.get_metrics_result())
         if val_data is not None and _validation_epochs(validation_freq, epoch):
             val_logs = run_evaluation(model, val_data, callbacks)
-            epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            if val_logs is None:
+                warnings.warn(f"fit: argument 'validation_data' yielded no batches in "
+                              f"epoch {epoch + 1}; this epoch has no validation metrics",
+                              UserWarning, stacklevel=4)
+            else:
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
         training_logs, skip = epoch_logs, 0
+        if ran_out:
+            warn_ran_out_in_fit(epoch, epochs, batches.count, steps_per_epoch)
+            break
         if model.stop_training:
             break
     callbacks.on_train_end(logs=training_logs)
-    return model.history
 
 
-def run_evaluation(model, adapter, callbacks) -> dict:
-    test_function = model.make_test_function()
+def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") -> dict | None:
+    """The logs of one pass over ``adapter``; None when it yields no batch (and then no
+    callback is called)."""
+    batches = EpochBatches(adapter)
+    if batches.empty:
+        return None
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = {}
-    for step, batch in enumerate(adapter.epoch()):
+    for step, batch in enumerate(batches):
         callbacks.on_test_batch_begin(step)
-        logs = pythonify_logs(test_function(to_device(batch)))
+        logs = pythonify_logs(model.make_test_function()(to_device(batch)))
         callbacks.on_test_batch_end(step, logs)
+    if batches.ran_short():
+        warn_ran_out(what, batches.count, batches.expected, "the loss and metrics",
+                     stacklevel=5)
     if not logs:
         logs = pythonify_logs(model.get_metrics_result())
     callbacks.on_test_end(logs)
@@ -152,29 +207,39 @@ def run_evaluation(model, adapter, callbacks) -> dict:
 def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks) -> dict:
     from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
+    _check_steps("evaluate", "steps", steps)
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
                         what="evaluate")
-    callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
-    return run_evaluation(model, data, callbacks)
+    with independent_run(model):
+        callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
+        logs = run_evaluation(model, data, callbacks, what="evaluate")
+    if logs is None:
+        raise no_batches_error("evaluate", "x", x)
+    return logs
 
 
 def predict_loop(model, x, batch_size, verbose, steps, callbacks):
     """Outputs written batch by batch into host arrays allocated after the first batch."""
     from ..data_adapters import OutputBuffer, make_adapter
     verbose = _verbose(verbose)
+    _check_steps("predict", "steps", steps)
     data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict")
+    batches = EpochBatches(data)
+    if batches.empty:
+        raise no_batches_error("predict", "x", x)
     callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
-    predict_function = model.make_predict_function()
     total = getattr(data, "size", None)
     if total is not None and steps:
         total = min(total, steps * data.batch_size)
     outputs = OutputBuffer(total)
     callbacks.on_predict_begin()
-    for step, batch in enumerate(data.epoch()):
+    for step, batch in enumerate(batches):
         callbacks.on_predict_batch_begin(step)
-        out = predict_function(to_device((batch[0], None, None)))
+        out = model.make_predict_function()(to_device((batch[0], None, None)))
         outputs.add(out)
         callbacks.on_predict_batch_end(step, {"outputs": out})
+    if batches.ran_short():
+        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=4)
     callbacks.on_predict_end()
     return outputs.result()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import ops, tree
 from ..autograd.tape import GradientTape
+from ..layers import structure
 from .compile_utils import CompileLoss, CompileMetrics
 from .loops import evaluate_loop, fit_loop, predict_loop, to_device
 
@@ -51,6 +52,18 @@ class Trainer:
         self.compiled = True
         self.stop_training = False
         self.train_function = self.test_function = self.predict_function = None
+        structure.changed()        # a step held by a running loop must retrace too
+
+    @property
+    def optimizer(self):
+        return self.__dict__.get("_optimizer")
+
+    @optimizer.setter
+    def optimizer(self, value) -> None:
+        # A compiled train step applies the optimizer it was traced with: replacing it
+        # (model.optimizer = ...) must retrace.
+        self.__dict__["_optimizer"] = value
+        structure.changed()
 
     def _output_names_for_compile(self) -> list[str]:
         names = getattr(self, "output_names", None)
