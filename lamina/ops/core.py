@@ -9,6 +9,7 @@ from ..autograd.tensor import Tensor, TensorBase
 from ..backend import get_backend
 from ..dtypes import floatx, is_float, result_dtype, standardize
 from ..errors import BackendError, DTypeError
+from . import op as _op
 from .op import Op, Spec, register_op
 
 _SCALARS = (bool, int, float)
@@ -79,6 +80,8 @@ def as_tensors(op_name: str, *xs) -> list:
     scalar meeting an integer tensor makes the result float). Host arrays next to a GPU
     tensor are an error: copies between devices are explicit.
     """
+    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
+        xs = _op._autocast_inputs(None, xs)
     if len(xs) == 2:
         a, b = xs
         if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.dtype == b.dtype:
@@ -113,6 +116,8 @@ def as_tensors(op_name: str, *xs) -> list:
 
 def as_tensor(op_name: str, x) -> TensorBase:
     """One argument -> a tensor (on the active backend if it is host data)."""
+    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
+        x, = _op._autocast_inputs(None, (x,))
     return x if isinstance(x, TensorBase) else convert_to_tensor(x)
 
 
