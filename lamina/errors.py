@@ -14,6 +14,10 @@ class DTypeError(LaminaError, TypeError):
     """An argument has the wrong dtype."""
 
 
+class IndexRangeError(LaminaError, IndexError, ValueError):
+    """An index or label is outside the range of the axis it selects from."""
+
+
 class BackendError(LaminaError, RuntimeError):
     """Arrays of two backends were mixed, or a backend cannot be used here."""
 

@@ -21,6 +21,8 @@ movement     reshape(x, shape) · transpose(x, axes) · broadcast_to(x, shape)
              · setitem(x, key, value) (returns a copy) · tile(x, reps) · repeat(x, n, axis)
              · flip(x, axes)
 indexing     take(x, indices, axis) · take_along_axis(x, indices, axis)
+             · index_bounds(indices): (min, max) as ints, one read-back, for the range
+               checks that ops run before gathering (numpy raises, cupy wraps silently)
              · scatter_add(shape, indices, updates, axis) (the gradient of take)
              · put_along_axis_add(shape, indices, updates, axis) (the gradient of
                take_along_axis) · one_hot(indices, depth, dtype)
@@ -68,7 +70,7 @@ class Backend(ConvKernels, RandomKernels):
         "contraction": ("matmul",),
         "movement": ("reshape", "transpose", "broadcast_to", "concatenate", "pad", "getitem",
                      "setitem", "tile", "repeat", "flip"),
-        "indexing": ("take", "take_along_axis", "scatter_add", "put_along_axis_add",
+        "indexing": ("take", "take_along_axis", "index_bounds", "scatter_add", "put_along_axis_add",
                      "one_hot"),
         "nn": ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "pool2d",
                "max_pool2d_backprop", "max_pool2d_select", "avg_pool2d_backprop"),
@@ -285,6 +287,17 @@ class Backend(ConvKernels, RandomKernels):
         return self.xp.flip(x, axis=axes)
 
     # ----------------------------------------------------------------- indexing
+    def index_bounds(self, indices) -> tuple[int, int]:
+        """The smallest and largest of (non-empty) integer ``indices``, as Python ints.
+
+        Ops check their indices with it before gathering, in eager and graph mode alike:
+        numpy's gathers raise a bare error and cupy's wrap out-of-range indices silently.
+        One reduction pair and a single device-to-host copy.
+        """
+        pair = self.xp.stack((indices.min(), indices.max()))
+        low, high = self.to_host(pair).tolist()
+        return int(low), int(high)
+
     def take(self, x, indices, axis: int):
         return self.xp.take(x, indices, axis=axis)
 

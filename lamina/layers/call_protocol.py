@@ -3,9 +3,11 @@ call, ``training`` and ``mask`` resolution, autocasting, masks and activity loss
 outputs, and, for symbolic inputs, a functional-API node."""
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 from .. import tree
+from ..autograd.autocast import scope_for_layer
 from ..autograd.tensor import TensorBase
 from ..dtypes import is_float
 from . import call_context
@@ -81,7 +83,9 @@ def run_call(layer, args: tuple, kwargs: dict):
         layer._clear_losses()
     symbolic = _symbolic(args) or _symbolic(kwargs)
     # Symbolic calls (functional API, graph tracing) record the layer's name on each node.
-    with call_context.layer_call(training, layer.name if symbolic else None):
+    scope = scope_for_layer(layer)        # mixed precision: read variables in compute dtype
+    with call_context.layer_call(training, layer.name if symbolic else None), \
+            scope if scope is not None else contextlib.nullcontext():
         outputs = layer.call(*args, **kwargs)
         outputs = _attach_masks(layer, inputs, kwargs.get("mask", previous_mask), outputs)
         # Activity losses are real when values are (eager) or will be (a graph trace).

@@ -9,7 +9,6 @@ from .. import ops
 from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import is_int
 from ..errors import ShapeError, describe_shape
-from ..graph import SymbolicTensor
 from ..saving.object_registration import register_builtin
 from .checks import (as_prediction, check_axis, check_bool, check_number, check_optional_int,
                      class_axis, prepare)
@@ -75,19 +74,14 @@ def _integer_labels(name: str, y_true, y_pred, axis: int, given_axis: int):
     return y_true if is_int(y_true.dtype) else ops.cast(y_true, "int32")
 
 
-def _check_label_range(name: str, labels, num_classes, axis: int, ignore_class) -> None:
-    """Eager mode only: every label in ``[0, num_classes)`` (one min/max read-back)."""
-    if isinstance(labels, SymbolicTensor) or num_classes is None or labels.size == 0:
-        return
-    low, high = (int(v) for v in ops.convert_to_numpy(
-        ops.stack([ops.min(labels), ops.max(labels)])))
-    for bad in (low, high):
-        if not 0 <= bad < num_classes:
-            skip = "" if ignore_class is not None else \
-                "; to skip a padding label, pass ignore_class=<that label>"
-            raise ValueError(f"{name}: y_true holds the label {bad}, outside the valid range "
-                             f"[0, {num_classes}) for y_pred with {num_classes} classes on "
-                             f"axis {axis}{skip}")
+def _label_range_message(name: str, axis: int, ignore_class) -> str:
+    """The gather's error for a label outside ``[0, num_classes)``: the ops check it in
+    eager and graph mode alike (``lamina.ops.take_along_axis``'s ``range_message``)."""
+    skip = "" if ignore_class is not None else \
+        "; to skip a padding label, pass ignore_class=<that label>"
+    return (f"{name}: y_true holds the label {{bad}}, outside the valid range [0, {{size}}) "
+            f"for y_pred with {{size}} classes on axis {axis} (labels must be in "
+            f"[0, num_classes); received labels from {{low}} to {{high}}){skip}")
 
 
 @register_builtin
@@ -96,8 +90,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     """``-log(p[label])`` for integer labels of shape ``(batch,)`` or ``(batch, 1)`` (or
     y_pred's shape without the class axis). ``p`` as in :func:`categorical_crossentropy`.
 
-    Labels equal to ``ignore_class`` give 0 and are masked out of the average. In eager mode,
-    other labels outside ``[0, num_classes)`` are a ValueError.
+    Labels equal to ``ignore_class`` give 0 and are masked out of the average. Other labels
+    outside ``[0, num_classes)`` are an IndexRangeError (a ValueError), in eager and graph
+    mode alike (the gather checks them; Keras trains on them silently).
     """
     name = "sparse_categorical_crossentropy"
     from_logits = check_bool(name, "from_logits", from_logits)
@@ -110,9 +105,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if ignore_class is not None:
         valid = ops.not_equal(labels, ignore_class)
         labels = ops.where(valid, labels, ops.zeros_like(labels))
-    _check_label_range(name, labels, y_pred.shape[axis], given_axis, ignore_class)
     log_p = log_probabilities(y_pred, from_logits, axis)
-    picked = ops.take_along_axis(log_p, ops.expand_dims(labels, axis), axis=axis)
+    picked = ops.take_along_axis(log_p, ops.expand_dims(labels, axis), axis=axis,
+                                 range_message=_label_range_message(name, given_axis,
+                                                                    ignore_class))
     result = ops.negative(ops.squeeze(picked, axis))
     if valid is not None:
         result = ops.where(valid, result, ops.zeros_like(result))

@@ -10,6 +10,7 @@ from ..autograd.variable import Variable
 from ..backend import get_backend
 from ..dtypes import floatx, is_float, result_dtype, standardize
 from ..errors import BackendError, DTypeError
+from . import op as _op
 from .op import Op, Spec, register_op
 
 _SCALARS = (bool, int, float)
@@ -80,6 +81,8 @@ def as_tensors(op_name: str, *xs) -> list:
     scalar meeting an integer tensor makes the result float). Host arrays next to a GPU
     tensor are an error: copies between devices are explicit.
     """
+    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
+        xs = _op._autocast_inputs(None, xs)
     if len(xs) == 2:
         a, b = xs
         if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.dtype == b.dtype:
@@ -114,6 +117,8 @@ def as_tensors(op_name: str, *xs) -> list:
 
 def as_tensor(op_name: str, x) -> TensorBase:
     """One argument -> a tensor (on the active backend if it is host data)."""
+    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
+        x, = _op._autocast_inputs(None, (x,))
     return x if isinstance(x, TensorBase) else convert_to_tensor(x)
 
 

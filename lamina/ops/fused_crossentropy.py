@@ -11,7 +11,8 @@ costs what it costs in eager mode and passes no gradient, as there.
 * ``softmax_crossentropy(labels, logits, axis, sparse, bounds)``: per-sample
   ``-sum(labels * log_softmax(logits), axis)``; with ``sparse=True`` the labels are
   ``take_along_axis`` indices (size 1 on ``axis``) and the loss is ``-log_softmax`` there.
-  Gradient for the logits: ``p * sum(w) - w`` with ``w = labels * mask * g``.
+  Gradient for the logits: ``p * sum(w) - w`` with ``w = labels * mask * g``. Sparse labels
+  are range-checked as ``take_along_axis`` checks them (its ``range_message`` is kept).
 * ``sigmoid_crossentropy(labels, logits, axis, bounds)``: per-sample mean over ``axis`` of
   ``-(z log(sigmoid(x)) + (1 - z) log(1 - sigmoid(x)))``. Gradient: ``(sigmoid(x) - z) *
   mask * g / n``.
@@ -26,6 +27,7 @@ from ..dtypes import is_int
 from ..errors import DTypeError, GradientError, ShapeError, describe_shape
 from .array import expand_dims
 from .core import convert_to_tensor, require_float
+from .indexing import check_indices
 from .math import clip, log, multiply, negative, subtract
 from .op import Op, Spec, normalize_axis, register_op
 from .softmax import LogSoftmax
@@ -78,11 +80,15 @@ def _keep_axis(backend, g, shape, axis):
 class SoftmaxCrossentropy(Op):
     name = "softmax_crossentropy"
 
-    def output_spec(self, labels, logits, axis=-1, sparse=False, bounds=None):
+    def output_spec(self, labels, logits, axis=-1, sparse=False, bounds=None,
+                    range_message=None):
         shape, _ = _check(self.name, labels, logits, axis, sparse)
         return Spec(shape, logits.dtype)
 
-    def forward(self, backend, labels, logits, out=None, axis=-1, sparse=False, bounds=None):
+    def forward(self, backend, labels, logits, out=None, axis=-1, sparse=False, bounds=None,
+                range_message=None):
+        if sparse:
+            check_indices(backend, self.name, labels, logits.shape[axis], axis, range_message)
         logp = LogSoftmax.forward(backend, logits, axis=(axis,))
         logp = _clipped(backend, logp, bounds, logits.dtype)
         if sparse:
@@ -112,7 +118,8 @@ class SoftmaxCrossentropyGrad(Op):
     name = "softmax_crossentropy_grad"
     differentiable = False
 
-    def output_spec(self, g, labels, logits, axis=-1, sparse=False, bounds=None):
+    def output_spec(self, g, labels, logits, axis=-1, sparse=False, bounds=None,
+                    range_message=None):
         shape, _ = _check(self.name, labels, logits, axis, sparse)
         if tuple(g.shape) != shape or g.dtype != logits.dtype:
             raise ShapeError(f"{self.name}: argument 'g' must have shape "
@@ -121,8 +128,10 @@ class SoftmaxCrossentropyGrad(Op):
         return Spec(tuple(logits.shape), logits.dtype)
 
     def forward(self, backend, g, labels, logits, out=None, axis=-1, sparse=False,
-                bounds=None):
+                bounds=None, range_message=None):
         dtype, shape = logits.dtype, logits.shape
+        if sparse:          # the forward may have been pruned from a gradient-only graph
+            check_indices(backend, self.name, labels, shape[axis], axis, range_message)
         p = backend.unary("exp", LogSoftmax.forward(backend, logits, axis=(axis,)))
         weight = _keep_axis(backend, g, shape, axis)
         mask = None if bounds is None else _inside(backend, p, bounds, dtype)

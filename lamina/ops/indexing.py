@@ -4,14 +4,22 @@
 gradient, as are ``take_along_axis`` and ``put_along_axis_add``; duplicate indices
 accumulate. ``scatter`` is Keras's scatter-add into a new tensor, built on ``scatter_add``
 over flattened leading axes. Indices are integer tensors; negative ones count from the end
-(as in numpy) and out-of-range ones are reported with the op, the axis size and the index
-(checked on the host from the indices' min and max, for concrete tensors).
+(as in numpy) and out-of-range ones are an IndexRangeError naming the op, the axis size and
+the index. The check runs in the ops' ``forward`` (one min/max read-back per call,
+``Backend.index_bounds``), so eager mode, compiled graphs and every backend refuse alike
+(numpy's gathers raise a bare error; cupy's wrap silently).
+
+``take`` and ``take_along_axis`` take an optional ``range_message`` attribute, set by callers
+whose indices have a meaning (Embedding ids, sparse crossentropy labels): such indices must
+lie in ``[0, size)`` (no counting from the end) and the error is the message, formatted with
+``size`` (the axis size), ``bad`` (the first value out of range) and ``low``/``high`` (the
+smallest and largest index received).
 """
 from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import floatx, is_int, standardize
-from ..errors import DTypeError, ShapeError, describe_shape
+from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
 from .array import broadcast_to, reshape
 from .core import as_tensor, convert_to_tensor
 from .op import Op, Spec, broadcast_shapes, normalize_axis, register_op
@@ -36,17 +44,36 @@ def _as_indices(op: str, arg: str, indices, like):
 
 
 def _check_range(op: str, indices, size, axis, low=None) -> None:
-    """Raise IndexError unless every index is in [-size, size) (or [low, size))."""
+    """Raise IndexRangeError unless every index is in [-size, size) (or [low, size)); for
+    concrete tensors only (``scatter`` checks its per-axis indices before flattening)."""
     if not isinstance(indices, Tensor) or size is None or indices.size == 0:
         return
     low = -size if low is None else low
-    backend = indices.backend
-    smallest = int(backend.reduce("min", indices.data, None, False))
-    largest = int(backend.reduce("max", indices.data, None, False))
+    smallest, largest = indices.backend.index_bounds(indices.data)
     for bad in (smallest, largest):
         if not low <= bad < size:
-            raise IndexError(f"{op}: index {bad} is out of range for axis {axis} of size "
-                             f"{size} (valid: [{low}, {size}))")
+            raise IndexRangeError(f"{op}: index {bad} is out of range for axis {axis} of "
+                                  f"size {size} (valid: [{low}, {size}))")
+
+
+def check_indices(backend, op: str, indices, size: int, axis: int,
+                  range_message: str | None = None) -> None:
+    """The kernel-side range check of a gather: ``indices`` (an array) must lie in
+    ``[-size, size)``, or in ``[0, size)`` with ``range_message`` (see the module docstring).
+    Runs in every mode on every backend, so a bad index never wraps or clips silently."""
+    if indices.size == 0:
+        return
+    smallest, largest = backend.index_bounds(indices)
+    low = 0 if range_message is not None else -size
+    if low <= smallest and largest < size:
+        return
+    bad = smallest if smallest < low else largest
+    if range_message is not None:
+        raise IndexRangeError(range_message.format(size=size, bad=bad, low=smallest,
+                                                   high=largest))
+    raise IndexRangeError(f"{op}: index {bad} is out of range for axis {axis} of size {size} "
+                          f"(valid: [{low}, {size})); argument 'indices' holds values from "
+                          f"{smallest} to {largest}")
 
 
 # --------------------------------------------------------------------------- take
@@ -54,11 +81,12 @@ def _check_range(op: str, indices, size, axis, low=None) -> None:
 class Take(Op):
     name = "take"
 
-    def output_spec(self, x, indices, axis):
+    def output_spec(self, x, indices, axis, range_message=None):
         _require_int(self.name, "indices", indices)
         return Spec(x.shape[:axis] + tuple(indices.shape) + x.shape[axis + 1:], x.dtype)
 
-    def forward(self, backend, x, indices, out=None, axis=0):
+    def forward(self, backend, x, indices, out=None, axis=0, range_message=None):
+        check_indices(backend, self.name, indices, x.shape[axis], axis, range_message)
         return backend.take(x, indices, axis)
 
     def gradient(self, ctx, g):
@@ -97,17 +125,17 @@ class ScatterAdd(Op):
         return Take(g, indices, axis=ctx.attrs["axis"]), None
 
 
-def take(x, indices, axis=None):
+def take(x, indices, axis=None, range_message=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (of the flattened ``x`` when None):
-    the result has ``indices``' shape in place of that axis. The gradient sums duplicates."""
+    the result has ``indices``' shape in place of that axis. The gradient sums duplicates.
+    ``range_message``: see the module docstring (indices in [0, size), this error)."""
     x = as_tensor("take", x)
     indices = _as_indices("take", "indices", indices, x)
     if axis is None:
         x = reshape(x, (-1,))
         axis = 0
     axis = normalize_axis("take", axis, x.ndim)
-    _check_range("take", indices, x.shape[axis], axis)
-    return Take(x, indices, axis=axis)
+    return Take(x, indices, axis=axis, **_message_attr(range_message))
 
 
 # --------------------------------------------------------------------------- take_along_axis
@@ -125,12 +153,13 @@ def _along_axis_spec(op: str, x, indices, axis):
 class TakeAlongAxis(Op):
     name = "take_along_axis"
 
-    def output_spec(self, x, indices, axis):
+    def output_spec(self, x, indices, axis, range_message=None):
         _require_int(self.name, "indices", indices)
         _along_axis_spec(self.name, x, indices, axis)
         return Spec(tuple(indices.shape), x.dtype)
 
-    def forward(self, backend, x, indices, out=None, axis=0):
+    def forward(self, backend, x, indices, out=None, axis=0, range_message=None):
+        check_indices(backend, self.name, indices, x.shape[axis], axis, range_message)
         return backend.take_along_axis(x, indices, axis)
 
     def gradient(self, ctx, g):
@@ -166,10 +195,11 @@ class PutAlongAxisAdd(Op):
         return TakeAlongAxis(g, indices, axis=ctx.attrs["axis"]), None
 
 
-def take_along_axis(x, indices, axis=None):
+def take_along_axis(x, indices, axis=None, range_message=None):
     """``x`` gathered at ``indices`` along ``axis``, as numpy: ``indices`` has ``x``'s rank
     and the two broadcast on the other axes (with ``axis=None``, ``x`` is flattened and
-    ``indices`` must be 1-D). The gradient sums duplicates."""
+    ``indices`` must be 1-D). The gradient sums duplicates. ``range_message``: see the
+    module docstring."""
     x = as_tensor("take_along_axis", x)
     indices = _as_indices("take_along_axis", "indices", indices, x)
     if axis is None:
@@ -187,8 +217,18 @@ def take_along_axis(x, indices, axis=None):
     common = broadcast_shapes("take_along_axis", *others, args=("x", "indices"))
     x = broadcast_to(x, common[:axis] + (x.shape[axis],) + common[axis + 1:])
     indices = broadcast_to(indices, common[:axis] + (indices.shape[axis],) + common[axis + 1:])
-    _check_range("take_along_axis", indices, x.shape[axis], axis)
-    return TakeAlongAxis(x, indices, axis=axis)
+    return TakeAlongAxis(x, indices, axis=axis, **_message_attr(range_message))
+
+
+def _message_attr(range_message) -> dict:
+    """The ``range_message`` attribute, left out when None (graphs and exports stay as
+    they were for plain gathers)."""
+    if range_message is None:
+        return {}
+    if not isinstance(range_message, str):
+        raise TypeError(f"take: argument 'range_message' must be a str or None; received "
+                        f"{range_message!r}")
+    return {"range_message": range_message}
 
 
 # --------------------------------------------------------------------------- scatter

@@ -100,10 +100,15 @@ _symbolic_apply = None
 _symbolic_type: type | None = None
 # Set while a graph is being traced: replaces Variable inputs by their symbolic values.
 _trace_inputs = None
+# Set by lamina/autograd/autocast.py once a layer with a mixed dtype policy has run: casts
+# float Variable inputs to the running layer's compute dtype (Keras's AutocastScope).
+_autocast_inputs = None
 
 
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
     """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
+    if _autocast_inputs is not None:
+        inputs = _autocast_inputs(op, inputs)
     if _trace_inputs is not None:
         inputs = _trace_inputs(inputs)
     if _symbolic_type is not None:

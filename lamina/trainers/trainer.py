@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import ops, tree
 from ..autograd.tape import GradientTape
 from ..layers import structure
+from ..utils.ignored_arguments import warn_ignored
 from .compile_utils import CompileLoss, CompileMetrics
 from .loops import evaluate_loop, fit_loop, predict_loop, to_device
 
@@ -21,8 +22,9 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
-        """Configure training (Keras 3's arguments; ``jit_compile`` and
-        ``auto_scale_loss`` are accepted for compatibility)."""
+        """Configure training (Keras 3's arguments). ``steps_per_execution`` other than 1
+        and ``jit_compile=True`` have no effect here and warn once; ``auto_scale_loss``
+        matters in Keras only with a global mixed_float16 policy, which Lamina lacks."""
         from .. import metrics as metrics_module
         from .. import optimizers
         unknown = set(kwargs) - {"sample_weight_mode", "target_tensors", "distribute",
@@ -43,6 +45,7 @@ class Trainer:
             if (metrics or weighted_metrics) else None
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
+        _warn_ignored_compile_arguments(self, steps_per_execution, jit_compile, kwargs)
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
         self._compile_config = dict(optimizer=optimizer, loss=loss, loss_weights=loss_weights,
@@ -258,7 +261,7 @@ class Trainer:
         return tree.map_structure(lambda t: t.numpy(), out)
 
 
-# Keras 2 arguments that moved to PyDataset in Keras 3: accepted and ignored.
+# Keras 2 arguments that moved to PyDataset in Keras 3: accepted, warned about once.
 _LEGACY_DATA_ARGUMENTS = {"max_queue_size", "workers", "use_multiprocessing"}
 
 
@@ -266,6 +269,25 @@ def _check_legacy_kwargs(model, method: str, kwargs: dict) -> None:
     unknown = sorted(set(kwargs) - _LEGACY_DATA_ARGUMENTS)
     if unknown:
         raise TypeError(f"{model.name}.{method}: unrecognized keyword argument(s) {unknown}")
+    for name in sorted(kwargs):
+        warn_ignored(f"{type(model).__name__}.{method}", name, kwargs[name],
+                     "batches are produced in the calling thread (Keras 3 moved this "
+                     "argument to PyDataset)", stacklevel=4)
+
+
+def _warn_ignored_compile_arguments(model, steps_per_execution, jit_compile, kwargs) -> None:
+    owner = f"{type(model).__name__}.compile"
+    if steps_per_execution != 1:
+        warn_ignored(owner, "steps_per_execution", steps_per_execution,
+                     "each batch runs as one call of the compiled step (the results are the "
+                     "same; callbacks see every batch)", stacklevel=5)
+    if jit_compile not in ("auto", False, None):
+        warn_ignored(owner, "jit_compile", jit_compile, "there is no XLA; graph mode (the "
+                     "default unless run_eagerly=True) compiles the step", stacklevel=5)
+    for name in sorted(kwargs):
+        if kwargs[name] is not None:
+            warn_ignored(owner, name, kwargs[name], "a Keras 2 / TensorFlow-only argument",
+                         stacklevel=5)
 
 
 def _batch_size(x) -> int:

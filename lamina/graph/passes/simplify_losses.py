@@ -72,7 +72,8 @@ def _sparse(m, k, bounds):
     if t.node.attrs.get("axis") != k or m["sq"].node.attrs.get("axis") != (k,) or \
             not is_int(i.dtype):
         return None
-    fused = SoftmaxCrossentropy(i, x, axis=k, sparse=True, bounds=bounds)
+    checked = {key: t.node.attrs[key] for key in ("range_message",) if key in t.node.attrs}
+    fused = SoftmaxCrossentropy(i, x, axis=k, sparse=True, bounds=bounds, **checked)
     return replace_chain(m, fused, keep=[m.get("p", m["logp"])])
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from ... import constraints, initializers, ops, regularizers
 from ...dtypes import is_float
-from ...graph.symbolic import SymbolicTensor
 from ..layer import Layer
 
 
@@ -58,18 +57,12 @@ class Embedding(Layer):
     def call(self, inputs):
         if is_float(inputs.dtype) or inputs.dtype == "bool":
             inputs = ops.cast(inputs, "int32")
-        if not isinstance(inputs, SymbolicTensor) and inputs.size:
-            self._check_ids(inputs)
-        outputs = ops.take(self.embeddings, inputs, axis=0)
+        # The gather checks the ids in eager and graph mode alike (cupy would wrap them).
+        message = (f"{self.name}: input ids must be in [0, {self.input_dim}) (argument "
+                   f"'input_dim' is {self.input_dim}); received id {{bad}} (ids from {{low}} "
+                   f"to {{high}})")
+        outputs = ops.take(self.embeddings, inputs, axis=0, range_message=message)
         return ops.cast(outputs, self.compute_dtype)
-
-    def _check_ids(self, ids) -> None:
-        low, high = int(ops.min(ids)), int(ops.max(ids))
-        if low < 0 or high >= self.input_dim:
-            bad = low if low < 0 else high
-            raise IndexError(f"{self.name}: input ids must be in [0, {self.input_dim}) "
-                             f"(argument 'input_dim' is {self.input_dim}); received id "
-                             f"{bad}")
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:

@@ -29,7 +29,9 @@ class RNN(Layer):
     ``zero_output_for_mask``). ``go_backwards`` reads time in reverse and returns the
     sequence in that reversed order. ``stateful`` keeps the final states (in
     non-trainable variables, not among the weights, as Keras) as the next call's initial
-    states until :meth:`reset_state`. ``unroll`` is accepted: the loop is always unrolled.
+    states until :meth:`reset_state`. ``unroll=True`` traces one copy of the step per
+    timestep into a compiled graph (Keras's unrolled loop) instead of one ``scan`` node;
+    the numbers are the same.
     """
 
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
@@ -134,7 +136,7 @@ class RNN(Layer):
                 last, sequence, states = run_rnn(
                     step, sequences, states, mask=mask, go_backwards=self.go_backwards,
                     zero_output_for_mask=self.zero_output_for_mask,
-                    return_all_outputs=self.return_sequences)
+                    return_all_outputs=self.return_sequences, unroll=self.unroll)
         finally:
             _reset_dropout_masks(self.cell)
         if self.stateful and self.states is not None and runs_for_real(sequences):

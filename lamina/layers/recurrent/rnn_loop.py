@@ -18,7 +18,8 @@ _BODY_ATTEMPTS = 2
 
 
 def run_rnn(step, sequences, initial_states: list, mask=None, go_backwards: bool = False,
-            zero_output_for_mask: bool = False, return_all_outputs: bool = True):
+            zero_output_for_mask: bool = False, return_all_outputs: bool = True,
+            unroll: bool = False):
     """Run ``step(inputs_t, states) -> (output_t, new_states)`` over axis 1 of ``sequences``.
 
     Returns ``(last_output, outputs, final_states)``; ``outputs`` is ``(batch, time, ...)``
@@ -26,9 +27,11 @@ def run_rnn(step, sequences, initial_states: list, mask=None, go_backwards: bool
     ``return_all_outputs``. Where ``mask[:, t]`` is False the states carry over unchanged
     and the output repeats the previous one (zeros with ``zero_output_for_mask``), as in
     Keras; the previous output starts as the first state (of the last cell for stacked
-    cells), which is the output of the built-in cells.
+    cells), which is the output of the built-in cells. With ``unroll`` a traced graph gets
+    the Python loop's nodes (one step per timestep) instead of one ``scan`` node.
     """
-    if graph_trace.active() is not None and None not in tuple(sequences.shape[:2]):
+    if graph_trace.active() is not None and None not in tuple(sequences.shape[:2]) and \
+            not unroll:
         return _traced_rnn(step, sequences, initial_states, mask, go_backwards,
                            zero_output_for_mask, return_all_outputs)
     steps = ops.unstack(sequences, axis=1)

@@ -1,0 +1,79 @@
+"""Keras arguments Lamina cannot honour warn once, naming the class, the argument and why."""
+import warnings
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers
+from lamina.utils import ignored_arguments
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings(monkeypatch):
+    monkeypatch.setattr(ignored_arguments, "_warned", set())
+
+
+def _model():
+    model = lamina.Sequential([layers.Input((3,)), layers.Dense(1)])
+    return model
+
+
+def _caught(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [str(w.message) for w in caught if "has no effect in Lamina" in str(w.message)]
+
+
+@pytest.mark.parametrize("argument,value,reason", [
+    ("steps_per_execution", 4, r"each batch runs as one call of the compiled step"),
+    ("jit_compile", True, r"there is no XLA"),
+    ("distribute", "mirrored", r"a Keras 2 / TensorFlow-only argument"),
+])
+def test_compile_argument_warns_once(argument, value, reason):
+    messages = _caught(lambda: [_model().compile("sgd", "mse", **{argument: value})
+                                for _ in range(2)])
+    assert len(messages) == 1
+    assert messages[0].startswith(f"Sequential.compile: argument '{argument}' "
+                                  f"({argument}={value!r}) has no effect in Lamina: ")
+    assert reason.replace("\\", "") in messages[0]
+
+
+def test_compile_defaults_do_not_warn():
+    assert _caught(lambda: _model().compile("sgd", "mse", jit_compile="auto",
+                                            auto_scale_loss=True)) == []
+
+
+def test_steps_per_execution_trains_as_one_step_per_batch():
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype("float32")
+    y = x.sum(1, keepdims=True)
+    weights = []
+    for steps in (1, 4):
+        lamina.utils.set_random_seed(0)
+        model = _model()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.compile("sgd", "mse", steps_per_execution=steps)
+        model.fit(x, y, batch_size=2, epochs=2, shuffle=False, verbose=0)
+        weights.append(model.get_weights())
+    for a, b in zip(*weights):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("method", ["fit", "evaluate", "predict"])
+def test_data_arguments_warn_once_per_method(method):
+    model = _model()
+    model.compile("sgd", "mse")
+    x, y = np.zeros((4, 3), "float32"), np.zeros((4, 1), "float32")
+    args = (x,) if method == "predict" else (x, y)
+    call = getattr(model, method)
+    messages = _caught(lambda: [call(*args, verbose=0, workers=4, use_multiprocessing=True)
+                                for _ in range(2)])
+    assert sorted(messages) == [
+        f"Sequential.{method}: argument 'use_multiprocessing' (use_multiprocessing=True) has "
+        f"no effect in Lamina: batches are produced in the calling thread (Keras 3 moved "
+        f"this argument to PyDataset)",
+        f"Sequential.{method}: argument 'workers' (workers=4) has no effect in Lamina: "
+        f"batches are produced in the calling thread (Keras 3 moved this argument to "
+        f"PyDataset)"]
