@@ -1,14 +1,25 @@
 """Threads: tapes and traces belong to the thread that opened them, and compiled plans give
 the serial results when several threads call them (or other plans) at once."""
+import sys
 import threading
 
 import numpy as np
+import pytest
 import lamina
 from lamina import layers, ops
 from lamina.graph import trace as tracing
 from lamina.graph.symbolic import SymbolicTensor
 
 TIMEOUT = 60
+
+
+@pytest.fixture
+def often_switching_threads():
+    """Switch threads every few microseconds, so that traces and steps interleave."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
 
 
 def _run_threads(*targets):
@@ -138,29 +149,33 @@ def _data(seed=0, n=64):
     return rng.standard_normal((n, 6)).astype("float32"), rng.integers(0, 3, n)
 
 
-def test_predicting_from_four_threads_gives_the_serial_results():
+def _predict_batches(model, x):
+    """predict_on_batch over batches of 1 to 16 rows (a new signature traces a new graph,
+    so several threads trace at once)."""
+    return [model.predict_on_batch(x[:size]) for size in range(1, 17)]
+
+
+@pytest.mark.filterwarnings("ignore:lamina.jit")
+def test_predicting_from_four_threads_gives_the_serial_results(often_switching_threads):
     x, _ = _data()
-    model = _mlp(1)
-    serial = model.predict(x, batch_size=8, verbose=0)
+    serial = _predict_batches(_mlp(1), x)
     model = _mlp(1)                                     # fresh: the threads trace at once
-    results = [[] for _ in range(4)]
+    results = [None] * 4
 
     def predict(k):
         def run():
-            for _ in range(5):
-                results[k].append(model.predict(x, batch_size=8, verbose=0))
+            results[k] = _predict_batches(model, x)
         return run
     _run_threads(*[predict(k) for k in range(4)])
     for per_thread in results:
-        for got in per_thread:
-            np.testing.assert_allclose(got, serial, rtol=1e-6, atol=1e-7)
-    # the compiled step reads the weights at every call (nothing was baked in by a race)
+        for got, want in zip(per_thread, serial):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    # the compiled steps read the weights at every call (nothing was baked in by a race)
     model.set_weights([w * 0.5 for w in model.get_weights()])
     halved = _mlp(1)
     halved.set_weights([w * 0.5 for w in halved.get_weights()])
-    np.testing.assert_allclose(model.predict(x, batch_size=8, verbose=0),
-                               halved.predict(x, batch_size=8, verbose=0), rtol=1e-6,
-                               atol=1e-7)
+    for got, want in zip(_predict_batches(model, x), _predict_batches(halved, x)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
 def _fit(model, x, y):
@@ -174,26 +189,26 @@ def _compiled(seed):
     return model
 
 
-def test_predicting_in_one_thread_while_another_fits_gives_the_serial_results():
+@pytest.mark.filterwarnings("ignore:lamina.jit")
+def test_predicting_in_one_thread_while_another_fits_gives_the_serial_results(
+        often_switching_threads):
     x, y = _data()
     serial_weights = _fit(_compiled(2), x, y)
-    predicted = _mlp(3)
-    serial_predictions = predicted.predict(x, batch_size=8, verbose=0)
+    serial_predictions = _predict_batches(_mlp(3), x)
 
     trained, predicted = _compiled(2), _mlp(3)          # fresh: both threads trace at once
-    seen = {"predictions": []}
+    seen = {}
 
     def fit():
         seen["weights"] = _fit(trained, x, y)
 
     def predict():
-        for _ in range(10):
-            seen["predictions"].append(predicted.predict(x, batch_size=8, verbose=0))
+        seen["predictions"] = _predict_batches(predicted, x) + _predict_batches(predicted, x)
     _run_threads(fit, predict)
     for got, want in zip(seen["weights"], serial_weights):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
-    for got in seen["predictions"]:
-        np.testing.assert_allclose(got, serial_predictions, rtol=1e-6, atol=1e-7)
+    for got, want in zip(seen["predictions"], serial_predictions * 2):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
 # --------------------------------------------------------------------------- executor lock
