@@ -29,8 +29,9 @@ def eager_apply(op, inputs, attrs):
         _check(op, outputs, specs)
         if op_observer is not None:
             op_observer(op.name)
-    if _tape._active and _tape._no_grad_depth == 0 and op.differentiable:
-        for tape in _tape._active:
+    state = _tape._state                    # this thread's tapes
+    if state.tapes and state.no_grad_depth == 0 and op.differentiable:
+        for tape in state.tapes:
             if tape._recording:
                 tape._maybe_record(op, inputs, outputs, attrs)
     return outputs if len(outputs) > 1 or specs is spec else outputs[0]

@@ -5,23 +5,34 @@ watches (trainable variables are watched automatically; other tensors with
 ``tape.watch``). ``tape.gradient(loss, [w])`` walks the records backwards calling each op's
 ``gradient``, which is written with ops: if an outer tape is recording, the backward pass
 is recorded too, which gives second derivatives.
+
+Tapes are per thread, as in TensorFlow: a tape records the ops run by the thread that
+entered it, and ``no_grad`` pauses recording in its own thread only.
 """
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 from ..errors import GradientError
 from .tensor import Tensor, TensorBase
 from .variable import Variable
 
-_active: list["GradientTape"] = []      # tapes inside their `with` block, innermost last
-_no_grad_depth = 0
+class _ThreadState(threading.local):
+    """This thread's tapes inside their `with` block (innermost last) and no_grad depth."""
+
+    def __init__(self):
+        self.tapes: list["GradientTape"] = []
+        self.no_grad_depth = 0
+
+
+_state = _ThreadState()
 
 
 def recording() -> bool:
-    """Whether any tape would record an op now (the eager fast path checks this)."""
-    return bool(_active) and _no_grad_depth == 0
+    """Whether any tape of this thread would record an op now."""
+    return bool(_state.tapes) and _state.no_grad_depth == 0
 
 
 class _Record:
@@ -62,13 +73,13 @@ class GradientTape:
 
     def __enter__(self) -> "GradientTape":
         self._recording = True
-        _active.append(self)
+        _state.tapes.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         self._recording = False
-        if self in _active:
-            _active.remove(self)
+        if self in _state.tapes:
+            _state.tapes.remove(self)
 
     def watch(self, tensor) -> None:
         """Differentiate with respect to ``tensor`` (or each tensor of a nested structure)."""
@@ -222,11 +233,9 @@ class no_grad(contextlib.ContextDecorator):
     """Run a block (or a decorated function) without recording anything on any tape."""
 
     def __enter__(self):
-        global _no_grad_depth
-        _no_grad_depth += 1
+        _state.no_grad_depth += 1
         return self
 
     def __exit__(self, *exc):
-        global _no_grad_depth
-        _no_grad_depth -= 1
+        _state.no_grad_depth -= 1
         return False

@@ -3,25 +3,45 @@
 Running a plan walks a Python list once: no graph objects, no tape, no spec checks. Slots
 hold the step's inputs, the variables' buffers (bound at every call, so in-place updates
 are seen), constants captured while tracing, and every node's outputs. After the last
-kernel, the recorded updates are written into the variables in place. A kernel that fails
-raises a ``GraphExecutionError`` naming the layer and op its node came from (errors.py).
+kernel, the recorded updates are written into the variables in place ("compute every new
+value, then commit"). A kernel that fails raises a ``GraphExecutionError`` naming the layer
+and op its node came from (errors.py).
+
+Writing an update's last op straight into its variable (no separate buffer, no copy) is an
+optimization that the memory plan's alias analysis must prove safe: the variables' buffers
+are alias roots like the arena's, every op that does not ``writes_out`` is taken to return
+a view of its inputs, and the direct write is allowed only when every reader of the
+variable or of any view of it has run before the writing step (or is that step itself,
+reading the variable element by element, for an ``inplace`` op). Outputs that may be views
+of a variable or of an arena buffer are copied, so a returned tensor is a snapshot, and an
+update value that may be a view of another updated variable is copied before the commit.
 
 Intermediate values live in an arena allocated once per plan (``memory_plan.py`` decides
 which value shares which buffer): ops that can write into a given buffer get it as
 ``out=``, bound into their attributes ahead of time, so a steady-state step allocates
 nothing for them. Outputs are computed fresh (or copied out of the arena) every call, so a
 later call never overwrites what an earlier one returned. A call that arrives while the
-plan is running (another thread, or re-entry) runs without the arena.
+plan is running (another thread, or re-entry) runs without the arena. When a variable
+written in place has been given a new buffer, the plan binds the new one before running.
 """
 from __future__ import annotations
 
 import threading
+from collections import Counter
+from typing import NamedTuple
 
 from .. import tree
 from ..autograd.tensor import Tensor, TensorBase
 from .errors import describe_failure
 from .ir import Graph
 from .memory_plan import MemoryPlan, MemoryReport, plan_memory, report
+
+
+class _Mode(NamedTuple):
+    """How one call runs: the steps, which outputs to copy, which updates to commit."""
+    steps: list
+    copied_outputs: list            # output positions copied after the last step
+    commits: list                   # (variable, value slot, copy the value first)
 
 
 class Plan:
@@ -54,31 +74,53 @@ class Plan:
                              for o in graph.flat_outputs]
         self.update_slots = [(variable, slot(value)) for variable, value in graph.updates]
         self.template = template
+        self._schedule, self._specs = schedule, specs
 
         outputs = {i for i in self.output_slots if i is not None}
         external = set(self.input_slots) | {i for _, i in self.variable_slots} | outputs | \
             {i for i, value in enumerate(template) if value is not None}
         keep = outputs | {i for _, i in self.update_slots}
+        sources = {i for _, i in self.variable_slots} | {i for _, i in self.update_slots}
         self.memory = plan_memory([(node.op, ins, outs) for node, ins, outs in schedule],
-                                  specs, external, keep) if memory_plan else \
-            MemoryPlan([], {}, frozenset(), 0)
+                                  specs, external, keep, sources, arena=memory_plan)
         self.arena = [backend.empty(shape, dtype) for shape, dtype in self.memory.buffers]
-        self.plain_steps = [_step(node, ins, outs, None) for node, ins, outs in schedule]
-        direct = _direct_updates(schedule, self.update_slots, self.variable_slots,
-                                 outputs) if memory_plan else {}
-        self.steps = [_step(node, ins, outs, direct[outs[0]] if outs and outs[0] in direct
-                            else self._out_buffers(outs))
-                      for node, ins, outs in schedule]
-        # Updates whose last op writes straight into the variable need no copy; valid while
-        # the variables keep the buffers the plan was built with.
-        self.direct_updates = {id(variable) for variable, i in self.update_slots
-                               if i in direct}
-        self.bound = [(variable, variable.data) for variable, i in self.update_slots
-                      if i in direct]
-        # outputs that may be views of arena buffers are copied out at the end of a call
-        self.copied_outputs = [k for k, i in enumerate(self.output_slots)
-                               if i in self.memory.aliasing]
+        self.plain = self._mode([_step(node, ins, outs, None) for node, ins, outs in schedule],
+                                {}, arena=False)
+        # value slot -> variable, for the updates the alias analysis allows to write in place
+        self._direct = _direct_updates(schedule, self.update_slots, self.variable_slots,
+                                       self.memory) if memory_plan else {}
+        self._bind()
         self._lock = threading.Lock()
+
+    def _bind(self) -> None:
+        """Build the planned steps, the direct updates writing into the variables' present
+        buffers (a buffer that no longer fits the op's ``out`` contract gets a commit)."""
+        direct = {value: variable for value, variable in self._direct.items()
+                  if _fits(variable.data, self._specs[value])}
+        steps = [_step(node, ins, outs, direct[outs[0]].data if outs and outs[0] in direct
+                       else self._out_buffers(outs))
+                 for node, ins, outs in self._schedule]
+        self.planned = self._mode(steps, direct, arena=True)
+        self.direct_updates = {id(variable) for variable in direct.values()}
+        self.bound = [(variable, variable.data) for variable in self._direct.values()]
+
+    def _mode(self, steps, direct: dict, arena: bool) -> _Mode:
+        roots = self.memory.roots
+        variable_roots = {i for _, i in self.variable_slots}
+        shared = variable_roots | set(direct) | (set(self.memory.assignment) if arena else set())
+        copied = [k for k, i in enumerate(self.output_slots)
+                  if i is not None and roots.get(i, frozenset()) & shared]
+        pending = [(variable, i) for variable, i in self.update_slots if i not in direct]
+        slot_of = {id(variable): i for variable, i in self.variable_slots}
+        overwritten = {slot_of[id(variable)] for variable, _ in pending
+                       if id(variable) in slot_of}
+        commits = [(variable, i, bool(roots.get(i, frozenset()) & overwritten))
+                   for variable, i in pending]
+        return _Mode(steps, copied, commits)
+
+    @property
+    def copied_outputs(self) -> list:
+        return self.planned.copied_outputs
 
     def _out_buffers(self, outs):
         assignment = self.memory.assignment
@@ -92,23 +134,27 @@ class Plan:
         return report(self.memory)
 
     def __call__(self, arrays: list):
-        if not self._lock.acquire(blocking=False) or \
-                any(variable.data is not buffer for variable, buffer in self.bound):
-            return self._run(arrays, self.plain_steps, (), frozenset())
+        if not self._lock.acquire(blocking=False):
+            return self._run(arrays, self.plain)
         try:
-            return self._run(arrays, self.steps, self.copied_outputs, self.direct_updates)
+            if any(variable.data is not buffer for variable, buffer in self.bound):
+                self._bind()
+            return self._run(arrays, self.planned)
         finally:
             self._lock.release()
 
-    def _run(self, arrays: list, steps: list, copied_outputs, direct):
+    def _run(self, arrays: list, mode: _Mode):
         slots = list(self.template)
         for i, array in zip(self.input_slots, arrays):
             slots[i] = array
         for variable, i in self.variable_slots:
             slots[i] = variable.data
         backend = self.backend
+        for variable, _ in self.update_slots:
+            if variable._views:            # eager snapshots of the old value (copy-on-write)
+                variable._release_views()
         try:
-            for forward, ins, outs, attrs, several, node in steps:
+            for forward, ins, outs, attrs, several, node in mode.steps:
                 result = forward(backend, *[slots[i] for i in ins], **attrs)
                 if several:
                     for o, value in zip(outs, result):
@@ -117,15 +163,13 @@ class Plan:
                     slots[outs[0]] = result
         except Exception as error:          # the loop variables name the failing step
             raise describe_failure(node, [slots[i] for i in ins], error) from error
-        written = {id(variable.data) for variable, _ in self.update_slots}
         results = [slots[i] if i is not None else value
                    for i, value in zip(self.output_slots, self.graph.flat_outputs)]
-        for k in copied_outputs:
+        for k in mode.copied_outputs:
             results[k] = results[k].copy()
-        results = [_detach(r, written) for r in results]
-        pending = [(variable, _detach(slots[i], written)) for variable, i in self.update_slots
-                   if id(variable) not in direct]
-        for variable, value in pending:
+        values = [(variable, slots[i].copy() if snapshot else slots[i])
+                  for variable, i, snapshot in mode.commits]
+        for variable, value in values:
             backend.copy_(variable.data, value)
         for variable, _ in self.update_slots:
             variable._version += 1
@@ -138,49 +182,56 @@ def _step(node, ins, outs, out) -> tuple:
     return (node.op.forward, ins, outs, attrs, len(node.outputs) > 1, node)
 
 
-def _direct_updates(schedule, update_slots, variable_slots, outputs) -> dict:
-    """Update value slot -> the variable's buffer, for updates whose producing op can write
-    straight into the variable: it writes into ``out``, it is the last reader of the
-    variable's old value (in place when it reads that value itself), and the old value is
-    neither an output nor another update's value."""
-    producer, last_read = {}, {}
+def _direct_updates(schedule, update_slots, variable_slots, memory) -> dict:
+    """Update value slot -> variable, for the updates whose producing op may write straight
+    into the variable's buffer: the op writes into ``out``, its value updates one variable
+    only, and no reader of the variable's old value or of any view of it runs after the op
+    (at the op itself only the old value itself, read by an ``inplace`` op)."""
+    producer = {}
     for k, (node, ins, outs) in enumerate(schedule):
         for o in outs:
             producer[o] = (k, node, ins, outs)
-        for i in ins:
-            last_read[i] = k
     old_value = {id(variable): i for variable, i in variable_slots}
-    update_values = {i for _, i in update_slots}
+    uses = Counter(i for _, i in update_slots)
     direct = {}
     for variable, value in update_slots:
-        if value not in producer:
+        if value not in producer or uses[value] > 1:
             continue
         k, node, ins, outs = producer[value]
         if len(outs) != 1 or not getattr(node.op, "writes_out", False):
             continue
-        old = old_value.get(id(variable))
-        if old is not None:
-            if old in outputs or old in update_values or last_read.get(old, -1) > k:
-                continue
-            if old in ins and not getattr(node.op, "inplace", False):
-                continue
         if tuple(node.outputs[0].shape) != tuple(variable.shape) or \
                 node.outputs[0].dtype != variable.dtype:
             continue
-        direct[value] = variable.data
+        old = old_value.get(id(variable))
+        if old is not None and not _last_read_before(old, k, node, ins, memory):
+            continue
+        direct[value] = variable
     return direct
+
+
+def _last_read_before(old: int, k: int, node, ins, memory) -> bool:
+    """Whether step ``k`` may overwrite the buffer of root ``old``: every read of it through
+    any alias (graph outputs and update values count as reads after the last step) comes
+    before ``k``, or at ``k`` as the very input an ``inplace`` op writes over."""
+    last = memory.end.get(old, -1)
+    if last != k:
+        return last < k
+    return getattr(node.op, "inplace", False) and \
+        all(x == old or old not in memory.roots.get(x, ()) for x in ins)
+
+
+def _fits(buffer, spec) -> bool:
+    """Whether ``buffer`` can be an op's ``out``: C-contiguous, of the spec's shape and dtype."""
+    shape, dtype = spec
+    flags = getattr(buffer, "flags", None)
+    return tuple(buffer.shape) == shape and str(buffer.dtype) == dtype and \
+        flags is not None and flags.c_contiguous
 
 
 def _literal(template: list, value) -> int:
     template.append(value)
     return len(template) - 1
-
-
-def _detach(value, written: set):
-    """A copy of ``value`` when it is (a view of) a buffer about to be overwritten."""
-    if id(value) in written or id(getattr(value, "base", None)) in written:
-        return value.copy()
-    return value
 
 
 def pack_results(graph: Graph, backend, results: list):

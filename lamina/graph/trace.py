@@ -90,13 +90,14 @@ def tracing_into(trace: Trace):
     if stack is None:
         stack = _state.stack = []
     stack.append(trace)
-    previous = op_module._trace_inputs
-    op_module._trace_inputs = _read_variables
+    hook = op_module.trace_hook                 # per thread, like the stack
+    previous = hook.inputs
+    hook.inputs = _read_variables
     try:
         yield trace
     finally:
         stack.pop()
-        op_module._trace_inputs = previous
+        hook.inputs = previous
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ node's identity. Anything that changes while training is an input tensor instead
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, NamedTuple
 
 from ..errors import ShapeError, describe_shape
@@ -98,19 +99,27 @@ def register_op(cls: type[Op]) -> Op:
 _eager_apply = None
 _symbolic_apply = None
 _symbolic_type: type | None = None
-# Set while a graph is being traced: replaces Variable inputs by their symbolic values.
-_trace_inputs = None
 # Set by lamina/autograd/autocast.py once a layer with a mixed dtype policy has run: casts
 # float Variable inputs to the running layer's compute dtype (Keras's AutocastScope).
 _autocast_inputs = None
+
+
+class _TraceHook(threading.local):
+    """Per thread: while this thread traces a graph, ``inputs`` replaces Variable inputs
+    by their symbolic values (lamina/graph/trace.py sets it); None otherwise."""
+    inputs = None
+
+
+trace_hook = _TraceHook()
 
 
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
     """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
     if _autocast_inputs is not None:
         inputs = _autocast_inputs(op, inputs)
-    if _trace_inputs is not None:
-        inputs = _trace_inputs(inputs)
+    trace_inputs = trace_hook.inputs
+    if trace_inputs is not None:
+        inputs = trace_inputs(inputs)
     if _symbolic_type is not None:
         for x in inputs:
             if isinstance(x, _symbolic_type):
