@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import ops, random
+from ...errors import ShapeError
 from ..layer import Layer
 from .dropout import check_noise_shape, check_rate, is_concrete, make_seed_generator
 
@@ -26,9 +27,7 @@ class AlphaDropout(Layer):
     def call(self, inputs, training=False):
         if not (training and self.rate > 0 and is_concrete(inputs)):
             return inputs
-        shape = tuple(inputs.shape)
-        noise_shape = shape if self.noise_shape is None else tuple(
-            size if d is None else d for d, size in zip(self.noise_shape, shape))
+        noise_shape = self._mask_shape(tuple(inputs.shape))
         uniform = random.uniform(noise_shape, seed=self.seed_generator)
         kept = ops.cast(ops.greater_equal(uniform, self.rate), inputs.dtype)
         alpha_p = -_ALPHA * _SCALE
@@ -36,6 +35,20 @@ class AlphaDropout(Layer):
         b = -a * alpha_p * self.rate
         x = ops.add(ops.multiply(inputs, kept), ops.multiply(ops.subtract(1.0, kept), alpha_p))
         return ops.add(ops.multiply(x, a), b)
+
+    def _mask_shape(self, shape):
+        """``noise_shape`` with None entries filled from ``shape``; every entry must be
+        1 or the input's size, else the mask would broadcast the output to a new shape."""
+        if self.noise_shape is None:
+            return shape
+        dims = tuple(size if d is None else d for d, size in zip(self.noise_shape, shape))
+        if len(self.noise_shape) != len(shape) or any(
+                d not in (1, size) for d, size in zip(dims, shape)):
+            raise ShapeError(f"{self.name}: argument 'noise_shape' must have one entry per "
+                             f"dimension of the input, each 1, None or the input's size; "
+                             f"received noise_shape {self.noise_shape!r} for input shape "
+                             f"{shape}")
+        return dims
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

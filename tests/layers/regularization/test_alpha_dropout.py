@@ -36,3 +36,17 @@ def test_rejects_bad_arguments():
         layers.AlphaDropout(2, name="ad")
     with pytest.raises(ValueError, match=r"ad2: argument 'noise_shape' must be a tuple"):
         layers.AlphaDropout(0.1, noise_shape="x", name="ad2")
+
+
+def test_a_noise_shape_that_does_not_fit_the_input_raises():
+    # Found by the differential fuzzer: the mask of shape (1, 4) broadcast a (5, 1) input
+    # to (5, 4) in training mode, while inference kept (5, 1).
+    layer = layers.AlphaDropout(0.1, noise_shape=(None, 1, 4), seed=1, name="ad")
+    x = np.ones((2, 5, 1), "float32")
+    with pytest.raises(ValueError, match=r"ad: argument 'noise_shape' must have one entry "
+                                         r"per dimension of the input, each 1, None or the "
+                                         r"input's size; received noise_shape \(None, 1, 4\) "
+                                         r"for input shape \(2, 5, 1\)"):
+        layer(x, training=True)
+    with pytest.raises(ValueError, match=r"received noise_shape \(None, 4\)"):
+        layers.AlphaDropout(0.1, noise_shape=(None, 4), name="ad3")(x, training=True)

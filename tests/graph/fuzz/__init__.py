@@ -1,0 +1,13 @@
+"""The differential fuzzer's generator (issue 9): random models and ``lamina.jit``
+programs, run eagerly and as graphs, compared.
+
+- ``catalogue.py``: the layers, each with a shape rule giving constructor code for an input
+  shape (or None when it does not fit), plus the layer-harness cases walked generically;
+- ``models.py``: a seed -> a :class:`ModelSpec` (kind, layer statements, optimizer, loss,
+  batches, dtype), and the spec -> standalone Python source;
+- ``programs.py``: a seed -> a random ``lamina.jit`` program of views and in-place assigns;
+- ``checks.py``: standalone comparison code (imports only numpy and lamina) that the test
+  runs and a reproduction script embeds verbatim;
+- ``repro.py``: shrinking (drop statements while the failure persists) and the script
+  printed for a failing seed.
+"""

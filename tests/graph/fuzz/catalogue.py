@@ -1,0 +1,282 @@
+"""The fuzzer's layer catalogue: shape rules giving constructor code for an input shape.
+
+A rule takes ``(r, shape)`` -- a ``random.Random`` and the input shape without the batch
+dimension -- and returns a ``Choice`` (the constructor expression, written against
+``layers``, and how it is called) or None when the layer does not fit that shape. The
+generator then tries it on a symbolic tensor and skips it if the call raises, so a rule
+only needs to be roughly right. ``harness_rules`` adds every layer-harness case of
+``tests/layers`` (every registered layer) whose input rank fits, with its own arguments.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+ACTIVATIONS = ["relu", "tanh", "sigmoid", "linear", "gelu", "elu", "softplus", "swish",
+               "selu", "softsign", "leaky_relu", "relu6", "silu", "hard_sigmoid"]
+PADDINGS = ["valid", "same"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    code: str                     # e.g. "layers.Dense(4, activation='tanh')"
+    call: str = "{layer}({x})"    # how a layer object is applied to a tensor x
+    stateful: bool = False        # has state that training changes (batch-norm statistics)
+
+    @property
+    def sequential(self) -> bool:
+        return self.call == "{layer}({x})"
+
+
+def _act(r):
+    return r.choice(ACTIVATIONS)
+
+
+def _units(r):
+    return r.randint(1, 6)
+
+
+# ---------------------------------------------------------------- any rank
+def dense(r, s):
+    return Choice(f"layers.Dense({_units(r)}, activation={_act(r)!r}, "
+                  f"use_bias={r.random() < 0.8})")
+
+
+def activation(r, s):
+    return Choice(f"layers.Activation({_act(r)!r})")
+
+
+def small_activation_layer(r, s):
+    return Choice(r.choice(["layers.ReLU()", "layers.ReLU(max_value=1.5)",
+                            "layers.LeakyReLU(negative_slope=0.2)", "layers.ELU()",
+                            "layers.PReLU()", "layers.Softmax()"]))
+
+
+def dropout(r, s):
+    seed = r.choice(["None", str(r.randint(0, 99))])
+    return Choice(f"layers.Dropout({r.choice([0.1, 0.3, 0.5])}, seed={seed})")
+
+
+def noise(r, s):
+    return Choice(r.choice([f"layers.GaussianNoise(0.1, seed={r.randint(0, 9)})",
+                            f"layers.GaussianDropout(0.2, seed={r.randint(0, 9)})",
+                            f"layers.AlphaDropout(0.2, seed={r.randint(0, 9)})"]))
+
+
+def batch_norm(r, s):
+    return Choice(f"layers.BatchNormalization(momentum={r.choice([0.5, 0.9, 0.99])}, "
+                  f"center={r.random() < 0.8}, scale={r.random() < 0.8})", stateful=True)
+
+
+def layer_norm(r, s):
+    return Choice(f"layers.LayerNormalization(center={r.random() < 0.8}, "
+                  f"scale={r.random() < 0.8})")
+
+
+def group_norm(r, s):
+    groups = [g for g in (1, 2, 3, 4) if s[-1] % g == 0]
+    return Choice(f"layers.GroupNormalization(groups={r.choice(groups)})")
+
+
+def unit_norm(r, s):
+    return Choice("layers.UnitNormalization()")
+
+
+def identity(r, s):
+    return Choice(r.choice(["layers.Identity()", "layers.ActivityRegularization(l1=0.01)"]))
+
+
+def dense_regularized(r, s):
+    return Choice(f"layers.Dense({_units(r)}, kernel_regularizer='l2', "
+                  f"bias_regularizer='l1', activity_regularizer='l2')")
+
+
+def reshape_flat(r, s):
+    return Choice(f"layers.Reshape(({math.prod(s)},))") if len(s) > 1 else None
+
+
+def flatten(r, s):
+    return Choice("layers.Flatten()") if len(s) > 1 else None
+
+
+# ---------------------------------------------------------------- rank 1 -> rank 2
+def repeat_vector(r, s):
+    return Choice(f"layers.RepeatVector({r.randint(2, 4)})") if len(s) == 1 else None
+
+
+def reshape_to_sequence(r, s):
+    if len(s) != 1:
+        return None
+    splits = [d for d in range(2, s[0] + 1) if s[0] % d == 0]
+    return Choice(f"layers.Reshape(({r.choice(splits)}, -1))") if splits else None
+
+
+def embedding_like(r, s):        # an Embedding needs ints: generated as the first layer
+    return None
+
+
+# ---------------------------------------------------------------- sequences (steps, ch)
+def _seq(fn):
+    return lambda r, s: fn(r, s) if len(s) == 2 else None
+
+
+@_seq
+def conv1d(r, s):
+    kernel = r.randint(1, 3)
+    extra = r.choice(["", f", strides={r.randint(1, 2)}", f", dilation_rate=2"])
+    return Choice(f"layers.Conv1D({_units(r)}, {kernel}, padding={r.choice(PADDINGS)!r}, "
+                  f"activation={_act(r)!r}{extra})")
+
+
+@_seq
+def conv1d_transpose(r, s):
+    return Choice(f"layers.Conv1DTranspose({_units(r)}, {r.randint(1, 3)}, "
+                  f"strides={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_seq
+def separable_conv1d(r, s):
+    return Choice(f"layers.SeparableConv1D({_units(r)}, {r.randint(1, 3)}, "
+                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_seq
+def depthwise_conv1d(r, s):
+    return Choice(f"layers.DepthwiseConv1D({r.randint(1, 3)}, "
+                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_seq
+def pool1d(r, s):
+    kind = r.choice(["MaxPooling1D", "AveragePooling1D"])
+    return Choice(f"layers.{kind}({r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_seq
+def global_pool1d(r, s):
+    return Choice(f"layers.{r.choice(['GlobalMaxPooling1D', 'GlobalAveragePooling1D'])}()")
+
+
+@_seq
+def rnn(r, s):
+    kind = r.choice(["LSTM", "GRU", "SimpleRNN"])
+    inner = (f"layers.{kind}({_units(r)}, return_sequences={r.random() < 0.5}, "
+             f"go_backwards={r.random() < 0.2})")
+    if r.random() < 0.3:
+        mode = r.choice(["concat", "sum", "mul", "ave"])
+        return Choice(f"layers.Bidirectional({inner}, merge_mode={mode!r})")
+    return Choice(inner)
+
+
+@_seq
+def sequence_reshaping(r, s):
+    return Choice(r.choice(["layers.Permute((2, 1))", "layers.Cropping1D((1, 0))",
+                            "layers.ZeroPadding1D(1)", "layers.UpSampling1D(2)",
+                            f"layers.SpatialDropout1D(0.3, seed={r.randint(0, 9)})",
+                            f"layers.TimeDistributed(layers.Dense({_units(r)}))"]))
+
+
+@_seq
+def attention(r, s):
+    kind = r.choice(["Attention", "AdditiveAttention"])
+    extra = ", use_scale=True" if r.random() < 0.5 else ""
+    return Choice(f"layers.{kind}({extra.lstrip(', ')})", call="{layer}([{x}, {x}])")
+
+
+@_seq
+def multi_head_attention(r, s):
+    return Choice(f"layers.MultiHeadAttention(num_heads={r.randint(1, 2)}, "
+                  f"key_dim={r.randint(1, 3)})", call="{layer}({x}, {x})")
+
+
+# ---------------------------------------------------------------- images (h, w, ch)
+def _image(fn):
+    return lambda r, s: fn(r, s) if len(s) == 3 else None
+
+
+@_image
+def conv2d(r, s):
+    extra = r.choice(["", ", strides=2", ", dilation_rate=2"])
+    return Choice(f"layers.Conv2D({_units(r)}, {r.randint(1, 3)}, "
+                  f"padding={r.choice(PADDINGS)!r}, activation={_act(r)!r}{extra})")
+
+
+@_image
+def conv2d_transpose(r, s):
+    return Choice(f"layers.Conv2DTranspose({_units(r)}, {r.randint(1, 3)}, "
+                  f"strides={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_image
+def separable_conv2d(r, s):
+    return Choice(f"layers.SeparableConv2D({_units(r)}, {r.randint(1, 3)}, "
+                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_image
+def depthwise_conv2d(r, s):
+    return Choice(f"layers.DepthwiseConv2D({r.randint(1, 3)}, "
+                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_image
+def pool2d(r, s):
+    kind = r.choice(["MaxPooling2D", "AveragePooling2D"])
+    return Choice(f"layers.{kind}({r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+
+
+@_image
+def global_pool2d(r, s):
+    return Choice(f"layers.{r.choice(['GlobalMaxPooling2D', 'GlobalAveragePooling2D'])}()")
+
+
+@_image
+def image_reshaping(r, s):
+    return Choice(r.choice(["layers.Cropping2D(((1, 0), (0, 1)))", "layers.ZeroPadding2D(1)",
+                            "layers.UpSampling2D(2)", "layers.Permute((2, 1, 3))",
+                            f"layers.SpatialDropout2D(0.3, seed={r.randint(0, 9)})",
+                            f"layers.Reshape(({s[0] * s[1]}, {s[2]}))"]))
+
+
+RULES = [dense, activation, small_activation_layer, dropout, noise, batch_norm, layer_norm,
+         group_norm, unit_norm, identity, dense_regularized, reshape_flat, flatten,
+         repeat_vector, reshape_to_sequence, conv1d, conv1d_transpose, separable_conv1d,
+         depthwise_conv1d, pool1d, global_pool1d, rnn, sequence_reshaping, attention,
+         multi_head_attention, conv2d, conv2d_transpose, separable_conv2d, depthwise_conv2d,
+         pool2d, global_pool2d, image_reshaping]
+
+# Shape-preserving layers (for a layer applied twice and for two merged branches).
+SAME_SHAPE = [lambda r, s: Choice(f"layers.Dense({s[-1]}, activation={_act(r)!r})"),
+              layer_norm, activation, dropout, batch_norm, unit_norm]
+
+MERGES = ["layers.Add()", "layers.Subtract()", "layers.Multiply()", "layers.Average()",
+          "layers.Maximum()", "layers.Minimum()", "layers.Concatenate()"]
+
+
+# ---------------------------------------------------------------- the harness walk
+# Piecewise-constant outputs: no gradient reaches what feeds them (a GAN's generator).
+NOT_DIFFERENTIABLE = {"Discretization", "CategoryEncoding"}
+
+def harness_rules():
+    """One rule per layer-harness case with one float input whose arguments print as code
+    (every registered layer has at least one case in tests/layers)."""
+    from tests.layers.test_registry import _all_cases
+    rules = []
+    for case in _all_cases():
+        if isinstance(case.input_shape, list) or case.make_input is not None:
+            continue
+        if (case.input_dtype != "float32" or case.call_kwargs
+                or case.cls.__name__ in NOT_DIFFERENTIABLE):
+            continue
+        code = f"layers.{case.cls.__name__}(**{case.kwargs!r})"
+        try:
+            eval(code, {"layers": __import__("lamina").layers})
+        except Exception:         # an argument that does not print as code (a layer, a fn)
+            continue
+        rank = len(case.input_shape) - 1
+        rules.append(_harness_rule(code, rank))
+    return rules
+
+
+def _harness_rule(code, rank):
+    return lambda r, s: Choice(code) if len(s) == rank else None

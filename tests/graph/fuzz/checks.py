@@ -1,0 +1,157 @@
+"""Eager vs graph on one generated model: standalone (numpy and lamina only), because a
+reproduction script embeds this file verbatim after the model's source.
+
+``run_checks(namespace)`` takes the namespace the model source ran in (``build_model``,
+``make_optimizer``, ``LOSS``, ``DATA``, ``TRAINING``), builds two twins from the same seed
+with the same weights (``set_weights``) -- one compiled with ``run_eagerly=True``, one in
+graph mode -- and compares, stopping at the first difference:
+
+1. ``predict`` with a batch size that may not divide the data (a ragged last batch);
+2. loss and gradients: a GradientTape run eagerly vs ``lamina.jit`` of the same function,
+   in training mode (dropout masks are counter-based, so both twins draw the same ones);
+3. 3-5 training steps (``fit`` with a ragged last batch, or ``train_on_batch`` with a
+   different batch size each call): the logs and then every weight;
+4. ``predict`` again after training.
+
+It returns a list of ``(check, message)``; empty when the twins agree.
+"""
+import numpy as np
+
+import lamina
+from lamina import ops
+
+SEED = 1234
+
+
+def tolerances(dtype):
+    # DESIGN.md / issue 9: float32 after several optimizer steps, and float64.
+    return (1e-4, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
+
+
+def make_data(data, seed=0):
+    rng = np.random.default_rng(seed)
+    n, shape, dtype, units = data["n"], data["input_shape"], data["dtype"], data["units"]
+    if data["vocab"]:
+        x = rng.integers(0, data["vocab"], (n, *shape)).astype("int32")
+    else:
+        x = rng.standard_normal((n, *shape)).astype(dtype)
+    if data["inputs"] == 2:
+        x = [x, rng.standard_normal((n, *shape)).astype(dtype)]
+    ints = rng.integers(0, units, n)
+    labels = {
+        "sparse": lambda: ints,
+        "onehot": lambda: np.eye(units, dtype=dtype)[ints],
+        "binary": lambda: rng.integers(0, 2, (n, units)).astype(dtype),
+        "real": lambda: rng.standard_normal((n, units)).astype(dtype),
+        "probs": lambda: _softmax(rng.standard_normal((n, units))).astype(dtype),
+        "counts": lambda: rng.poisson(1.0, (n, units)).astype(dtype),
+        "pm1": lambda: rng.choice([-1.0, 1.0], (n, units)).astype(dtype),
+    }
+    return x, labels[data["labels"]]()
+
+
+def _softmax(a):
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def rows(x, count):
+    return [a[:count] for a in x] if isinstance(x, list) else x[:count]
+
+
+def twins(ns, x):
+    models = []
+    for eager in (True, False):
+        lamina.utils.set_random_seed(SEED)
+        model = ns["build_model"]()
+        model(rows(x, 2))                           # creates the weights
+        model.compile(optimizer=ns["make_optimizer"](), loss=ns["LOSS"], run_eagerly=eager)
+        models.append(model)
+    models[1].set_weights(models[0].get_weights())
+    return models
+
+
+def _host(value):
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
+
+
+def differences(got, want, dtype, what):
+    rtol, atol = tolerances(dtype)
+    got, want = lamina.tree.flatten(got), lamina.tree.flatten(want)
+    if len(got) != len(want):
+        return [(what, f"{len(got)} values in graph mode, {len(want)} eagerly")]
+    for i, (g, w) in enumerate(zip(got, want)):
+        if (g is None) != (w is None):
+            return [(what, f"[{i}]: graph {g!r}, eager {w!r}")]
+        if g is None:
+            continue
+        g, w = _host(g), _host(w)
+        if g.shape != w.shape:
+            return [(what, f"[{i}]: graph shape {g.shape}, eager {w.shape}")]
+        if not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
+            err = np.abs(g - w)
+            rel = np.max(err / np.maximum(np.abs(w), atol))
+            return [(what, f"[{i}] of {len(got)}: max abs diff {np.nanmax(err):.3g}, "
+                           f"max rel diff {rel:.3g} (rtol {rtol}, atol {atol})")]
+    return []
+
+
+def _run(what, eager_fn, graph_fn, dtype):
+    try:
+        want = eager_fn()
+    except Exception as exc:                      # noqa: BLE001 - reported as a finding
+        try:
+            graph_fn()
+        except Exception as graph_exc:            # noqa: BLE001
+            return None, [(what, f"both raised: eager {type(exc).__name__}: {exc}; "
+                                 f"graph {type(graph_exc).__name__}: {graph_exc}")]
+        return None, [(what, f"eager raised {type(exc).__name__}: {exc}")]
+    try:
+        got = graph_fn()
+    except Exception as exc:                      # noqa: BLE001
+        return None, [(what, f"graph raised {type(exc).__name__}: {exc}")]
+    return (got, want), differences(got, want, dtype, what)
+
+
+def gradient_function(model, loss_name):
+    loss_fn = lamina.losses.get(loss_name)
+
+    def step(x, y):
+        with lamina.GradientTape() as tape:
+            loss = ops.mean(loss_fn(y, model(x, training=True)))
+            for extra in model.losses:
+                loss = loss + ops.cast(extra, loss.dtype)
+        return loss, tape.gradient(loss, model.trainable_weights)
+    return step
+
+
+def _train(model, x, y, training):
+    if training["fit_batch"]:
+        history = model.fit(x, y, batch_size=training["fit_batch"], epochs=1, shuffle=False,
+                            verbose=0)
+        return history.history
+    return [model.train_on_batch(rows(x, b), y[:b], return_dict=True)
+            for b in training["train_batches"]]
+
+
+def run_checks(ns):
+    data, training, dtype = ns["DATA"], ns["TRAINING"], ns["DATA"]["dtype"]
+    x, y = make_data(data)
+    eager, graph = twins(ns, x)
+    tensors = (lamina.tree.map_structure(ops.convert_to_tensor, x), ops.convert_to_tensor(y))
+    batch = training["predict_batch"]
+    steps = [
+        ("predict", lambda m: m.predict(x, batch_size=batch, verbose=0), None),
+        ("gradients", lambda m: gradient_function(m, ns["LOSS"])(*tensors),
+         lambda m: lamina.jit(gradient_function(m, ns["LOSS"]))(*tensors)),
+        ("training logs", lambda m: _train(m, x, y, training), None),
+        ("weights after training", lambda m: m.get_weights(), None),
+        ("predict after training", lambda m: m.predict(x, batch_size=batch, verbose=0),
+         None),
+    ]
+    for what, fn, graph_fn in steps:
+        graph_fn = graph_fn or fn
+        _, found = _run(what, lambda: fn(eager), lambda: graph_fn(graph), dtype)
+        if found:
+            return found
+    return []

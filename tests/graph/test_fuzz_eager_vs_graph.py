@@ -1,0 +1,91 @@
+"""The differential fuzzer (issue 9): random models and ``lamina.jit`` programs give the
+same numbers eagerly and as graphs (float32 rtol 1e-4/atol 1e-5 after several optimizer
+steps, float64 rtol 1e-10; see tests/graph/fuzz/checks.py).
+
+Each seed is one test id. CI runs the fixed seeds below (about a minute on two cores);
+``LAMINA_FUZZ_SEEDS=N`` runs seeds 0..N-1 instead and ``LAMINA_FUZZ_SEED=K`` only seed K.
+A failing seed prints a standalone reproduction script, shrunk.
+
+Failures that the items of issue 9 fixed on other branches explain -- proven by
+re-running the case without that cause (tests/graph/fuzz/diagnose.py) -- are xfailed
+with the item in the reason; remove an item from ``KNOWN`` once its fix is merged.
+"""
+import os
+import warnings
+
+import pytest
+
+import lamina
+from tests.graph.fuzz import checks, diagnose, models, programs, repro
+
+KNOWN = {
+    "item 1": "issue 9 item 1: in-place updates overwrite a buffer (a view of a variable) "
+              "that a later step still reads; exact without the memory plan",
+    "item 5": "issue 9 item 5: eager views of a variable follow later assigns",
+    "item 3": "issue 9 item 3: two optimizers in one compiled step",
+    "item 7": "issue 9 item 7: batch sizes",
+}
+MODEL_SEEDS = 200          # CI: seeds 0..199 for models,
+PROGRAM_SEEDS = 100        # and 0..99 for jit programs
+
+
+def _seeds(default):
+    if os.environ.get("LAMINA_FUZZ_SEED"):
+        return [int(os.environ["LAMINA_FUZZ_SEED"])]
+    return list(range(int(os.environ.get("LAMINA_FUZZ_SEEDS", default))))
+
+
+def _known_or_fail(diagnosis, report):
+    if diagnosis in KNOWN:
+        pytest.xfail(f"{KNOWN[diagnosis]}\n{report}")
+    pytest.fail(f"graph mode differs from eager ({diagnosis}):\n{report}", pytrace=False)
+
+
+@pytest.mark.parametrize("seed", _seeds(MODEL_SEEDS))
+def test_random_model_eager_equals_graph(seed):
+    spec = models.generate(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # e.g. "gradients do not exist for ..."
+        findings = repro.run_spec(spec)
+        if not findings:
+            return
+        diagnosis = diagnose.diagnose(spec)
+        if diagnosis not in KNOWN:
+            spec = repro.shrink(spec, findings)
+            findings = repro.run_spec(spec) or findings
+    _known_or_fail(diagnosis, repro.script(spec, findings))
+
+
+@pytest.mark.parametrize("seed", _seeds(PROGRAM_SEEDS))
+def test_random_jit_program_eager_equals_graph(seed):
+    source, stale = programs.generate_program(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        findings = programs.check_program(source)
+        if not findings:
+            return
+        diagnosis = "item 5" if stale else programs.diagnose_program(source)
+    report = (f"# jit program, seed {seed}: {findings}\n{source}\n"
+              "print(programs.check_program(source))  # tests/graph/fuzz/programs.py\n")
+    _known_or_fail(diagnosis, report)
+
+
+def test_the_checks_can_fail():
+    # Eager twin trained with a different learning rate: the fuzzer must see it.
+    spec = models.generate(3).replace(kind="sequential")
+    source = models.render(spec)
+    ns = {"__name__": "fuzz_case"}
+    exec(compile(source, "<fuzz case>", "exec"), ns)
+    rates = iter([0.05, 0.2])               # twins() makes the eager optimizer first
+    ns["make_optimizer"] = lambda: lamina.optimizers.SGD(learning_rate=next(rates))
+    found = checks.run_checks(ns)
+    assert found and found[0][0] in ("training logs", "weights after training"), found
+
+
+def test_a_failure_prints_a_standalone_shrunk_script():
+    spec = models.generate(5).replace(kind="functional")
+    findings = [("predict", "example")]
+    text = repro.script(spec, findings)
+    assert "def build_model():" in text and "def run_checks(ns):" in text
+    assert "#   predict: example" in text
+    compile(text, "<script>", "exec")
