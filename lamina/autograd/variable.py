@@ -139,7 +139,7 @@ class Variable(Tensor):
         recording = self._traced()
         if recording is not None:
             from .. import ops
-            recording.assign(self, ops.add(recording.read(self), delta))
+            recording.assign(self, ops.add(recording.read(self), ops.cast(delta, self.dtype)))
             return self
         delta = self._coerce(delta, "assign_add")
         if self._views:
@@ -152,7 +152,8 @@ class Variable(Tensor):
         recording = self._traced()
         if recording is not None:
             from .. import ops
-            recording.assign(self, ops.subtract(recording.read(self), delta))
+            recording.assign(self, ops.subtract(recording.read(self),
+                                                ops.cast(delta, self.dtype)))
             return self
         delta = self._coerce(delta, "assign_sub")
         if self._views:

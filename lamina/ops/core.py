@@ -180,9 +180,10 @@ def read_value(variable) -> TensorBase:
 
 def unchanged(x) -> TensorBase:
     """What an op returns when it leaves its input ``x`` as it is (a reshape to the same
-    shape, a cast to the same dtype, ...): ``x`` itself, except that a Variable read eagerly
-    becomes a snapshot of its value (a graph being traced reads variables by itself)."""
-    if type(x) is Variable and x._traced() is None:
+    shape, a cast to the same dtype, ...): ``x`` itself, except that a Variable becomes a
+    read of its value now: eagerly a snapshot, while tracing the variable's symbolic value
+    at this point of the trace (so a later ``assign`` does not change it)."""
+    if type(x) is Variable:
         return ReadValue(x)
     return x
 

@@ -247,10 +247,6 @@ def test_variables_are_alias_roots_and_views_extend_their_lifetime():
 def test_eager_snapshot_survives_a_compiled_training_step():
     """A tensor read eagerly from a variable keeps its value when a compiled step (graph
     mode) later updates the variable in place: the plan releases the variable's views."""
-    import numpy as np
-
-    import lamina
-    from lamina import layers, ops
     model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2)])
     model.compile(optimizer="sgd", loss="mse")
     x, y = np.ones((8, 3), "float32"), np.zeros((8, 2), "float32")
@@ -261,3 +257,24 @@ def test_eager_snapshot_survives_a_compiled_training_step():
     model.fit(x, y, epochs=1, verbose=0)
     assert not np.array_equal(kernel.numpy(), before)
     np.testing.assert_array_equal(snapshot.numpy(), before)
+
+
+@pytest.mark.parametrize("read", ["convert_to_tensor", "cast_same", "reshape_same"])
+def test_traced_read_before_assign_keeps_the_old_value(read):
+    """Inside lamina.jit, ``convert_to_tensor(v)`` (and other ops that return their input
+    unchanged) taken before ``v.assign_sub`` is the old value, as eagerly (fuzzer seed 17)."""
+    reads = {"convert_to_tensor": ops.convert_to_tensor,
+             "cast_same": lambda v: ops.cast(v, "float32"),
+             "reshape_same": lambda v: ops.reshape(v, (2, 2))}
+    results = []
+    for compiled in (False, True):
+        v = lamina.Variable(np.arange(4, dtype="float32").reshape(2, 2))
+
+        def step(x):
+            before = reads[read](v)
+            v.assign_sub(x)
+            return ops.sum(before), ops.sum(v)
+        out = (lamina.jit(step) if compiled else step)(ops.ones((2, 2)))
+        results.append([float(t.numpy()) for t in out])
+    assert results[0] == [6.0, 2.0]
+    assert results[1] == results[0]

@@ -19,10 +19,6 @@ import lamina
 from tests.graph.fuzz import checks, diagnose, models, programs, repro
 
 KNOWN = {
-    "item 1": "issue 9 item 1: in-place updates overwrite a buffer (a view of a variable) "
-              "that a later step still reads; exact without the memory plan",
-    "item 5": "issue 9 item 5: eager views of a variable follow later assigns",
-    "item 3": "issue 9 item 3: two optimizers in one compiled step",
     "item 7": "issue 9 item 7: batch sizes",
 }
 MODEL_SEEDS = 200          # CI: seeds 0..199 for models,

@@ -73,3 +73,23 @@ def test_python_control_flow_on_values_cannot_be_traced():
         return x if ops.sum(x) > 0 else -x
     with pytest.raises(TypeError, match=r"symbolic tensor has no truth value"):
         f(ops.ones((2,)))
+
+
+@pytest.mark.parametrize("method", ["assign_add", "assign_sub"])
+def test_assign_add_casts_a_wider_delta_first_as_eager_does(method):
+    """Eager (and Keras) cast the delta to the variable's dtype, then add; a traced
+    assign_add must round the same way (the fuzzer found float64 deltas ~3e-8 off)."""
+    start = np.array([[1., 2.], [3., 4.]], "float32") / 3
+    x = ops.convert_to_tensor(np.full((2, 2), 1 / 7, "float64"))
+    results = []
+    for compiled in (False, True):
+        v = lamina.Variable(start, dtype="float32")
+
+        def step(x):
+            getattr(v, method)(ops.ones_like(v) * x[0, 0])
+            return ops.sum(v)
+        (lamina.jit(step) if compiled else step)(x)
+        results.append(v.numpy())
+    sign = 1 if method == "assign_add" else -1
+    np.testing.assert_array_equal(results[0], start + sign * np.float32(1 / 7))
+    np.testing.assert_array_equal(results[1], results[0])
