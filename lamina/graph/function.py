@@ -9,6 +9,7 @@ import warnings
 from .. import tree
 from ..autograd.tensor import TensorBase
 from ..backend import get_backend
+from ..ops import core as ops_core
 from . import trace as tracing
 from .executor import Plan, pack_results
 from .ir import Graph
@@ -18,14 +19,45 @@ MAX_TRACES = 32            # LRU bound of the cache of traced signatures
 RETRACE_WARNING = 8        # warn when one function has traced this many signatures
 
 
+def _is_host_array(leaf, backend) -> bool:
+    """numpy/cupy arrays and numpy scalars: ``tf.function`` treats them as tensors."""
+    if isinstance(leaf, TensorBase) or not hasattr(leaf, "shape") or \
+            not hasattr(leaf, "dtype"):
+        return False
+    return backend.is_array(leaf) or type(leaf).__module__.split(".")[0] in ("numpy", "cupy")
+
+
+def _as_inputs(name: str, args, kwargs, backend):
+    """``args``/``kwargs`` with host arrays made Tensors (graph inputs keyed by shape and
+    dtype, never by value), checking that every other leaf is hashable (a static value)."""
+    def convert(where, value):
+        def leaf_of(leaf):
+            if _is_host_array(leaf, backend):
+                return ops_core.convert_to_tensor(leaf)
+            if not isinstance(leaf, TensorBase):
+                try:
+                    hash(leaf)
+                except TypeError:
+                    raise TypeError(
+                        f"lamina.jit: {name}: argument {where} must be a tensor, an array, "
+                        f"a structure (list, tuple, dict) of them or a hashable static value; "
+                        f"received an unhashable {type(leaf).__name__}") from None
+            return leaf
+        return tree.map_structure(leaf_of, value)
+    args = tuple(convert(f"{k} (positional)", a) for k, a in enumerate(args))
+    kwargs = {key: convert(f"'{key}'", value) for key, value in kwargs.items()}
+    return args, kwargs
+
+
 def _signature(args, kwargs, backend) -> tuple:
+    """Tensors are keyed by shape and dtype; static values by type and value (hash/eq)."""
     leaves = tree.flatten((args, kwargs))
     parts = []
     for leaf in leaves:
         if isinstance(leaf, TensorBase):
             parts.append(("tensor", tuple(leaf.shape), leaf.dtype))
         else:
-            parts.append(("static", repr(leaf)))
+            parts.append(("static", type(leaf), leaf))
     return (backend.name, tuple(parts), _structure(args), _structure(kwargs))
 
 
@@ -50,6 +82,7 @@ class GraphFunction:
 
     def __call__(self, *args, **kwargs):
         backend = get_backend()
+        args, kwargs = _as_inputs(self.name, args, kwargs, backend)
         key = _signature(args, kwargs, backend)
         entry = self._plans.get(key)
         if entry is None:
@@ -67,6 +100,7 @@ class GraphFunction:
     def trace(self, *args, **kwargs) -> Graph:
         """The optimized graph for these arguments (traced now if not cached)."""
         backend = get_backend()
+        args, kwargs = _as_inputs(self.name, args, kwargs, backend)
         key = _signature(args, kwargs, backend)
         if key not in self._plans:
             self._plans[key] = self._trace(args, kwargs, backend)
