@@ -15,7 +15,8 @@ class CompiledStep:
         self.model = model
         self.step = step
         self.train = train
-        self.function = GraphFunction(step, name=f"{model.name}.{name}")
+        self.function = GraphFunction(step, name=f"{model.name}.{name}",
+                                      batch_polymorphic=True)
         self.eager = False
 
     def ready(self) -> bool:

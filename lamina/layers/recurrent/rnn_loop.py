@@ -28,7 +28,7 @@ def run_rnn(step, sequences, initial_states: list, mask=None, go_backwards: bool
     Keras; the previous output starts as the first state (of the last cell for stacked
     cells), which is the output of the built-in cells.
     """
-    if graph_trace.active() is not None and None not in tuple(sequences.shape[:2]):
+    if graph_trace.active() is not None and sequences.shape[1] is not None:
         return _traced_rnn(step, sequences, initial_states, mask, go_backwards,
                            zero_output_for_mask, return_all_outputs)
     steps = ops.unstack(sequences, axis=1)
