@@ -127,3 +127,20 @@ def test_jit_batch_polymorphic_option_and_default():
     g = lamina.jit(lambda a, b: ops.sum(a) + ops.sum(b), batch_polymorphic=True)
     g(np.ones((2, 3), "float32"), np.ones((5,), "float32"))
     assert g.trace(np.ones((2, 3), "float32"), np.ones((5,), "float32")).inputs[0].shape == (2, 3)
+
+
+def test_time_distributed_runs_every_batch_size_and_refuses_unknown_steps_in_a_graph():
+    model = lamina.Sequential([lamina.Input((4, 3)), layers.TimeDistributed(layers.Dense(2))])
+    for rows in (1, 5, 2):
+        x = np.random.default_rng(rows).standard_normal((rows, 4, 3)).astype("float32")
+        np.testing.assert_allclose(model.predict_on_batch(x), model(x).numpy(), rtol=1e-5,
+                                   atol=1e-6)
+    assert model.predict_function.function.trace_count == 1
+    from lamina.errors import ShapeError
+    from lamina.graph import trace as graph_trace
+    from lamina.graph.symbolic import SymbolicTensor
+    layer = model.layers[0]
+    with graph_trace.tracing_into(graph_trace.Trace()):
+        with pytest.raises(ShapeError, match=r"time_distributed.*a compiled graph needs the sizes after "
+                                 r"the batch axis; received shape \(None, None, 3\)"):
+            layer(SymbolicTensor((None, None, 3), "float32"))
