@@ -74,7 +74,8 @@ def gradients(targets, sources, seeds=None) -> list:
 
 def _accumulate(grads: dict, tensor, g) -> None:
     from .. import ops
+    from ..ops.array import broadcast_like
     key = id(tensor)
     if tuple(g.shape) != tuple(tensor.shape):
-        g = ops.broadcast_to(g, tensor.shape)
+        g = broadcast_like(g, tensor)
     grads[key] = g if key not in grads else ops.add(grads[key], g)

@@ -48,7 +48,11 @@ class Plan:
     """An executable :class:`~lamina.graph.ir.Graph`; ``memory_plan=False`` runs every op
     into fresh arrays (the reference the planned run is tested against)."""
 
-    def __init__(self, graph: Graph, backend, memory_plan: bool = True):
+    def __init__(self, graph: Graph, backend, memory_plan: bool = True,
+                 shapes: dict | None = None):
+        # ``shapes``: id(value) -> concrete shape for values traced with unknown sizes
+        # (graph/shapes.py), so a batch-polymorphic graph's arena is sized for one batch
+        shapes = shapes or {}
         self.graph = graph
         self.backend = backend
         index: dict[int, int] = {}
@@ -69,7 +73,7 @@ class Plan:
                         for x in node.inputs)
             outs = tuple(slot(o) for o in node.outputs)
             schedule.append((node, ins, outs))
-            specs.update((s, (tuple(o.shape), o.dtype)) for s, o in zip(outs, node.outputs))
+            specs.update((s, (shapes.get(id(o), tuple(o.shape)), o.dtype)) for s, o in zip(outs, node.outputs))
         self.output_slots = [slot(o) if isinstance(o, TensorBase) else None
                              for o in graph.flat_outputs]
         self.update_slots = [(variable, slot(value)) for variable, value in graph.updates]

@@ -43,7 +43,7 @@ def export_model(model, filepath, x=None, batch_size: int | None = None) -> None
     elif batch_size is not None:
         raise ValueError(f"{model.name}.export: pass an example input 'x' or a "
                          f"'batch_size', not both")
-    graph = GraphMixin.graph(model, x, step="predict")
+    graph = GraphMixin.graph(model, x, step="predict", batch_polymorphic=False)
     holder = getattr(model, "_functional", None) or model       # Sequential wraps one
     declared = tree.flatten(getattr(holder, "_input_structure", None))
     names = [getattr(d, "name", None) for d in declared] \

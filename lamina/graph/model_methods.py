@@ -25,12 +25,16 @@ class PassReport(NamedTuple):
 class GraphMixin:
     """``graph`` / ``graph_report`` / ``export`` (mixed into ``lamina.Model``)."""
 
-    def graph(self, x, y=None, step: str = "predict", passes=None, sample_weight=None):
+    def graph(self, x, y=None, step: str = "predict", passes=None, sample_weight=None,
+              batch_polymorphic: bool = True):
         """The optimized :class:`~lamina.graph.ir.Graph` of one ``step`` for a batch like
-        ``x`` (its batch size and shapes are the graph's). ``passes``: None for the default
-        pipeline (the graph ``fit``/``evaluate``/``predict`` run), ``[]`` for none, or a
-        list of pass names. Tracing runs no kernel and changes no variable."""
-        function, data = _step_function(self, x, y, sample_weight, step, passes)
+        ``x``. ``passes``: None for the default pipeline (the graph ``fit``/``evaluate``/
+        ``predict`` run), ``[]`` for none, or a list of pass names. ``batch_polymorphic``:
+        the batch size stays unknown (None) as in the steps ``fit``/``evaluate``/
+        ``predict`` run; False traces at ``x``'s batch size (what ``export`` writes).
+        Tracing runs no kernel and changes no variable."""
+        function, data = _step_function(self, x, y, sample_weight, step, passes,
+                                        batch_polymorphic)
         return function.trace(data)
 
     def graph_report(self, x, y=None, step: str = "predict", passes=None,
@@ -51,7 +55,7 @@ class GraphMixin:
         export_model(self, filepath, x=x, batch_size=batch_size)
 
 
-def _step_function(model, x, y, sample_weight, step: str, passes):
+def _step_function(model, x, y, sample_weight, step: str, passes, batch_polymorphic=True):
     """The GraphFunction of ``step`` and the device batch to trace it with."""
     from ..trainers.compiled_step import CompiledStep
     from ..trainers.loops import to_device
@@ -68,12 +72,13 @@ def _step_function(model, x, y, sample_weight, step: str, passes):
         y = sample_weight = None
     data = to_device((x, y, sample_weight))
     _ensure_built(model, data[0], train=step == "train")
-    if passes is None:
+    if passes is None and batch_polymorphic:
         function = getattr(model, f"make_{step}_function")()
         if isinstance(function, CompiledStep):
             return function.function, data
     method = getattr(model, f"{step}_step")
-    return GraphFunction(method, name=f"{model.name}.{step}_step", passes=passes), data
+    return GraphFunction(method, name=f"{model.name}.{step}_step", passes=passes,
+                         batch_polymorphic=batch_polymorphic), data
 
 
 def _check_passes(model, passes):

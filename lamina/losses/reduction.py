@@ -63,6 +63,17 @@ def num_elements(values):
     return ops.sum(ops.ones_like(values))
 
 
+def num_rows(x):
+    """The batch size of ``x`` (its leading size; 1 for a scalar): a Python int when it is
+    known, else a float32 tensor counted when the graph runs (a batch-polymorphic trace)."""
+    if not x.shape:
+        return 1
+    if x.shape[0] is not None:
+        return int(x.shape[0])
+    column = x[(slice(None),) + (0,) * (len(x.shape) - 1)] if len(x.shape) > 1 else x
+    return ops.sum(ops.ones_like(column, dtype="float32"))
+
+
 def align_weights(owner: str, weights, values, what: str = "sample_weight"):
     """``weights`` with trailing size-1 axes added so that it broadcasts against ``values``
     from the left (``(batch,)`` weights over ``(batch, timesteps)`` losses)."""

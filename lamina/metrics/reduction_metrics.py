@@ -8,6 +8,7 @@ from ..saving.object_registration import (deserialize_keras_object, get_register
                                           register_builtin, serialize_keras_object,
                                           unknown_object)
 from .metric import Metric
+from ..losses.reduction import num_rows
 from .metrics_utils import divide_no_nan, reduce_to_samplewise_values
 
 
@@ -50,7 +51,7 @@ class Mean(Metric):
         if sample_weight is not None:
             self.count.assign_add(ops.sum(sample_weight))
         else:
-            self.count.assign_add(values.shape[0] if values.ndim else 1)
+            self.count.assign_add(num_rows(values))
 
     def result(self):
         return divide_no_nan(self.total, self.count)

@@ -12,6 +12,7 @@ import builtins
 import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
+from ..autograd.tensor import TensorBase
 from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
@@ -86,21 +87,32 @@ def reshape(x, newshape):
 
 @register_op
 class BroadcastTo(Op):
+    """``x`` broadcast to ``shape``; sizes None in ``shape`` (a symbolic batch) are taken
+    from the optional second input ``like`` when the op runs (``broadcast_like``)."""
     name = "broadcast_to"
 
-    def output_spec(self, x, shape):
+    def output_spec(self, x, *like, shape):
+        if like:
+            if len(like) != 1 or len(like[0].shape) != len(shape):
+                raise ShapeError(f"broadcast_to: argument 'like' must be one tensor of rank "
+                                 f"{len(shape)}; received "
+                                 + ", ".join(describe_shape(t.shape) for t in like))
+            shape = tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
         if len(shape) < len(x.shape) or any(
-                d not in (1, s) for d, s in zip(x.shape[::-1], shape[::-1]) if d is not None):
+                d not in (1, s) for d, s in zip(x.shape[::-1], shape[::-1])
+                if d is not None and s is not None):
             raise ShapeError(f"broadcast_to: cannot broadcast an input of shape "
                              f"{describe_shape(x.shape)} to {describe_shape(shape)}")
         return Spec(tuple(shape), x.dtype)
 
-    def forward(self, backend, x, out=None, shape=None):
+    def forward(self, backend, x, *like, out=None, shape=None):
+        if like:
+            shape = tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
         return backend.broadcast_to(x, shape)
 
     def gradient(self, ctx, g):
         from .elementwise import unbroadcast
-        return (unbroadcast(g, ctx.inputs[0]),)
+        return (unbroadcast(g, ctx.inputs[0]),) + (None,) * (len(ctx.inputs) - 1)
 
 
 def broadcast_to(x, shape):
@@ -109,6 +121,18 @@ def broadcast_to(x, shape):
     if shape == tuple(x.shape):
         return unchanged(x)
     return BroadcastTo(x, shape=shape)
+
+
+def broadcast_like(x, like):
+    """``x`` broadcast to ``like``'s shape, read when the op runs where it holds unknown
+    sizes (a batch-polymorphic graph), so no size is baked in while tracing."""
+    x = as_tensor("broadcast_like", x)
+    shape = tuple(like.shape)
+    if None not in shape or not isinstance(like, TensorBase):
+        return broadcast_to(x, shape)
+    if shape == tuple(x.shape):
+        return x
+    return BroadcastTo(x, like, shape=shape)
 
 
 def _ints(value):

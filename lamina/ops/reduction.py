@@ -64,10 +64,10 @@ class Sum(Reduce):
     name = "sum"
 
     def gradient(self, ctx, g):
-        from .array import broadcast_to
+        from .array import broadcast_like
         x = ctx.inputs[0]
         g = expand_reduced(g, x, ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False))
-        return (broadcast_to(g, x.shape),)
+        return (broadcast_like(g, x),)
 
 
 @register_op
@@ -79,7 +79,7 @@ class Mean(Reduce):
         return super().output_spec(x, axis, keepdims)
 
     def gradient(self, ctx, g):
-        from .array import broadcast_to
+        from .array import broadcast_like
         x = ctx.inputs[0]
         axis, keepdims = ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False)
         g = expand_reduced(g, x, axis, keepdims)
@@ -89,7 +89,7 @@ class Mean(Reduce):
             g = divide(g, sum(ones_like(x), axis=axis, keepdims=True))
         else:
             g = multiply(g, 1.0 / count) if count else g
-        return (broadcast_to(g, x.shape),)
+        return (broadcast_like(g, x),)
 
 
 def _extremum_gradient(ctx, g):
@@ -132,12 +132,12 @@ class Prod(Reduce):
 
     def gradient(self, ctx, g):
         # d(prod)/dx_i = prod / x_i: exact away from zeros, which is what the tests cover
-        from .array import broadcast_to
+        from .array import broadcast_like
         x, y = ctx.inputs[0], ctx.outputs[0]
         axis, keepdims = ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False)
         scale = multiply(expand_reduced(g, x, axis, keepdims),
                          expand_reduced(y, x, axis, keepdims))
-        return (divide(broadcast_to(scale, x.shape), x),)
+        return (divide(broadcast_like(scale, x), x),)
 
 
 @register_op

@@ -75,6 +75,18 @@ def _check_inputs(op: str, body, inputs) -> int:
     return length
 
 
+def _batched(shape, batch) -> tuple:
+    """A step value's shape with its unknown batch size (a step traced for every batch
+    size) made the sequences' batch size."""
+    shape = tuple(shape)
+    return (batch, *shape[1:]) if shape and shape[0] is None else shape
+
+
+def _stacked(shape, batch, length) -> tuple:
+    shape = _batched(shape, batch)
+    return (shape[0], length, *shape[1:])
+
+
 @register_op
 class Scan(Op):
     """See the module docstring. With ``save`` (the ``wrt`` of its gradient, set by
@@ -84,11 +96,12 @@ class Scan(Op):
 
     def output_spec(self, *inputs, body=None, go_backwards=False, save=()):
         length = _check_inputs(self.name, body, inputs)
-        carries = [Spec(tuple(o.shape), o.dtype) for o in body.outputs[:body.n_carry]]
-        stacked = [Spec((o.shape[0], length, *o.shape[1:]), o.dtype)
+        batch = inputs[0].shape[0]
+        carries = [Spec(_batched(o.shape, batch), o.dtype) for o in body.outputs[:body.n_carry]]
+        stacked = [Spec(_stacked(o.shape, batch, length), o.dtype)
                    for o in body.outputs[body.n_carry:]]
-        saved = [Spec((length, *shape), dtype) for shape, dtype in body.saved_specs(save)] \
-            if save else []
+        saved = [Spec((length, *_batched(shape, batch)), dtype)
+                 for shape, dtype in body.saved_specs(save)] if save else []
         return tuple(carries + stacked + saved)
 
     def forward(self, backend, *arrays, out=None, body=None, go_backwards=False, save=()):
@@ -96,11 +109,11 @@ class Scan(Op):
         sequences = arrays[:n_seq]
         carries = list(arrays[n_seq:n_seq + n_carry])
         constants = list(arrays[n_seq + n_carry:])
-        length = sequences[0].shape[1]
+        batch, length = sequences[0].shape[:2]
         kept = body.backward(save)[1] if save else []
-        stacked = [backend.empty((o.shape[0], length, *o.shape[1:]), o.dtype)
+        stacked = [backend.empty(_stacked(o.shape, batch, length), o.dtype)
                    for o in body.outputs[n_carry:]]
-        saved = [backend.empty((length, *shape), dtype)
+        saved = [backend.empty((length, *_batched(shape, batch)), dtype)
                  for shape, dtype in body.saved_specs(save)] if save else []
         for k, t in enumerate(_order(length, go_backwards)):
             inputs = [_time_step(backend, s, t) for s in sequences] + carries + constants
@@ -139,8 +152,8 @@ def _save_for_gradient(ctx, body, wrt) -> list:
         return []
     if not node.attrs.get("save"):
         specs = body.saved_specs(wrt)
-        if any(None in shape for shape, _ in specs):
-            return []
+        if any(None in shape[1:] for shape, _ in specs):
+            return []        # only an unknown batch size (leading) is filled in when run
         node.attrs["save"] = wrt
         spec = Scan.output_spec(*node.inputs, **node.attrs)
         first = len(node.outputs)
@@ -174,8 +187,10 @@ class ScanGrad(Op):
             raise ValueError(f"{self.name}: expected the scan's {n} inputs, {m} cotangents "
                              f"and {n_saved} saved values; received {len(inputs)} inputs")
         length = _check_inputs(self.name, body, inputs[:n])
+        batch = inputs[0].shape[0]
         for i, (g, o) in enumerate(zip(inputs[n:], body.outputs)):
-            shape = tuple(o.shape) if i < body.n_carry else (o.shape[0], length, *o.shape[1:])
+            shape = _batched(o.shape, batch) if i < body.n_carry else \
+                _stacked(o.shape, batch, length)
             if tuple(g.shape) != shape:
                 raise ShapeError(f"{self.name}: cotangent {i} must have shape "
                                  f"{describe_shape(shape)}; received "

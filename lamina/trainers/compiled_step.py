@@ -17,7 +17,8 @@ class CompiledStep:
         self.model = model
         self.step = step
         self.train = train
-        self.function = GraphFunction(step, name=f"{model.name}.{name}")
+        self.function = GraphFunction(step, name=f"{model.name}.{name}",
+                                      batch_polymorphic=True)
         self.eager = False
         self.eager_calls = 0
         self._seen_version = None          # the structure version last checked

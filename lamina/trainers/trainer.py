@@ -290,9 +290,10 @@ def _warn_ignored_compile_arguments(model, steps_per_execution, jit_compile, kwa
                          stacklevel=5)
 
 
-def _batch_size(x) -> int:
-    first = tree.flatten(x)[0]
-    return int(first.shape[0]) if first.shape else 1
+def _batch_size(x):
+    """An int, or a tensor counted at run time when the batch size is unknown (a trace)."""
+    from ..losses.reduction import num_rows
+    return num_rows(tree.flatten(x)[0])
 
 
 def _host_batch_size(x) -> int:

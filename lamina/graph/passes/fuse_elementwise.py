@@ -81,7 +81,7 @@ def fusable(node) -> bool:
     if len(node.inputs) != STEP_ARITY[op.name]:
         return False
     out = node.outputs[0]
-    if out.dtype not in CHAIN_DTYPES or None in tuple(out.shape):
+    if out.dtype not in CHAIN_DTYPES:
         return False
     return all(x.dtype == out.dtype if isinstance(x, TensorBase) else _is_number(x)
                for x in node.inputs)

@@ -30,8 +30,7 @@ def run_rnn(step, sequences, initial_states: list, mask=None, go_backwards: bool
     cells), which is the output of the built-in cells. With ``unroll`` a traced graph gets
     the Python loop's nodes (one step per timestep) instead of one ``scan`` node.
     """
-    if graph_trace.active() is not None and None not in tuple(sequences.shape[:2]) and \
-            not unroll:
+    if graph_trace.active() is not None and sequences.shape[1] is not None and not unroll:
         return _traced_rnn(step, sequences, initial_states, mask, go_backwards,
                            zero_output_for_mask, return_all_outputs)
     steps = ops.unstack(sequences, axis=1)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ... import ops, tree
 from ...autograd.tensor import TensorBase
-from ...errors import describe_shape
+from ...errors import ShapeError, describe_shape
+from ...graph import trace as graph_trace
 from ...graph.symbolic import SymbolicTensor
 from .. import call_context
 from ..call_protocol import call_parameters
@@ -51,14 +52,18 @@ class TimeDistributed(Layer):
             raise ValueError(f"{self.name}: argument 'mask' must have shape (batch, "
                              f"timesteps, ...) = {describe_shape((batch, steps))}; "
                              f"received shape {describe_shape(mask.shape)}")
-        if isinstance(inputs, SymbolicTensor) and None in inputs.shape:
-            # Unknown sizes that a reshape cannot carry: one step gives the per-step output
-            # shape, spread over the time axis.
+        if isinstance(inputs, SymbolicTensor) and None in inputs.shape[1:]:
+            if graph_trace.active() is not None:
+                raise ShapeError(f"{self.name}: a compiled graph needs the sizes after the "
+                                 f"batch axis; received shape {describe_shape(inputs.shape)}")
+            # Functional-API building with unknown sizes that a reshape cannot carry: one
+            # step gives the per-step output shape, spread over the time axis.
             return over_time(inputs, self._single(self.layer(inputs[:, 0], **kwargs)))
         if mask is not None and "mask" in call_parameters(self.layer):
             kwargs["mask"] = ops.reshape(mask, (-1, *mask.shape[2:]))
         y = self._single(self.layer(ops.reshape(inputs, (-1, *rest)), **kwargs))
-        return ops.reshape(y, (batch, steps, *y.shape[1:]))
+        # -1: an unknown batch size (a batch-polymorphic graph) is taken at run time
+        return ops.reshape(y, (-1 if batch is None else batch, steps, *y.shape[1:]))
 
     def _single(self, y):
         if not isinstance(y, TensorBase):
