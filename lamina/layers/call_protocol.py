@@ -103,10 +103,13 @@ def _activity_loss(regularizer, output):
     """The regularizer's value divided by the batch size (Keras 3), so its strength does
     not depend on how the data is batched."""
     from .. import ops
+    from ..losses.reduction import num_rows
     loss = regularizer(output)
-    if output.shape and output.shape[0]:
-        loss = ops.divide(loss, float(output.shape[0]))
-    return loss
+    if not output.shape or output.shape[0] == 0:
+        return loss
+    rows = num_rows(output)                 # counted at run time in a batch-polymorphic graph
+    return ops.divide(loss, ops.cast(rows, loss.dtype) if hasattr(rows, "dtype") else
+                      float(rows))
 
 
 def _spec_inputs(inputs):

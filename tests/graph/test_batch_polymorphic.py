@@ -32,7 +32,15 @@ def _lstm():
                               layers.Dense(3, activation="softmax")])
 
 
-MODELS = {"mlp": _mlp, "functional": _functional, "cnn": _cnn, "lstm": _lstm}
+def _activity():
+    # the activity loss is divided by the batch size, counted while the graph runs
+    return lamina.Sequential([lamina.Input((6,)),
+                              layers.Dense(8, activation="relu", activity_regularizer="l2"),
+                              layers.Dense(3, activation="softmax")])
+
+
+MODELS = {"mlp": _mlp, "functional": _functional, "cnn": _cnn, "lstm": _lstm,
+          "activity": _activity}
 
 
 def _data(name, rows, seed=0):
