@@ -86,7 +86,10 @@ class Mean(Reduce):
         count = _reduced_count(x.shape, axis)
         if count is None:            # a symbolic size: count the elements at run time
             from .core import ones_like
-            g = divide(g, sum(ones_like(x), axis=axis, keepdims=True))
+            # 1/count in float64, rounded once to g's dtype: the same number as the Python
+            # float 1.0 / count of a known size, so both ways round alike
+            count = sum(ones_like(x, dtype="float64"), axis=axis, keepdims=True)
+            g = multiply(g, cast(divide(1.0, count), g.dtype))
         else:
             g = multiply(g, 1.0 / count) if count else g
         return (broadcast_like(g, x),)
