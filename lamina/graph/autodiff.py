@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import GradientError
 from ..ops.op import Context
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 
 def _nodes_between(targets, sources) -> list:

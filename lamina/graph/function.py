@@ -12,7 +12,7 @@ from ..backend import get_backend
 from . import trace as tracing
 from .executor import Plan, pack_results
 from .ir import Graph
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 MAX_TRACES = 32            # LRU bound of the cache of traced signatures
 RETRACE_WARNING = 8        # warn when one function has traced this many signatures

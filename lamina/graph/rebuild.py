@@ -11,7 +11,7 @@ from ..ops.op import OP_REGISTRY
 from .errors import ExportError
 from .export_codec import decode
 from .ir import Graph
-from .symbolic import Node, SymbolicTensor
+from ..core.symbolic import Node, SymbolicTensor
 
 
 def rebuild_graph(name: str, nodes: list, signature: dict, variables: list,

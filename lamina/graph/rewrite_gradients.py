@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..autograd.tensor import Tensor, TensorBase
 from ..ops.op import Context
 from .rewrite import Match, attrs_key
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 COMMUTATIVE = ("add", "multiply")
 SEED = "seed"

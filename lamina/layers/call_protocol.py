@@ -35,7 +35,7 @@ def _to_tensor(x):
 
 
 def _symbolic(structure) -> bool:
-    from ..graph.symbolic import SymbolicTensor
+    from ..core.symbolic import SymbolicTensor
     return any(isinstance(x, SymbolicTensor) for x in tree.flatten(structure))
 
 
@@ -149,7 +149,7 @@ def _base_compute_mask():
 
 def _record_node(layer, args, kwargs, raw_outputs):
     """Fresh symbolic outputs for this call, each remembering (layer, node, index)."""
-    from ..graph.symbolic import SymbolicTensor
+    from ..core.symbolic import SymbolicTensor
     index = len(layer._inbound_nodes)
     counter = iter(range(1 << 30))
 

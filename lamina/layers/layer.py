@@ -305,7 +305,7 @@ class Layer(LayerConfigMixin):
     # ---------------------------------------------------------------- shape inference
     def compute_output_spec(self, *args, **kwargs):
         """Output SymbolicTensor(s) for inputs described by ``args`` (tensors or specs)."""
-        from ..graph.symbolic import SymbolicTensor
+        from ..core.symbolic import SymbolicTensor
 
         def as_symbolic(x):
             if isinstance(x, SymbolicTensor) or not hasattr(x, "shape"):
@@ -317,7 +317,7 @@ class Layer(LayerConfigMixin):
 
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape`` (None for unknown sizes)."""
-        from ..graph.symbolic import SymbolicTensor
+        from ..core.symbolic import SymbolicTensor
         if _is_shape(input_shape):
             inputs = SymbolicTensor(input_shape, self.compute_dtype)
         else:
@@ -397,7 +397,7 @@ def _as_tuples(shape):
 
 
 def _is_symbolic(x) -> bool:
-    from ..graph.symbolic import SymbolicTensor
+    from ..core.symbolic import SymbolicTensor
     return isinstance(x, SymbolicTensor)
 
 

@@ -77,7 +77,7 @@ class Model(GraphMixin, SavingMixin, Trainer, Layer):
                              f"subclassed model; received None")
         if not self.built and type(self).build is Model.build and \
                 type(self).call is not Layer.call:
-            from ..graph.symbolic import SymbolicTensor
+            from ..core.symbolic import SymbolicTensor
             from ..layers import call_context
             self.built = True        # so the call below does not come back here
             try:

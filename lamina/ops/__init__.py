@@ -36,3 +36,11 @@ _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _
              _random, _reduction, _slicing, _softmax)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
+
+# Symbolic dispatch: an op applied to a spec-only tensor records a node (lamina/core, below
+# ops); the eager side is bound by lamina/autograd.
+from . import op as _op_module  # noqa: E402
+from ..core.symbolic import SymbolicTensor as _SymbolicTensor, symbolic_apply as _symbolic_apply  # noqa: E402,E501
+
+_op_module._symbolic_apply = _symbolic_apply
+_op_module._symbolic_type = _SymbolicTensor

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import is_float
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 
 class Program:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import constraints, initializers, ops, regularizers
 from ...dtypes import is_float
-from ...graph.symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from ..layer import Layer
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import ops, tree
 from ...autograd.tensor import TensorBase
 from ...errors import describe_shape
-from ...graph.symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from .. import call_context
 from ..call_protocol import call_parameters
 from ..input_spec import InputSpec
