@@ -2,11 +2,15 @@
 tracing (trace.py), reverse mode on graphs (autodiff.py), the IR (ir.py), passes (passes/)
 and the flat executor (executor.py); ``jit`` compiles a function."""
 from ..core.symbolic import Node, SymbolicTensor
+from ..ops import scan_program as _scan_program
+from .autodiff import gradients as _gradients
 from .function import GraphFunction, jit
 from .ir import Graph
 from .dot import to_dot
 from .errors import ExportError, GraphExecutionError
 from .exported import ExportedModel, load_exported
+
+_scan_program._gradients = _gradients     # a scan's backward step (ops cannot import graph)
 
 __all__ = ["Node", "SymbolicTensor", "Graph", "GraphFunction", "jit", "to_dot",
            "load_exported", "ExportedModel", "GraphExecutionError", "ExportError"]
