@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ..layers.layer import Layer
-from ..graph.model_methods import GraphMixin
+from .graph_methods import GraphMixin
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
 
