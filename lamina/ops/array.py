@@ -13,6 +13,7 @@ import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor, as_tensors, convert_to_tensor
+from .elementwise import unbroadcast
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
@@ -99,7 +100,6 @@ class BroadcastTo(Op):
         return backend.broadcast_to(x, shape)
 
     def gradient(self, ctx, g):
-        from .elementwise import unbroadcast
         return (unbroadcast(g, ctx.inputs[0]),)
 
 
