@@ -7,6 +7,7 @@ import inspect
 
 from .. import tree
 from ..autograd.tensor import TensorBase
+from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
 from . import call_context
 from .input_spec import check_input_compatibility
@@ -35,7 +36,6 @@ def _to_tensor(x):
 
 
 def _symbolic(structure) -> bool:
-    from ..core.symbolic import SymbolicTensor
     return any(isinstance(x, SymbolicTensor) for x in tree.flatten(structure))
 
 
@@ -149,7 +149,6 @@ def _base_compute_mask():
 
 def _record_node(layer, args, kwargs, raw_outputs):
     """Fresh symbolic outputs for this call, each remembering (layer, node, index)."""
-    from ..core.symbolic import SymbolicTensor
     index = len(layer._inbound_nodes)
     counter = iter(range(1 << 30))
 

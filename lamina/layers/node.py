@@ -9,6 +9,7 @@ on the symbolic tensors themselves (``lamina/core/symbolic.py``).
 from __future__ import annotations
 
 from .. import tree
+from ..core.symbolic import SymbolicTensor
 
 
 class LayerNode:
@@ -23,7 +24,6 @@ class LayerNode:
 
     @property
     def input_tensors(self) -> list:
-        from ..core.symbolic import SymbolicTensor
         return [x for x in tree.flatten((self.args, self.kwargs))
                 if isinstance(x, SymbolicTensor)]
 
