@@ -7,9 +7,10 @@ so gradients nobody asked for (of data inputs, of labels) are never built.
 """
 from __future__ import annotations
 
+from .. import ops
+from ..core.symbolic import SymbolicTensor
 from ..errors import GradientError
 from ..ops.op import Context
-from ..core.symbolic import SymbolicTensor
 
 
 def _nodes_between(targets, sources) -> list:
@@ -43,7 +44,6 @@ def _nodes_between(targets, sources) -> list:
 
 def gradients(targets, sources, seeds=None) -> list:
     """d(sum of targets)/d(each source) as symbolic tensors (None where unconnected)."""
-    from .. import ops
     targets = list(targets)
     nodes, depends = _nodes_between(targets, sources)
     grads: dict[int, object] = {}
@@ -73,7 +73,6 @@ def gradients(targets, sources, seeds=None) -> list:
 
 
 def _accumulate(grads: dict, tensor, g) -> None:
-    from .. import ops
     key = id(tensor)
     if tuple(g.shape) != tuple(tensor.shape):
         g = ops.broadcast_to(g, tensor.shape)
