@@ -14,7 +14,7 @@ from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
 from .graph import jit
 
-from .graph.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
+from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
 
 __version__ = "0.1.0"
 

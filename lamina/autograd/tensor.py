@@ -1,7 +1,12 @@
 """Tensors: the operator mixin shared by concrete and symbolic tensors, and the concrete one."""
 from __future__ import annotations
 
+from ..backend import get_backend
 from ..errors import BackendError
+
+# ``lamina.ops``, which the operators of TensorBase call. ops imports this module, so it
+# cannot be imported here: lamina/ops/__init__.py binds it once its own import is done.
+_ops = None
 
 
 class TensorBase:
@@ -19,8 +24,7 @@ class TensorBase:
 
     @property
     def T(self):
-        from .. import ops
-        return ops.transpose(self)
+        return _ops.transpose(self)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -31,195 +35,150 @@ class TensorBase:
 
     # arithmetic -----------------------------------------------------------
     def __add__(self, o):
-        from .. import ops
-        return ops.add(self, o)
+        return _ops.add(self, o)
 
     def __radd__(self, o):
-        from .. import ops
-        return ops.add(o, self)
+        return _ops.add(o, self)
 
     def __sub__(self, o):
-        from .. import ops
-        return ops.subtract(self, o)
+        return _ops.subtract(self, o)
 
     def __rsub__(self, o):
-        from .. import ops
-        return ops.subtract(o, self)
+        return _ops.subtract(o, self)
 
     def __mul__(self, o):
-        from .. import ops
-        return ops.multiply(self, o)
+        return _ops.multiply(self, o)
 
     def __rmul__(self, o):
-        from .. import ops
-        return ops.multiply(o, self)
+        return _ops.multiply(o, self)
 
     def __truediv__(self, o):
-        from .. import ops
-        return ops.divide(self, o)
+        return _ops.divide(self, o)
 
     def __rtruediv__(self, o):
-        from .. import ops
-        return ops.divide(o, self)
+        return _ops.divide(o, self)
 
     def __floordiv__(self, o):
-        from .. import ops
-        return ops.floor_divide(self, o)
+        return _ops.floor_divide(self, o)
 
     def __rfloordiv__(self, o):
-        from .. import ops
-        return ops.floor_divide(o, self)
+        return _ops.floor_divide(o, self)
 
     def __mod__(self, o):
-        from .. import ops
-        return ops.mod(self, o)
+        return _ops.mod(self, o)
 
     def __rmod__(self, o):
-        from .. import ops
-        return ops.mod(o, self)
+        return _ops.mod(o, self)
 
     def __pow__(self, o):
-        from .. import ops
-        return ops.power(self, o)
+        return _ops.power(self, o)
 
     def __rpow__(self, o):
-        from .. import ops
-        return ops.power(o, self)
+        return _ops.power(o, self)
 
     def __matmul__(self, o):
-        from .. import ops
-        return ops.matmul(self, o)
+        return _ops.matmul(self, o)
 
     def __rmatmul__(self, o):
-        from .. import ops
-        return ops.matmul(o, self)
+        return _ops.matmul(o, self)
 
     def __neg__(self):
-        from .. import ops
-        return ops.negative(self)
+        return _ops.negative(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        from .. import ops
-        return ops.abs(self)
+        return _ops.abs(self)
 
     # comparisons (elementwise, as in Keras; hashing stays by identity) ----
     def __eq__(self, o):
-        from .. import ops
-        return ops.equal(self, o)
+        return _ops.equal(self, o)
 
     def __ne__(self, o):
-        from .. import ops
-        return ops.not_equal(self, o)
+        return _ops.not_equal(self, o)
 
     def __lt__(self, o):
-        from .. import ops
-        return ops.less(self, o)
+        return _ops.less(self, o)
 
     def __le__(self, o):
-        from .. import ops
-        return ops.less_equal(self, o)
+        return _ops.less_equal(self, o)
 
     def __gt__(self, o):
-        from .. import ops
-        return ops.greater(self, o)
+        return _ops.greater(self, o)
 
     def __ge__(self, o):
-        from .. import ops
-        return ops.greater_equal(self, o)
+        return _ops.greater_equal(self, o)
 
     def __and__(self, o):
-        from .. import ops
-        return ops.logical_and(self, o)
+        return _ops.logical_and(self, o)
 
     def __rand__(self, o):
-        from .. import ops
-        return ops.logical_and(o, self)
+        return _ops.logical_and(o, self)
 
     def __or__(self, o):
-        from .. import ops
-        return ops.logical_or(self, o)
+        return _ops.logical_or(self, o)
 
     def __ror__(self, o):
-        from .. import ops
-        return ops.logical_or(o, self)
+        return _ops.logical_or(o, self)
 
     def __xor__(self, o):
-        from .. import ops
-        return ops.logical_xor(self, o)
+        return _ops.logical_xor(self, o)
 
     def __rxor__(self, o):
-        from .. import ops
-        return ops.logical_xor(o, self)
+        return _ops.logical_xor(o, self)
 
     def __invert__(self):
-        from .. import ops
-        return ops.logical_not(self)
+        return _ops.logical_not(self)
 
     __hash__ = object.__hash__
 
     # indexing and methods ---------------------------------------------------
     def __getitem__(self, key):
-        from .. import ops
-        return ops.getitem(self, key)
+        return _ops.getitem(self, key)
 
     def reshape(self, *shape):
-        from .. import ops
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return ops.reshape(self, shape)
+        return _ops.reshape(self, shape)
 
     def transpose(self, *axes):
-        from .. import ops
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
-        return ops.transpose(self, axes or None)
+        return _ops.transpose(self, axes or None)
 
     def astype(self, dtype):
-        from .. import ops
-        return ops.cast(self, dtype)
+        return _ops.cast(self, dtype)
 
     def sum(self, axis=None, keepdims=False):
-        from .. import ops
-        return ops.sum(self, axis=axis, keepdims=keepdims)
+        return _ops.sum(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        from .. import ops
-        return ops.mean(self, axis=axis, keepdims=keepdims)
+        return _ops.mean(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        from .. import ops
-        return ops.max(self, axis=axis, keepdims=keepdims)
+        return _ops.max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        from .. import ops
-        return ops.min(self, axis=axis, keepdims=keepdims)
+        return _ops.min(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None):
-        from .. import ops
-        return ops.argmax(self, axis=axis)
+        return _ops.argmax(self, axis=axis)
 
     def exp(self):
-        from .. import ops
-        return ops.exp(self)
+        return _ops.exp(self)
 
     def log(self):
-        from .. import ops
-        return ops.log(self)
+        return _ops.log(self)
 
     def sqrt(self):
-        from .. import ops
-        return ops.sqrt(self)
+        return _ops.sqrt(self)
 
     def square(self):
-        from .. import ops
-        return ops.square(self)
+        return _ops.square(self)
 
     def abs(self):
-        from .. import ops
-        return ops.abs(self)
+        return _ops.abs(self)
 
 
 _DTYPE_NAMES: dict = {}
@@ -239,8 +198,7 @@ class Tensor(TensorBase):
     __slots__ = ("data", "backend", "_owner", "_keras_mask", "__weakref__")
 
     def __init__(self, data, dtype=None, backend=None):
-        from ..ops.core import convert_to_tensor
-        t = convert_to_tensor(data, dtype=dtype, backend=backend)
+        t = _ops.convert_to_tensor(data, dtype=dtype, backend=backend)
         self.data = t.data if t._owner is None else t.data.copy()
         self.backend = t.backend
         self._owner = None
@@ -317,7 +275,6 @@ class Tensor(TensorBase):
 
     def to(self, backend) -> "Tensor":
         """An explicit copy of this tensor onto another backend ("numpy" or "cupy")."""
-        from ..backend import get_backend
         target = get_backend(backend)
         if target is self.backend:
             return self
@@ -334,7 +291,6 @@ class Tensor(TensorBase):
 
 
 def _rebuild_tensor(array, backend_name):
-    from ..backend import get_backend
     backend = get_backend(backend_name)
     return Tensor._wrap(backend.asarray(array), backend)
 

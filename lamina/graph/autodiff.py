@@ -7,9 +7,11 @@ so gradients nobody asked for (of data inputs, of labels) are never built.
 """
 from __future__ import annotations
 
+from .. import ops
+from ..core.symbolic import SymbolicTensor
 from ..errors import GradientError
+from ..ops.array import broadcast_like
 from ..ops.op import Context
-from .symbolic import SymbolicTensor
 
 
 def _nodes_between(targets, sources) -> list:
@@ -43,7 +45,6 @@ def _nodes_between(targets, sources) -> list:
 
 def gradients(targets, sources, seeds=None) -> list:
     """d(sum of targets)/d(each source) as symbolic tensors (None where unconnected)."""
-    from .. import ops
     targets = list(targets)
     nodes, depends = _nodes_between(targets, sources)
     grads: dict[int, object] = {}
@@ -73,8 +74,6 @@ def gradients(targets, sources, seeds=None) -> list:
 
 
 def _accumulate(grads: dict, tensor, g) -> None:
-    from .. import ops
-    from ..ops.array import broadcast_like
     key = id(tensor)
     if tuple(g.shape) != tuple(tensor.shape):
         g = broadcast_like(g, tensor)

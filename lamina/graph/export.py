@@ -1,4 +1,5 @@
-"""``model.export(path)``: the optimized inference graph and its weights in one h5 file.
+"""``write_graph``: an optimized inference graph and its weights in one h5 file (what
+``model.export(path)`` writes, atomically: ``lamina/models/graph_methods.py``).
 
 The file holds data only (JSON text and arrays; nothing is pickled), so
 ``lamina.graph.load_exported(path)`` (``lamina/graph/exported.py``) runs it with the op
@@ -35,33 +36,6 @@ FORMAT = "lamina.exported_graph"
 FORMAT_VERSION = 1
 
 
-def export_model(model, filepath, x=None, batch_size: int | None = None) -> None:
-    """Trace ``model``'s predict step for a batch like ``x`` and write it to ``filepath``."""
-    from .model_methods import GraphMixin
-    if x is None:
-        x = _example_input(model, 1 if batch_size is None else batch_size)
-    elif batch_size is not None:
-        raise ValueError(f"{model.name}.export: pass an example input 'x' or a "
-                         f"'batch_size', not both")
-    graph = GraphMixin.graph(model, x, step="predict", batch_polymorphic=False)
-    holder = getattr(model, "_functional", None) or model       # Sequential wraps one
-    declared = tree.flatten(getattr(holder, "_input_structure", None))
-    names = [getattr(d, "name", None) for d in declared] \
-        if len(declared) == len(graph.inputs) else None
-    write_graph(graph, filepath, name=model.name, input_structure=x, input_names=names)
-
-
-def _example_input(model, batch_size: int):
-    from .. import ops
-    holder = getattr(model, "_functional", None) or model       # Sequential wraps one
-    inputs = getattr(holder, "_input_structure", None)
-    if inputs is None or any(d is None for x in tree.flatten(inputs) for d in x.shape[1:]):
-        raise ExportError(f"{model.name}.export: the model's input shapes are not known; "
-                          f"pass an example input batch 'x'")
-    return tree.map_structure(
-        lambda s: ops.zeros((batch_size, *s.shape[1:]), dtype=s.dtype), inputs)
-
-
 def write_graph(graph, filepath, name: str = "graph", input_structure=None,
                 input_names=None) -> None:
     """Write ``graph`` (an inference graph: no variable updates) to one h5 file.
@@ -69,7 +43,6 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
     ``graph.inputs``); default: a flat list, or the single input itself. ``input_names``:
     one per input, for error messages (default: the graph's)."""
     import h5py
-    from ..saving.atomic import atomic_path
     if input_structure is None:
         input_structure = graph.inputs[0] if len(graph.inputs) == 1 else list(graph.inputs)
     if len(tree.flatten(input_structure)) != len(graph.inputs):
@@ -87,24 +60,23 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
         "input_structure": encode_structure(input_structure),
         "outputs": [refs.of(o, constants, where="the outputs") for o in graph.flat_outputs],
         "output_structure": encode_structure(graph.outputs)}
-    with atomic_path(str(filepath), what="export") as temporary:
-        with h5py.File(temporary, "w") as f:
-            f.attrs["format"] = FORMAT
-            f.attrs["format_version"] = FORMAT_VERSION
-            f.attrs["name"] = name
-            f.attrs["batch_size"] = graph.inputs[0].shape[0] if graph.inputs and \
-                graph.inputs[0].shape else -1
-            group = f.create_group("graph")
-            group.create_dataset("nodes", data=nodes, dtype=h5py.string_dtype())
-            group.create_dataset("signature", data=json.dumps(signature),
-                                 dtype=h5py.string_dtype())
-            variables = f.create_group("variables")
-            for i, (variable, _) in enumerate(graph.variables):
-                variables.create_dataset(str(i), data=variable.numpy())
-                variables[str(i)].attrs["path"] = variable.path or f"variable_{i}"
-            consts = f.create_group("constants")
-            for i, tensor in enumerate(constants):
-                consts.create_dataset(str(i), data=tensor.numpy())
+    with h5py.File(str(filepath), "w") as f:
+        f.attrs["format"] = FORMAT
+        f.attrs["format_version"] = FORMAT_VERSION
+        f.attrs["name"] = name
+        f.attrs["batch_size"] = graph.inputs[0].shape[0] if graph.inputs and \
+            graph.inputs[0].shape else -1
+        group = f.create_group("graph")
+        group.create_dataset("nodes", data=nodes, dtype=h5py.string_dtype())
+        group.create_dataset("signature", data=json.dumps(signature),
+                             dtype=h5py.string_dtype())
+        variables = f.create_group("variables")
+        for i, (variable, _) in enumerate(graph.variables):
+            variables.create_dataset(str(i), data=variable.numpy())
+            variables[str(i)].attrs["path"] = variable.path or f"variable_{i}"
+        consts = f.create_group("constants")
+        for i, tensor in enumerate(constants):
+            consts.create_dataset(str(i), data=tensor.numpy())
 
 
 def _encode_nodes(nodes, refs: "_Refs", constants: list) -> list[dict]:

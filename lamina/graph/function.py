@@ -14,7 +14,7 @@ from . import trace as tracing
 from .executor import Plan, pack_results
 from .shapes import ShapeMismatch, batch_size_of, concrete_shapes, relax_batch
 from .ir import Graph
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 MAX_TRACES = 32            # LRU bound of the cache of traced signatures
 MAX_PLANS = 64             # LRU bound of the plans (one per batch size) of a relaxed graph

@@ -1,5 +1,5 @@
 """The graph of a traced function: SSA values are symbolic tensors, nodes are op
-applications (``lamina/graph/symbolic.py``), plus the variables it reads and writes.
+applications (``lamina/core/symbolic.py``), plus the variables it reads and writes.
 
 ``Graph.nodes`` is a topological order of exactly the nodes that the outputs and the
 variable updates need: building it prunes everything else. Passes rewrite ``nodes`` (and
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import tree
 from ..autograd.tensor import TensorBase
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 
 class Graph:

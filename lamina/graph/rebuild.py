@@ -8,10 +8,11 @@ from ..autograd.tensor import Tensor
 from ..autograd.variable import Variable
 from ..errors import describe_shape
 from ..ops.op import OP_REGISTRY
+from ..ops.scan_body import StepBody
 from .errors import ExportError
 from .export_codec import decode
 from .ir import Graph
-from .symbolic import Node, SymbolicTensor
+from ..core.symbolic import Node, SymbolicTensor
 
 
 def rebuild_graph(name: str, nodes: list, signature: dict, variables: list,
@@ -68,7 +69,6 @@ def _rebuild_nodes(entries: list, values: dict, shared: dict) -> list:
 
 
 def _rebuild_body(content: dict, shared: dict):
-    from ..ops.scan_body import StepBody
     values = dict(shared)
     inputs = [SymbolicTensor(shape, dtype, name=f"step_input_{i}")
               for i, (shape, dtype) in enumerate(content["inputs"])]

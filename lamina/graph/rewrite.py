@@ -19,7 +19,7 @@ from .. import tree
 from ..autograd.tensor import TensorBase
 from ..errors import LaminaError, describe_shape
 from .patterns import Const, Match, Pat, attrs_key, constant_value, is_constant_value
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 MAX_SWEEPS = 64
 __all__ = ["Const", "Match", "Pat", "Rule", "RewriteError", "Uses", "attrs_key",

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
 from ..ops.op import Context
+from .autodiff import gradients
 from .rewrite import Match, attrs_key
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 COMMUTATIVE = ("add", "multiply")
 SEED = "seed"
@@ -49,7 +50,6 @@ def find_gradients(uses, old, inputs):
     """The graph values that are the gradient of ``old`` with respect to ``inputs`` (those
     autodiff built): ({input position: value}, the nodes computing them from the seed, the
     seed: the gradient that reached ``old``)."""
-    from .autodiff import gradients
     sources = [(i, x) for i, x in enumerate(inputs) if isinstance(x, SymbolicTensor)]
     seed = SymbolicTensor(old.shape, old.dtype, name="seed")
     derived = gradients([old], [x for _, x in sources], seeds=[seed])

@@ -14,7 +14,7 @@ function again at the concrete size.
 from __future__ import annotations
 
 from ..autograd.tensor import TensorBase
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 
 class ShapeMismatch(Exception):

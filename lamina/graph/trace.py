@@ -22,7 +22,7 @@ import contextlib
 import threading
 
 from ..autograd.tensor import Tensor
-from .symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 
 _state = threading.local()
 

@@ -6,12 +6,15 @@ sets it (``model(x, training=True)``, ``fit``) decides for every layer inside it
 recording op nodes, instead of recording functional-API layer nodes.
 ``layer_call(training, name)`` and ``calling_layer(name)`` keep the names of the layers
 whose ``call`` is running, so every graph node records the layer it came from (error
-messages and ``to_dot`` name it).
+messages and ``to_dot`` name it); the stack itself is ``lamina/core/layer_path.py``, which
+the symbolic layer reads without importing ``layers``.
 """
 from __future__ import annotations
 
 import contextlib
 import threading
+
+from ..core.layer_path import current_layer_path, layer_names as _layer_names  # noqa: F401
 
 _state = threading.local()
 
@@ -82,13 +85,6 @@ def name_scope(name: str):
         scope.pop()
 
 
-def _layer_names() -> list:
-    names = _get("layers", None)
-    if names is None:
-        names = _state.layers = []
-    return names
-
-
 @contextlib.contextmanager
 def calling_layer(name: str):
     """Nodes traced inside are attributed to layer ``name`` (nested under the current one)."""
@@ -98,9 +94,3 @@ def calling_layer(name: str):
         yield
     finally:
         names.pop()
-
-
-def current_layer_path() -> str | None:
-    """``"outer/inner"`` for the layer calls running now (None outside any layer)."""
-    names = _get("layers", None)
-    return "/".join(names) if names else None

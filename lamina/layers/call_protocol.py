@@ -9,6 +9,7 @@ import inspect
 from .. import tree
 from ..autograd.autocast import scope_for_layer
 from ..autograd.tensor import TensorBase
+from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
 from . import call_context
 from .input_spec import check_input_compatibility
@@ -37,7 +38,6 @@ def _to_tensor(x):
 
 
 def _symbolic(structure) -> bool:
-    from ..graph.symbolic import SymbolicTensor
     return any(isinstance(x, SymbolicTensor) for x in tree.flatten(structure))
 
 
@@ -156,7 +156,6 @@ def _base_compute_mask():
 
 def _record_node(layer, args, kwargs, raw_outputs):
     """Fresh symbolic outputs for this call, each remembering (layer, node, index)."""
-    from ..graph.symbolic import SymbolicTensor
     index = len(layer._inbound_nodes)
     counter = iter(range(1 << 30))
 

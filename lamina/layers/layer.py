@@ -8,7 +8,9 @@ from typing import Any
 from .. import tree
 from ..autograd.tensor import Tensor, TensorBase
 from ..autograd.variable import Variable
+from ..core.symbolic import SymbolicTensor
 from ..errors import LaminaError
+from ..graph import trace as graph_trace
 from . import call_context, structure
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
@@ -130,8 +132,7 @@ class Layer(LayerConfigMixin):
         if initializer is None:
             initializer = "glorot_uniform" if is_float(dtype) else "zeros"
         init = initializers.get(initializer)
-        from ..graph import trace
-        with trace.suspended():        # weights start from real numbers, even mid-trace
+        with graph_trace.suspended():        # weights start from real numbers, even mid-trace
             value = init(shape, dtype=dtype)
         # A frozen layer's weights start frozen; unfreezing the layer thaws them.
         variable = Variable(value, dtype=dtype, trainable=trainable and self.trainable,
@@ -232,7 +233,6 @@ class Layer(LayerConfigMixin):
     # ---------------------------------------------------------------- losses
     def add_loss(self, loss) -> None:
         """Add a scalar to the model's loss for this call."""
-        from ..graph import trace as graph_trace
         if _is_symbolic(loss) and graph_trace.active() is None:
             return            # functional-API building: real calls add the loss again
         if not isinstance(loss, TensorBase):
@@ -307,7 +307,6 @@ class Layer(LayerConfigMixin):
     # ---------------------------------------------------------------- shape inference
     def compute_output_spec(self, *args, **kwargs):
         """Output SymbolicTensor(s) for inputs described by ``args`` (tensors or specs)."""
-        from ..graph.symbolic import SymbolicTensor
 
         def as_symbolic(x):
             if isinstance(x, SymbolicTensor) or not hasattr(x, "shape"):
@@ -319,7 +318,6 @@ class Layer(LayerConfigMixin):
 
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape`` (None for unknown sizes)."""
-        from ..graph.symbolic import SymbolicTensor
         if _is_shape(input_shape):
             inputs = SymbolicTensor(input_shape, self.compute_dtype)
         else:
@@ -399,7 +397,6 @@ def _as_tuples(shape):
 
 
 def _is_symbolic(x) -> bool:
-    from ..graph.symbolic import SymbolicTensor
     return isinstance(x, SymbolicTensor)
 
 

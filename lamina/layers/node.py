@@ -4,11 +4,12 @@ Calling a layer on symbolic tensors records a :class:`LayerNode` (the layer, the
 arguments with their symbolic leaves, and fresh symbolic outputs). Each output carries
 ``history = (layer, node_index, output_index)``, the ``layer[node][tensor]`` of Keras's
 summaries and configs. Ops applied between layers (``x + y``, ``x[:, 0]``) are op nodes
-on the symbolic tensors themselves (``lamina/graph/symbolic.py``).
+on the symbolic tensors themselves (``lamina/core/symbolic.py``).
 """
 from __future__ import annotations
 
 from .. import tree
+from ..core.symbolic import SymbolicTensor
 
 
 class LayerNode:
@@ -23,7 +24,6 @@ class LayerNode:
 
     @property
     def input_tensors(self) -> list:
-        from ..graph.symbolic import SymbolicTensor
         return [x for x in tree.flatten((self.args, self.kwargs))
                 if isinstance(x, SymbolicTensor)]
 

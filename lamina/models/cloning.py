@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import tree
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import Input, InputLayer
 from ..layers.node import LayerNode
 from .functional import Functional

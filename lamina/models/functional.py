@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import tree
 from ..autograd.tensor import TensorBase
 from ..errors import ShapeError, describe_shape
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..layers.node import LayerNode
 from .model import Model

@@ -8,7 +8,7 @@ call, with tensors written as ``{"class_name": "__keras_tensor__", "config": {"s
 from __future__ import annotations
 
 from .. import tree
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..saving.object_registration import serialize_keras_object
 

@@ -5,8 +5,10 @@
 """
 from __future__ import annotations
 
+from ..core.symbolic import SymbolicTensor
+from ..layers import call_context
 from ..layers.layer import Layer
-from ..graph.model_methods import GraphMixin
+from .graph_methods import GraphMixin
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
 
@@ -77,8 +79,6 @@ class Model(GraphMixin, SavingMixin, Trainer, Layer):
                              f"subclassed model; received None")
         if not self.built and type(self).build is Model.build and \
                 type(self).call is not Layer.call:
-            from ..graph.symbolic import SymbolicTensor
-            from ..layers import call_context
             self.built = True        # so the call below does not come back here
             try:
                 inputs = (SymbolicTensor(input_shape, self.compute_dtype)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import tree
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..layers import structure
 from ..layers.layer import Layer

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dtypes import itemsize
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 
 HEADERS = ("Layer (type)", "Output Shape", "Param #", "Connected to", "Trainable")

@@ -4,6 +4,8 @@ Each primitive is an :class:`~lamina.ops.op.Op` (output_spec, forward, gradient)
 family module it belongs to; everything else here is a composition of primitives.
 Every family module lists its public functions in ``__all__``.
 """
+import sys as _sys
+
 from . import activations as _activations, array as _array, compare as _compare
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
@@ -36,3 +38,16 @@ _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _
              _random, _reduction, _slicing, _softmax)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
+
+# Hooks into the layers that ops itself imports (binding them here breaks the cycles
+# without function-level imports): an op on a spec-only tensor records a node
+# (lamina/core; the eager side is bound by lamina/autograd), and the operators of tensors
+# (x + y, x @ w, x[i], x.T, ...) call this module.
+from . import op as _op_module  # noqa: E402
+from ..autograd import tensor as _tensor_module  # noqa: E402
+from ..core.symbolic import SymbolicTensor as _SymbolicTensor  # noqa: E402
+from ..core.symbolic import symbolic_apply as _symbolic_apply  # noqa: E402
+
+_op_module._symbolic_apply = _symbolic_apply
+_op_module._symbolic_type = _SymbolicTensor
+_tensor_module._ops = _sys.modules[__name__]

@@ -14,6 +14,7 @@ import numbers
 from ..errors import DTypeError, ShapeError, describe_shape
 from ..autograd.tensor import TensorBase
 from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
+from .elementwise import unbroadcast
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
@@ -111,7 +112,6 @@ class BroadcastTo(Op):
         return backend.broadcast_to(x, shape)
 
     def gradient(self, ctx, g):
-        from .elementwise import unbroadcast
         return (unbroadcast(g, ctx.inputs[0]),) + (None,) * (len(ctx.inputs) - 1)
 
 

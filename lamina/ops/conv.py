@@ -13,6 +13,7 @@ after, with ``total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
 from __future__ import annotations
 
 from ..errors import DTypeError, ShapeError, describe_shape
+from .array import reshape
 from .core import as_tensors, require_float
 from .op import Op, Spec, check_rank, register_op
 
@@ -285,7 +286,6 @@ def depthwise_conv2d(x, kernel, strides=1, padding="valid", dilation_rate=1):
 
 
 def _depthwise(op, x, kernel, strides, padding, dilation_rate):
-    from .array import reshape
     check_rank(op, "x", x, 4, _IMAGE)
     check_rank(op, "kernel", kernel, 4, "(kernel_height, kernel_width, in_channels, "
                "depth_multiplier)")
@@ -371,7 +371,6 @@ def conv2d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
 # --------------------------------------------------------------------------- public: 1-D
 def image_from_sequence(x, kernel=None):
     """(batch, steps, channels) -> (batch, 1, steps, channels); kernel (k, ...) -> (1, k, ...)."""
-    from .array import reshape
     image = reshape(x, (x.shape[0] if x.shape[0] is not None else -1, 1) + tuple(x.shape[1:]))
     if kernel is None:
         return image
@@ -379,7 +378,6 @@ def image_from_sequence(x, kernel=None):
 
 
 def sequence_from_image(y):
-    from .array import reshape
     return reshape(y, (y.shape[0] if y.shape[0] is not None else -1,) + tuple(y.shape[2:]))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from ..errors import DTypeError, GradientError
+from .core import as_tensors
 from .op import Op, Spec, broadcast_shapes, register_op
 
 UNARY_STEPS = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
@@ -100,7 +101,6 @@ class ElementwiseChain(Op):
 
 def elementwise_chain(*inputs, program):
     """Run ``program`` over ``inputs`` (tensors of one float dtype) as one op."""
-    from .core import as_tensors
     inputs = as_tensors("elementwise_chain", *inputs)
     return ElementwiseChain(*inputs, program=program, dtype=inputs[0].dtype)
 

@@ -10,6 +10,7 @@ clipped as eager mode clips the probability. Its logits' gradient is
 from __future__ import annotations
 
 from ..errors import GradientError, ShapeError, describe_shape
+from .activations import log_sigmoid
 from .array import expand_dims
 from .fused_crossentropy import _check, _clipped, _inside, _keep_axis, log_bounds
 from .math import clip, multiply, negative, subtract
@@ -57,7 +58,6 @@ class SigmoidCrossentropy(Op):
             if ctx.needs_grad[1] else None
         g_labels = None
         if ctx.needs_grad[0]:
-            from .activations import log_sigmoid
             log_p, log_q = log_sigmoid(logits), log_sigmoid(negative(logits))
             if bounds is not None:
                 log_p = clip(log_p, *log_bounds(bounds, logits))

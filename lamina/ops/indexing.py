@@ -21,8 +21,11 @@ from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import floatx, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
 from .array import broadcast_to, reshape
-from .core import as_tensor, convert_to_tensor
+from .compare import less
+from .core import as_tensor, cast, convert_to_tensor
+from .math import add, multiply
 from .op import Op, Spec, broadcast_shapes, normalize_axis, register_op
+from .reduction import sum as reduce_sum
 
 __all__ = ["take", "take_along_axis", "scatter", "one_hot"]
 
@@ -236,8 +239,6 @@ def scatter(indices, values, shape):
     """A tensor of ``shape`` that is zero except for ``values`` added at ``indices``
     (Keras's ``keras.ops.scatter``): ``indices`` has shape (..., k) and addresses the first k
     axes; ``values`` has shape ``indices.shape[:-1] + shape[k:]``. Duplicates accumulate."""
-    from .math import add, multiply
-    from .reduction import sum as reduce_sum
     values = as_tensor("scatter", values)
     indices = _as_indices("scatter", "indices", indices, values)
     shape = tuple(int(d) for d in shape)
@@ -261,8 +262,6 @@ def scatter(indices, values, shape):
     strides = [1] * k
     for j in range(k - 2, -1, -1):
         strides[j] = strides[j + 1] * shape[j + 1]
-    from .compare import less
-    from .core import cast
     indices = cast(indices, dtype)
     wrapped = add(indices, multiply(cast(less(indices, 0), dtype),
                                     convert_to_tensor(list(shape[:k]), dtype=dtype,

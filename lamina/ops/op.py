@@ -94,8 +94,8 @@ def register_op(cls: type[Op]) -> Op:
 
 # --------------------------------------------------------------------------- dispatch
 # `apply` is the single entry point that runs an op. It is bound to the eager and symbolic
-# implementations by lamina/autograd (eager) and lamina/graph (symbolic) at import time, so
-# this module stays free of tensor classes.
+# implementations by lamina/autograd (eager) and lamina/ops/__init__.py (symbolic, from
+# lamina/core) at import time, so this module stays free of tensor classes.
 _eager_apply = None
 _symbolic_apply = None
 _symbolic_type: type | None = None

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError, ShapeError, describe_shape
-from .core import as_tensor, cast, require_float, stop_gradient, unchanged
-from .math import add, divide, multiply, subtract
+from .array import broadcast_like, broadcast_to, expand_dims, squeeze
+from .compare import equal, isfinite
+from .core import as_tensor, cast, ones_like, require_float, stop_gradient, unchanged
+from .math import add, divide, exp, log, maximum, minimum, multiply, sqrt, subtract, where
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin",
@@ -53,7 +55,6 @@ class Reduce(Op):
 
 def expand_reduced(g, x, axis, keepdims):
     """Reshape a reduction's gradient so it broadcasts against ``x``."""
-    from .array import expand_dims
     if keepdims or not x.shape:
         return g
     return expand_dims(g, tuple(range(len(x.shape))) if axis is None else axis)
@@ -64,7 +65,6 @@ class Sum(Reduce):
     name = "sum"
 
     def gradient(self, ctx, g):
-        from .array import broadcast_like
         x = ctx.inputs[0]
         g = expand_reduced(g, x, ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False))
         return (broadcast_like(g, x),)
@@ -79,13 +79,11 @@ class Mean(Reduce):
         return super().output_spec(x, axis, keepdims)
 
     def gradient(self, ctx, g):
-        from .array import broadcast_like
         x = ctx.inputs[0]
         axis, keepdims = ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False)
         g = expand_reduced(g, x, axis, keepdims)
         count = _reduced_count(x.shape, axis)
         if count is None:            # a symbolic size: count the elements at run time
-            from .core import ones_like
             # 1/count in float64, rounded once to g's dtype: the same number as the Python
             # float 1.0 / count of a known size, so both ways round alike
             count = sum(ones_like(x, dtype="float64"), axis=axis, keepdims=True)
@@ -97,7 +95,6 @@ class Mean(Reduce):
 
 def _extremum_gradient(ctx, g):
     """Route ``g`` to the elements equal to the result, split evenly between ties."""
-    from .compare import equal
     x, y = ctx.inputs[0], ctx.outputs[0]
     axis, keepdims = ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False)
     y = expand_reduced(y, x, axis, keepdims)
@@ -135,7 +132,6 @@ class Prod(Reduce):
 
     def gradient(self, ctx, g):
         # d(prod)/dx_i = prod / x_i: exact away from zeros, which is what the tests cover
-        from .array import broadcast_like
         x, y = ctx.inputs[0], ctx.outputs[0]
         axis, keepdims = ctx.attrs.get("axis"), ctx.attrs.get("keepdims", False)
         scale = multiply(expand_reduced(g, x, axis, keepdims),
@@ -189,7 +185,6 @@ def _extremum(op, name: str, x, axis, keepdims, initial):
                          f"(use lamina.ops.{'any' if name == 'max' else 'all'})")
     result = _reduce(op, name, x, axis, keepdims)
     if initial is not None:
-        from .math import maximum, minimum
         result = (maximum if name == "max" else minimum)(result, initial)
     return result
 
@@ -229,7 +224,6 @@ def var(x, axis=None, keepdims=False):
 
 def std(x, axis=None, keepdims=False):
     """The (population) standard deviation over ``axis``: ``sqrt(var(x))``."""
-    from .math import sqrt
     return sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
@@ -289,9 +283,6 @@ def logsumexp(x, axis=None, keepdims=False):
 
     Slices that are all ``-inf`` give ``-inf``; the gradient is ``softmax(x)`` over ``axis``.
     """
-    from .array import squeeze
-    from .compare import isfinite
-    from .math import exp, log, where
     x = _float_input("logsumexp", x)
     axes = normalize_axes("logsumexp", axis, x.ndim)
     if axes == ():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..dtypes import is_float
 from ..errors import ShapeError, describe_shape
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
 from .core import as_tensor
 from .op import Op, Spec, register_op
 from .scan_body import StepBody, bind, capture_step

@@ -10,7 +10,7 @@ them and produces their gradients, and the optimizer updates the variables behin
 """
 from __future__ import annotations
 
-from ..graph.symbolic import Node, SymbolicTensor
+from ..core.symbolic import Node, SymbolicTensor
 from .op import OP_REGISTRY
 from .scan_program import Program, backward_program
 

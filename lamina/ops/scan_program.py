@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import is_float
-from ..graph.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor
+
+# Reverse mode over symbolic nodes, ``lamina.graph.autodiff.gradients``: the compiler owns
+# it, and lamina/graph/__init__.py binds it here when graph is imported (``import lamina``
+# always imports it), so ops never imports graph.
+_gradients = None
 
 
 class Program:
@@ -60,7 +65,6 @@ class Program:
 def backward_program(body, wrt: tuple):
     """The vector-Jacobian program of ``body`` (a StepBody) for the inputs in ``wrt`` and
     the carries, and the forward slots it reads that a forward run must keep."""
-    from ..graph.autodiff import gradients
     first_const = body.n_seq + body.n_carry
     wanted = set(wrt) | set(range(body.n_seq, first_const))
     sources = [x for i, x in enumerate(body.inputs) if i in wanted and is_float(x.dtype)]
@@ -68,7 +72,7 @@ def backward_program(body, wrt: tuple):
                   for i, o in enumerate(body.outputs)]
     pairs = [(o, c) for o, c in zip(body.outputs, cotangents)
              if isinstance(o, SymbolicTensor) and is_float(o.dtype)]
-    found = gradients([o for o, _ in pairs], sources, [c for _, c in pairs]) \
+    found = _gradients([o for o, _ in pairs], sources, [c for _, c in pairs]) \
         if pairs and sources else [None] * len(sources)
     by_input = {id(x): g for x, g in zip(sources, found)}
     grads = [by_input.get(id(x)) for x in body.inputs]

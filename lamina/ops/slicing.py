@@ -14,7 +14,9 @@ from ..autograd.tensor import TensorBase
 from ..dtypes import is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .array import _index_tensor, moveaxis
-from .core import as_tensor, unchanged, zeros_like
+from .core import as_tensor, cast, unchanged, zeros_like
+from .elementwise import unbroadcast
+from .indexing import take
 from .op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["getitem", "slice", "slice_update"]
@@ -80,7 +82,6 @@ class SetItem(Op):
         return backend.setitem(x, _decode(key), value)
 
     def gradient(self, ctx, g):
-        from .elementwise import unbroadcast
         x, value = ctx.inputs
         key = ctx.attrs["key"]
         gx = SetItem(g, zeros_like(value), key=key) if ctx.needs_grad[0] else None
@@ -158,7 +159,6 @@ def getitem(x, key):
         key.pop()
     y = GetItem(x, key=tuple(key)) if key else x
     if gather is not None:
-        from .indexing import take
         indices, axis, to_front = gather
         y = take(y, indices, axis=axis)
         if to_front and axis:
@@ -204,7 +204,6 @@ def slice(inputs, start_indices, shape):
 def slice_update(inputs, start_indices, updates):
     """A copy of ``inputs`` with the block at ``start_indices`` replaced by ``updates``
     (cast to the dtype of ``inputs``)."""
-    from .core import cast
     x = as_tensor("slice_update", inputs)
     updates = as_tensor("slice_update", updates)
     if updates.ndim != x.ndim:

@@ -12,6 +12,7 @@ from ..dtypes import floatx, is_float
 from .core import as_tensor, cast, require_float
 from .math import exp, multiply, subtract
 from .op import Op, Spec, normalize_axes, register_op
+from .reduction import sum as reduce_sum
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -43,7 +44,6 @@ class Softmax(_SoftmaxBase):
         return backend.binary("divide", e, total, out=out)
 
     def gradient(self, ctx, g):
-        from .reduction import sum as reduce_sum
         y = ctx.outputs[0]
         gy = multiply(g, y)
         return (subtract(gy, multiply(y, reduce_sum(gy, axis=ctx.attrs["axis"],
@@ -61,7 +61,6 @@ class LogSoftmax(_SoftmaxBase):
         return backend.binary("subtract", shifted, log_total, out=out)
 
     def gradient(self, ctx, g):
-        from .reduction import sum as reduce_sum
         y = ctx.outputs[0]
         axis = ctx.attrs["axis"]
         return (subtract(g, multiply(exp(y), reduce_sum(g, axis=axis, keepdims=True))),)

@@ -146,7 +146,7 @@ def test_time_distributed_runs_every_batch_size_and_refuses_unknown_steps_in_a_g
     assert model.predict_function.function.trace_count == 1
     from lamina.errors import ShapeError
     from lamina.graph import trace as graph_trace
-    from lamina.graph.symbolic import SymbolicTensor
+    from lamina.core.symbolic import SymbolicTensor
     layer = model.layers[0]
     with graph_trace.tracing_into(graph_trace.Trace()):
         with pytest.raises(ShapeError, match=r"time_distributed.*a compiled graph needs the sizes after "

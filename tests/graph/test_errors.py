@@ -7,7 +7,7 @@ import lamina
 from lamina import layers, ops
 from lamina.graph import GraphExecutionError
 from lamina.graph.errors import describe_failure
-from lamina.graph.symbolic import Node
+from lamina.core.symbolic import Node
 from lamina.ops import OP_REGISTRY
 
 

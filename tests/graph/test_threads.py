@@ -8,7 +8,7 @@ import pytest
 import lamina
 from lamina import layers, ops
 from lamina.graph import trace as tracing
-from lamina.graph.symbolic import SymbolicTensor
+from lamina.core.symbolic import SymbolicTensor
 
 TIMEOUT = 60
 

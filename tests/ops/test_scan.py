@@ -5,7 +5,7 @@ import pytest
 import lamina
 from lamina import ops
 from lamina.errors import ShapeError
-from lamina.graph.symbolic import SymbolicTensor
+from lamina.core.symbolic import SymbolicTensor
 from lamina.ops.scan import ScanGrad, capture_step, scan
 from tests.harness import case, rand, run_case
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...autograd.tensor import Tensor
 from ..rewrite import Uses, attrs_key
-from ..symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from . import register
 
 COMMUTATIVE = ("add", "multiply")

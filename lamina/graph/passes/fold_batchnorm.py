@@ -19,7 +19,7 @@ from __future__ import annotations
 from ... import ops
 from ...autograd.tensor import TensorBase
 from ..rewrite import readers_of, substitute
-from ..symbolic import SymbolicTensor, symbolic_apply
+from ...core.symbolic import SymbolicTensor, symbolic_apply
 from . import register
 
 _LINEAR = ("conv2d", "matmul")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...autograd.tensor import TensorBase
 from ...ops.fused import Conv2DBiasAct, DenseBiasAct
 from ..rewrite import is_constant_value, readers_of, substitute
-from ..symbolic import symbolic_apply
+from ...core.symbolic import symbolic_apply
 from . import register
 
 ACTIVATIONS = ("relu", "sigmoid", "tanh")

@@ -25,7 +25,7 @@ from ...backend import get_backend
 from ...ops.elementwise import Binary, Unary
 from ...ops.elementwise_chain import CHAIN_DTYPES, STEP_ARITY, ElementwiseChain
 from ..rewrite import substitute
-from ..symbolic import SymbolicTensor, symbolic_apply
+from ...core.symbolic import SymbolicTensor, symbolic_apply
 from . import register
 
 MIN_STEPS = 2

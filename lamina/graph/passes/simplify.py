@@ -19,7 +19,7 @@ from ... import ops
 from ...ops.elementwise import Binary
 from ...ops.op import OP_REGISTRY, broadcast_shapes
 from ..rewrite import Const, Pat, Rule, rewrite
-from ..symbolic import symbolic_apply
+from ...core.symbolic import symbolic_apply
 from . import register
 from .simplify_losses import RULES as LOSS_RULES
 

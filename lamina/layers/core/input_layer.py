@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...dtypes import floatx, standardize
-from ...graph.symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from ..layer import Layer
 from ..node import LayerNode
 

@@ -5,7 +5,7 @@ import inspect
 
 from ... import tree
 from ...graph import trace as graph_trace
-from ...graph.symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from ...saving.object_registration import (deserialize_keras_object, get_custom_objects,
                                            get_registered_object, serialize_keras_object)
 from .. import call_context

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ... import ops, tree
 from ...graph import trace as graph_trace
-from ...graph.symbolic import SymbolicTensor
+from ...core.symbolic import SymbolicTensor
 from ...ops.scan import bind, capture_step, scan
 
 # A traced step that cannot be the loop body (it draws random numbers or writes variables

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from ... import ops, tree
 from ...autograd.tensor import TensorBase
+from ...core.symbolic import SymbolicTensor
 from ...errors import ShapeError, describe_shape
 from ...graph import trace as graph_trace
-from ...graph.symbolic import SymbolicTensor
 from .. import call_context
 from ..call_protocol import call_parameters
 from ..input_spec import InputSpec

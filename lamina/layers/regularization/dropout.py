@@ -6,6 +6,7 @@ import numbers
 
 from ... import random
 from ...autograd.tensor import Tensor
+from ...graph.trace import runs_for_real
 from ..layer import Layer
 
 
@@ -43,7 +44,6 @@ def make_seed_generator(layer: Layer, seed, active: bool):
 def is_concrete(x) -> bool:
     """True for real tensors and while a graph is traced; shape-only symbolic calls (the
     functional API) draw nothing."""
-    from ...graph.trace import runs_for_real
     return runs_for_real(x)
 
 

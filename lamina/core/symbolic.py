@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..autograd.tensor import TensorBase
 from ..dtypes import standardize
 from ..errors import LaminaError
+from .layer_path import current_layer_path
 
 
 class Node:
@@ -62,7 +63,6 @@ class SymbolicTensor(TensorBase):
 
 
 def symbolic_apply(op, inputs, attrs):
-    from ..layers.call_context import current_layer_path   # lamina.layers imports us
     spec = op.output_spec(*inputs, **attrs)
     node = Node(op, inputs, attrs, layer=current_layer_path())
     if isinstance(spec, tuple) and not hasattr(spec, "dtype"):

@@ -6,11 +6,21 @@
   the pipeline. ``lamina.graph.to_dot(model.graph(x))`` draws it.
 - ``model.graph_report(x)`` lists, per pass, the node count before and after it.
 - ``model.export(path)`` writes the optimized inference graph and the weights to one h5
-  file that ``lamina.graph.load_exported(path)`` runs without the model's classes.
+  file that ``lamina.graph.load_exported(path)`` runs without the model's classes
+  (``lamina.graph.export.write_graph`` writes it; the file layout is described there).
 """
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from .. import ops, tree
+from ..graph import passes as registry
+from ..graph.errors import ExportError
+from ..graph.export import write_graph
+from ..graph.function import GraphFunction
+from ..saving.atomic import atomic_path
+from ..trainers.compiled_step import CompiledStep
+from ..trainers.loops import to_device
 
 STEPS = ("predict", "train", "test")
 
@@ -51,15 +61,39 @@ class GraphMixin:
         The graph is traced for a batch like ``x`` (default: zeros of the model's input
         shapes with ``batch_size`` rows, 1 if not given); the exported model runs batches
         of any size in chunks of that one (see ``lamina.graph.export``)."""
-        from .export import export_model
         export_model(self, filepath, x=x, batch_size=batch_size)
+
+
+def export_model(model, filepath, x=None, batch_size: int | None = None) -> None:
+    """Trace ``model``'s predict step for a batch like ``x`` (at that concrete batch size)
+    and write it to ``filepath``."""
+    if x is None:
+        x = _example_input(model, 1 if batch_size is None else batch_size)
+    elif batch_size is not None:
+        raise ValueError(f"{model.name}.export: pass an example input 'x' or a "
+                         f"'batch_size', not both")
+    graph = GraphMixin.graph(model, x, step="predict", batch_polymorphic=False)
+    holder = getattr(model, "_functional", None) or model       # Sequential wraps one
+    declared = tree.flatten(getattr(holder, "_input_structure", None))
+    names = [getattr(d, "name", None) for d in declared] \
+        if len(declared) == len(graph.inputs) else None
+    with atomic_path(str(filepath), what="export") as temporary:
+        write_graph(graph, temporary, name=model.name, input_structure=x,
+                    input_names=names)
+
+
+def _example_input(model, batch_size: int):
+    holder = getattr(model, "_functional", None) or model       # Sequential wraps one
+    inputs = getattr(holder, "_input_structure", None)
+    if inputs is None or any(d is None for x in tree.flatten(inputs) for d in x.shape[1:]):
+        raise ExportError(f"{model.name}.export: the model's input shapes are not known; "
+                          f"pass an example input batch 'x'")
+    return tree.map_structure(
+        lambda s: ops.zeros((batch_size, *s.shape[1:]), dtype=s.dtype), inputs)
 
 
 def _step_function(model, x, y, sample_weight, step: str, passes, batch_polymorphic=True):
     """The GraphFunction of ``step`` and the device batch to trace it with."""
-    from ..trainers.compiled_step import CompiledStep
-    from ..trainers.loops import to_device
-    from .function import GraphFunction
     if step not in STEPS:
         raise ValueError(f"{model.name}.graph: argument 'step' must be one of {STEPS}; "
                          f"received {step!r}")
@@ -84,7 +118,6 @@ def _step_function(model, x, y, sample_weight, step: str, passes, batch_polymorp
 def _check_passes(model, passes):
     if passes is None:
         return None
-    from . import passes as registry
     known = [name for name, _ in registry.PIPELINE]
     if isinstance(passes, str):
         passes = [passes]
