@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import collections
 import functools
+import threading
 import warnings
 
 from .. import tree
 from ..autograd.tensor import TensorBase
+from ..autograd.variable import Variable
 from ..backend import get_backend
 from ..ops import core as ops_core
 from . import trace as tracing
@@ -51,13 +53,37 @@ def _as_inputs(name: str, args, kwargs, backend):
     return args, kwargs
 
 
+class _VariableKey:
+    """A Variable argument, keyed by identity: the graph reads and writes that variable
+    (as ``tf.function`` does with a ``tf.Variable`` argument). Holding it keeps its id."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def __hash__(self) -> int:
+        return id(self.variable)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _VariableKey) and other.variable is self.variable
+
+
+def _tensor_inputs(args, kwargs) -> list:
+    """The tensor leaves fed to the graph at every call (Variables are read by the graph
+    itself, not fed)."""
+    return [leaf for leaf in tree.flatten((args, kwargs))
+            if isinstance(leaf, TensorBase) and not isinstance(leaf, Variable)]
+
+
 def _signature(args, kwargs, backend, relaxed: bool = False) -> tuple:
-    """Tensors are keyed by shape and dtype (``relaxed``: without the batch size); static
-    values by type and value (hash/eq)."""
+    """Tensors are keyed by shape and dtype (``relaxed``: without the batch size);
+    Variables by identity; static values by type and value (hash/eq)."""
     leaves = tree.flatten((args, kwargs))
     parts = []
     for leaf in leaves:
-        if isinstance(leaf, TensorBase):
+        if isinstance(leaf, Variable):
+            parts.append(("variable", _VariableKey(leaf)))
+        elif isinstance(leaf, TensorBase):
             shape = relax_batch(leaf.shape) if relaxed else tuple(leaf.shape)
             parts.append(("tensor", shape, leaf.dtype))
         else:
@@ -128,28 +154,38 @@ class GraphFunction:
         self._concrete_only: set = set()       # relaxed signatures that needed a concrete trace
         self.polymorphic_error = None          # why the last relaxed trace was given up
         self.trace_count = 0
+        # Threads share the caches; tracing and plan building run one at a time (running
+        # a plan does not hold this lock: plans have their own).
+        self._lock = threading.RLock()
+        self._errors = threading.local()
         functools.update_wrapper(self, fn)
+
+    @property
+    def trace_error(self):
+        """The exception this thread's last trace raised (None when it succeeded)."""
+        return getattr(self._errors, "error", None)
 
     def __call__(self, *args, **kwargs):
         backend = get_backend()
         args, kwargs = _as_inputs(self.name, args, kwargs, backend)
-        tensors = [leaf for leaf in tree.flatten((args, kwargs)) if isinstance(leaf, TensorBase)]
-        entry, batch = self._entry(args, kwargs, tensors, backend)
+        tensors = _tensor_inputs(args, kwargs)
         shapes = [tuple(t.shape) for t in tensors]
-        try:
-            plan = entry.plan(batch, shapes)
-        except ShapeMismatch as error:     # the relaxed graph does not fit this batch
-            self._give_up_relaxed(args, kwargs, backend, error)
+        with self._lock:
             entry, batch = self._entry(args, kwargs, tensors, backend)
-            plan = entry.plan(batch, shapes)
+            try:
+                plan = entry.plan(batch, shapes)
+            except ShapeMismatch as error:     # the relaxed graph does not fit this batch
+                self._give_up_relaxed(args, kwargs, backend, error)
+                entry, batch = self._entry(args, kwargs, tensors, backend)
+                plan = entry.plan(batch, shapes)
         return pack_results(entry.graph, backend, plan([t.data for t in tensors]))
 
     def trace(self, *args, **kwargs) -> Graph:
         """The optimized graph for these arguments (traced now if not cached)."""
         backend = get_backend()
         args, kwargs = _as_inputs(self.name, args, kwargs, backend)
-        tensors = [leaf for leaf in tree.flatten((args, kwargs)) if isinstance(leaf, TensorBase)]
-        return self._entry(args, kwargs, tensors, backend)[0].graph
+        with self._lock:
+            return self._entry(args, kwargs, _tensor_inputs(args, kwargs), backend)[0].graph
 
     def _entry(self, args, kwargs, tensors, backend):
         """(the traced graph for these arguments, the batch size it is run with)."""
@@ -196,7 +232,7 @@ class GraphFunction:
         symbols = []
 
         def symbolic(leaf):
-            if isinstance(leaf, TensorBase):
+            if isinstance(leaf, TensorBase) and not isinstance(leaf, Variable):
                 shape = relax_batch(leaf.shape) if relaxed else leaf.shape
                 s = SymbolicTensor(shape, leaf.dtype, name=f"input_{len(symbols)}")
                 symbols.append(s)
@@ -205,13 +241,13 @@ class GraphFunction:
         leaves = [symbolic(leaf) for leaf in tree.flatten((list(args), kwargs))]
         sym_args, sym_kwargs = tree.pack_sequence_as((list(args), kwargs), leaves)
         recorded = tracing.Trace()
-        self.trace_error = None
+        self._errors.error = None
         try:
             with tracing.tracing_into(recorded):
                 outputs = self.fn(*sym_args, **sym_kwargs)
         except Exception as error:        # e.g. Python control flow on a tensor's value
             if not relaxed:
-                self.trace_error = error
+                self._errors.error = error
             raise
         graph = Graph(symbols, outputs, recorded.placeholders.values(),
                       recorded.updates.values(), name=self.name)

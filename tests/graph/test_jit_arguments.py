@@ -76,3 +76,52 @@ def test_unhashable_static_argument_is_refused_by_name():
     with pytest.raises(TypeError, match=r"scale: argument 1 \(positional\).*unhashable "
                                         r"bytearray"):
         f(np.ones(2, "float32"), bytearray(b"x"))
+
+
+def test_a_variable_argument_is_read_and_written_by_the_graph():
+    """As with tf.function and a tf.Variable argument: the graph reads the variable's
+    current value at every call and its assigns write the variable; keyed by identity."""
+    @lamina.jit
+    def step(v, x):
+        v.assign_add(x)
+        return ops.sum(v)
+    a = lamina.Variable(np.zeros(3, "float32"))
+    b = lamina.Variable(np.full(3, 10.0, "float32"))
+    x = np.ones(3, "float32")
+    assert float(step(a, x).numpy()) == 3.0
+    assert float(step(a, x).numpy()) == 6.0
+    assert float(step(b, x).numpy()) == 33.0
+    np.testing.assert_array_equal(a.numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(b.numpy(), [11.0, 11.0, 11.0])
+    assert step.trace_count == 2                     # one graph per variable
+    a.assign(np.full(3, 5.0, "float32"))             # an eager write is seen
+    assert float(step(a, x).numpy()) == 18.0
+    assert step.trace_count == 2
+
+
+def test_threads_calling_one_function_with_several_shapes_get_serial_results():
+    import threading
+
+    @lamina.jit
+    def f(x):
+        return ops.sum(ops.exp(x * 0.5), axis=0)
+    inputs = [np.random.default_rng(k).standard_normal((k % 5 + 1, 3)).astype("float32")
+              for k in range(40)]
+    expected = [np.exp(x * 0.5).sum(axis=0) for x in inputs]
+    results, errors = {}, []
+
+    def work(offset):
+        try:
+            for k in range(offset, 40, 4):
+                results[k] = f(inputs[k]).numpy()
+        except Exception as error:      # reported below, with the thread's traceback lost
+            errors.append(error)
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for k in range(40):
+        np.testing.assert_allclose(results[k], expected[k], rtol=1e-5)
+    assert f.trace_count == 5                        # one per shape, never twice
