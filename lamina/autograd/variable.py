@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from ..core import structure
 from ..errors import ShapeError, describe_shape
 from .tensor import Tensor
 
@@ -39,7 +40,7 @@ class Variable(Tensor):
     >>> v.assign_add([1.0, 1.0]).numpy()
     array([2., 3.], dtype=float32)
     """
-    __slots__ = ("trainable", "name", "path", "autocast", "aggregation", "synchronization",
+    __slots__ = ("_trainable", "name", "path", "autocast", "aggregation", "synchronization",
                  "regularizer", "constraint", "_uid", "_version", "_views", "_views_limit")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
@@ -70,7 +71,7 @@ class Variable(Tensor):
         self.backend = value.backend
         # Own a fresh, writable, contiguous buffer.
         self.data = value.backend.xp.array(value.data, copy=True, order="C")
-        self.trainable = bool(trainable)
+        self._trainable = bool(trainable)
         self.autocast = bool(autocast)
         self.aggregation = aggregation
         self.synchronization = synchronization
@@ -83,6 +84,18 @@ class Variable(Tensor):
         self.path = self.name          # "layer/sublayer/name" once a layer owns it
         self.regularizer = None        # set by Layer.add_weight
         self.constraint = None         # applied by optimizers after each update
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value) -> None:
+        """Freezing or unfreezing a weight changes what compiled training steps update:
+        they are traced again (``lamina.core.structure``)."""
+        if bool(value) != self._trainable:
+            self._trainable = bool(value)
+            structure.changed()
 
     def numpy(self):
         """A host copy of the current value: later assigns do not change it."""

@@ -11,7 +11,8 @@ from ..autograd.variable import Variable
 from ..core.symbolic import SymbolicTensor
 from ..errors import LaminaError
 from ..graph import trace as graph_trace
-from . import call_context, structure
+from ..core import structure
+from . import call_context
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
 from .naming import to_snake_case, unique_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
-from ..layers import structure
+from ..core import structure
 from ..layers.layer import Layer
 from .functional import Functional
 from .model import Model

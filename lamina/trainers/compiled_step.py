@@ -4,14 +4,14 @@ from __future__ import annotations
 import warnings
 
 from ..graph.function import GraphFunction
-from ..layers import structure
+from ..core import structure
 
 
 class CompiledStep:
     """Calls ``step`` eagerly until the model and its optimizer have created all their
     variables (the first batch builds them), then runs the traced graph of ``step``, one
     trace per batch signature. A change of the model's structure (see
-    ``lamina.layers.structure``) drops the traces."""
+    ``lamina.core.structure``) drops the traces."""
 
     def __init__(self, model, step, name: str, train: bool = False):
         self.model = model

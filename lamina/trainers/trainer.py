@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import ops, tree
 from ..autograd.tape import GradientTape
-from ..layers import structure
+from ..core import structure
 from ..utils.ignored_arguments import warn_ignored
 from .compile_utils import CompileLoss, CompileMetrics
 from .loops import evaluate_loop, fit_loop, predict_loop, to_device

@@ -104,6 +104,20 @@ def test_freezing_a_layer_of_a_nested_model_after_fit():
     assert not np.allclose(inner.layers[1].get_weights()[0], still_trained)
 
 
+def test_freezing_one_variable_after_fit():
+    """``variable.trainable = False`` (not the layer's flag) also retraces the step."""
+    x, y = data()
+    model = two_layer_model()
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    kernel = model.layers[0].kernel
+    kernel.trainable = False
+    frozen = kernel.numpy().copy()
+    bias = model.layers[0].bias.numpy().copy()
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    np.testing.assert_array_equal(kernel.numpy(), frozen)
+    assert not np.allclose(model.layers[0].bias.numpy(), bias)
+
+
 def test_recompiling_with_another_loss_inside_fit_uses_the_new_loss():
     x, y = data()
     model = two_layer_model()
