@@ -77,3 +77,29 @@ def test_data_arguments_warn_once_per_method(method):
         f"Sequential.{method}: argument 'workers' (workers=4) has no effect in Lamina: "
         f"batches are produced in the calling thread (Keras 3 moved this argument to "
         f"PyDataset)"]
+
+
+@pytest.mark.parametrize("argument,value", [("workers", 4), ("use_multiprocessing", True)])
+def test_py_dataset_loader_arguments_warn_once(argument, value):
+    class Batches(lamina.utils.PyDataset):
+        def __init__(self):
+            super().__init__(**{argument: value})
+
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, index):
+            return np.ones((2, 3), "float32"), np.ones((2, 1), "float32")
+    messages = _caught(lambda: [Batches() for _ in range(2)])
+    assert messages == [f"Batches: argument '{argument}' ({argument}={value!r}) has no effect "
+                        f"in Lamina: batches are produced one at a time in the training thread"]
+    assert _caught(lambda: lamina.utils.PyDataset()) == []      # the defaults say nothing
+
+
+@pytest.mark.parametrize("layer", [layers.LSTM, layers.GRU])
+def test_use_cudnn_true_warns_once_and_auto_says_nothing(layer):
+    messages = _caught(lambda: [layer(2, use_cudnn=True) for _ in range(2)])
+    assert len(messages) == 1
+    assert messages[0].startswith(f"{layer.__name__}: argument 'use_cudnn' (use_cudnn=True) "
+                                  f"has no effect in Lamina: Lamina has no cuDNN kernels")
+    assert _caught(lambda: layer(2, use_cudnn="auto")) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ... import regularizers
+from ...utils.ignored_arguments import warn_ignored
 from ..input_spec import InputSpec
 from ..layer import Layer
 from .base_cell import check_rate, check_units
@@ -13,10 +14,14 @@ from .rnn import RNN
 _CELL_ARGUMENTS: dict = {}
 
 
-def check_use_cudnn(layer_name: str, use_cudnn):
+def check_use_cudnn(layer_name: str, use_cudnn, class_name: str = "RNN"):
     if use_cudnn not in ("auto", True, False):
         raise ValueError(f"{layer_name}: argument 'use_cudnn' must be 'auto', True or False; "
                          f"received {use_cudnn!r}")
+    if use_cudnn is True:
+        warn_ignored(class_name, "use_cudnn", True,
+                     "Lamina has no cuDNN kernels (CuPy ships none); the portable "
+                     "implementation runs, with the same numbers", stacklevel=4)
     return use_cudnn
 
 

@@ -91,7 +91,7 @@ class GRU(CellRNN):
 
     Weights (in the ``gru_cell`` sublayer): ``kernel`` (features, 3*units),
     ``recurrent_kernel`` (units, 3*units), ``bias`` (2, 3*units) with ``reset_after``
-    (Keras 3's default), else (3*units,). ``use_cudnn`` is accepted and ignored.
+    (Keras 3's default), else (3*units,). ``use_cudnn=True`` warns once: no cuDNN kernels.
     """
 
     cell_class = GRUCell
@@ -118,7 +118,7 @@ class GRU(CellRNN):
                              go_backwards=go_backwards, stateful=stateful, unroll=unroll)
         super().__init__(cell_arguments, rnn_arguments,
                          activity_regularizer=activity_regularizer, **kwargs)
-        self.use_cudnn = check_use_cudnn(self.name, use_cudnn)
+        self.use_cudnn = check_use_cudnn(self.name, use_cudnn, type(self).__name__)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "use_cudnn": self.use_cudnn}

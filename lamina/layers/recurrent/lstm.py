@@ -79,7 +79,7 @@ class LSTM(CellRNN):
 
     Weights (in the ``lstm_cell`` sublayer): ``kernel`` (features, 4*units),
     ``recurrent_kernel`` (units, 4*units), ``bias`` (4*units,). ``return_state`` returns
-    ``[output, h, c]``. ``use_cudnn`` is accepted and ignored.
+    ``[output, h, c]``. ``use_cudnn=True`` warns once: Lamina has no cuDNN kernels.
     """
 
     cell_class = LSTMCell
@@ -106,7 +106,7 @@ class LSTM(CellRNN):
                              go_backwards=go_backwards, stateful=stateful, unroll=unroll)
         super().__init__(cell_arguments, rnn_arguments,
                          activity_regularizer=activity_regularizer, **kwargs)
-        self.use_cudnn = check_use_cudnn(self.name, use_cudnn)
+        self.use_cudnn = check_use_cudnn(self.name, use_cudnn, type(self).__name__)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "use_cudnn": self.use_cudnn}
