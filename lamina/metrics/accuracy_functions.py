@@ -66,17 +66,22 @@ def sparse_categorical_accuracy(y_true, y_pred):
     return matches
 
 
-def in_top_k(targets, predictions, k: int):
+def in_top_k(targets, predictions, k: int, name: str = "in_top_k"):
     """Whether each target's score is among the ``k`` largest of its row: fewer than ``k``
     scores are strictly larger (ties with the k-th score count as in, as in Keras; a NaN
-    score never does). ``targets`` has shape (n,), ``predictions`` (n, classes)."""
+    score never does). ``targets`` has shape (n,), ``predictions`` (n, classes); a target
+    outside ``[0, classes)`` is an error naming ``name``, in eager and graph mode."""
     if not is_float(predictions.dtype):
         predictions = ops.cast(predictions, floatx())
     if targets.ndim != 1 or predictions.ndim != 2 or targets.shape[0] != predictions.shape[0]:
         raise ShapeError(f"in_top_k: expected targets of shape (n,) and predictions of shape "
                          f"(n, classes); received {describe_shape(targets.shape)} and "
                          f"{describe_shape(predictions.shape)}")
-    at_label = ops.take_along_axis(predictions, ops.expand_dims(targets, -1), axis=-1)
+    at_label = ops.take_along_axis(
+        predictions, ops.expand_dims(targets, -1), axis=-1,
+        range_message=f"{name}: y_true holds the label {{bad}}, outside the valid range "
+                      f"[0, {{size}}) for y_pred with {{size}} classes (received labels from "
+                      f"{{low}} to {{high}})")
     at_label = ops.where(ops.isnan(at_label), float("-inf"), at_label)
     larger = ops.sum(ops.cast(ops.greater(predictions, at_label), "int32"), axis=-1)
     return ops.less(larger, k)
@@ -89,7 +94,7 @@ def _top_k_hits(name, labels, y_pred, k):
         y_pred = ops.reshape(y_pred, (-1, y_pred.shape[-1]))
     if labels.ndim > 1:
         labels = ops.reshape(labels, (-1,))
-    hits = ops.cast(in_top_k(ops.cast(labels, "int32"), y_pred, k), floatx())
+    hits = ops.cast(in_top_k(ops.cast(labels, "int32"), y_pred, k, name=name), floatx())
     return ops.reshape(hits, label_shape)
 
 

@@ -17,7 +17,7 @@ smallest and largest index received).
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..autograd.tensor import TensorBase
 from ..dtypes import floatx, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
 from .array import broadcast_to, reshape
@@ -44,19 +44,6 @@ def _as_indices(op: str, arg: str, indices, like):
                                     backend=getattr(like, "backend", None))
     _require_int(op, arg, indices)
     return indices
-
-
-def _check_range(op: str, indices, size, axis, low=None) -> None:
-    """Raise IndexRangeError unless every index is in [-size, size) (or [low, size)); for
-    concrete tensors only (``scatter`` checks its per-axis indices before flattening)."""
-    if not isinstance(indices, Tensor) or size is None or indices.size == 0:
-        return
-    low = -size if low is None else low
-    smallest, largest = indices.backend.index_bounds(indices.data)
-    for bad in (smallest, largest):
-        if not low <= bad < size:
-            raise IndexRangeError(f"{op}: index {bad} is out of range for axis {axis} of "
-                                  f"size {size} (valid: [{low}, {size}))")
 
 
 def check_indices(backend, op: str, indices, size: int, axis: int,
@@ -235,6 +222,36 @@ def _message_attr(range_message) -> dict:
 
 
 # --------------------------------------------------------------------------- scatter
+@register_op
+class CheckIndexRange(Op):
+    """``indices`` unchanged, after checking that column ``j`` of its last axis lies in
+    ``[-sizes[j], sizes[j])``: a node of its own, so the check runs when a graph runs too
+    (``scatter`` flattens its indices, after which a bad one would land somewhere valid)."""
+    name = "check_index_range"
+    differentiable = False
+
+    def output_spec(self, indices, sizes, op):
+        return Spec(indices.shape, indices.dtype)
+
+    def forward(self, backend, indices, out=None, sizes=(), op="scatter"):
+        for j, size in enumerate(sizes):
+            _check_column(backend, op, indices[..., j], size, j)
+        return indices
+
+    def gradient(self, ctx, g):
+        return (None,)
+
+
+def _check_column(backend, op: str, column, size: int, axis: int) -> None:
+    if column.size == 0:
+        return
+    smallest, largest = backend.index_bounds(column)
+    for bad in (smallest, largest):
+        if not -size <= bad < size:
+            raise IndexRangeError(f"{op}: index {bad} is out of range for axis {axis} of "
+                                  f"size {size} (valid: [{-size}, {size}))")
+
+
 def scatter(indices, values, shape):
     """A tensor of ``shape`` that is zero except for ``values`` added at ``indices``
     (Keras's ``keras.ops.scatter``): ``indices`` has shape (..., k) and addresses the first k
@@ -252,8 +269,7 @@ def scatter(indices, values, shape):
         raise ShapeError(f"scatter: 'values' must have shape {describe_shape(expected)} for "
                          f"indices of shape {describe_shape(indices.shape)} into {shape}; "
                          f"received {describe_shape(values.shape)}")
-    for j in range(k):
-        _check_range("scatter", indices[..., j], shape[j], j)
+    indices = CheckIndexRange(indices, sizes=shape[:k], op="scatter")   # in both modes
     positions = 1
     for d in shape[:k]:
         positions *= d

@@ -150,3 +150,18 @@ def test_take_along_axis_refuses_out_of_range_indices(backend, compiled):
 def test_index_bounds_kernel(backend):
     indices = backend.asarray(np.array([[3, -2], [7, 0]], dtype="int32"))
     assert backend.index_bounds(indices) == (-2, 7)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sparse_top_k_accuracy_refuses_a_label_outside_the_classes(compiled):
+    """-1 would otherwise read the last class's score (numpy's negative index)."""
+    metric = lambda y, p: lamina.metrics.sparse_top_k_categorical_accuracy(y, p, k=1)  # noqa: E731
+    if compiled:
+        metric = lamina.jit(metric)
+    y_pred = np.array([[0.1, 0.2, 0.7], [0.5, 0.3, 0.2]], "float32")
+    np.testing.assert_array_equal(metric(np.array([2, 1]), y_pred).numpy(), [1.0, 0.0])
+    with pytest.raises((IndexRangeError, GraphExecutionError),
+                       match=r"sparse_top_k_categorical_accuracy: y_true holds the label -1, "
+                             r"outside the valid range \[0, 3\) for y_pred with 3 classes "
+                             r"\(received labels from -1 to 1\)"):
+        metric(np.array([-1, 1]), y_pred)

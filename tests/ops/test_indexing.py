@@ -5,6 +5,7 @@ import lamina
 from lamina import ops
 from lamina.errors import DTypeError, ShapeError
 from lamina.graph import SymbolicTensor
+from lamina.graph.errors import GraphExecutionError
 from tests.harness import case, rand, run_case
 
 _rows = np.array([[2, 0], [2, 2], [1, 0]], np.int32)          # duplicates on purpose
@@ -78,6 +79,9 @@ CASES = [
     case("scatter", lambda i, v: ops.scatter(i, v, [2, 3, 4]),
          lambda i, v: np_scatter(i, v, (2, 3, 4)),
          [np.array([[[0, -1]], [[1, 0]]], np.int32), rand(2, 1, 4)], label="batched-negative"),
+    case("check_index_range", lambda i: ops.OP_REGISTRY["check_index_range"](
+        i, sizes=(3, 4), op="scatter"), lambda i: i, [np.array([[0, -4], [2, 3]], np.int32)],
+        grad=False),
     case("one_hot", lambda x: ops.one_hot(x, 4), lambda x: np_one_hot(x, 4),
          [np.array([[0, 3], [4, -1]], np.int32)], grad=False),
     case("one_hot", lambda x: ops.one_hot(x, 3, axis=0, dtype="int32"),
@@ -143,6 +147,17 @@ def test_out_of_range_indices_name_the_op_axis_size_and_index(backend):
     with pytest.raises(IndexError, match=r"scatter: index 2 is out of range for axis 1 of "
                                          r"size 2"):
         ops.scatter(t([[0, 2]], "int32"), t([1.0]), (3, 2))
+
+
+def test_scatter_checks_each_axis_in_a_graph_too(backend):
+    """Flattened, index (0, 3) of a (3, 2) scatter would land on (1, 1): the per-axis
+    check is a node of the graph, so a compiled scatter raises as the eager one does."""
+    scatter = lamina.jit(lambda i, v: ops.scatter(i, v, (3, 2)))
+    np.testing.assert_array_equal(scatter(t([[1, 1]], "int32"), t([1.0])).numpy(),
+                                  [[0, 0], [0, 1], [0, 0]])
+    with pytest.raises(GraphExecutionError, match=r"scatter: index 3 is out of range for "
+                                                  r"axis 1 of size 2 \(valid: \[-2, 2\)\)"):
+        scatter(t([[0, 3]], "int32"), t([1.0]))
 
 
 def test_take_along_axis_shape_errors(backend):
