@@ -167,7 +167,15 @@ class Backend(ConvKernels, RandomKernels):
 
     # ----------------------------------------------------------------- reduction
     def reduce(self, fn: str, x, axis, keepdims: bool, out=None):
-        """``fn`` in REDUCE over ``axis`` (None, int or tuple); the result keeps x's dtype."""
+        """``fn`` in REDUCE over ``axis`` (None, int or tuple); the result keeps x's dtype.
+
+        A float sum, mean or product reads ``x`` in C order: numpy orders a reduction by the
+        input's strides, and the same values can arrive in another layout (an elementwise
+        op returns its inputs' layout eagerly but writes a C-ordered ``out`` in a graph), so
+        the sums would round differently and graph mode would drift from eager."""
+        if fn in ("sum", "mean", "prod") and x.dtype.kind in "fc" and \
+                not x.flags.c_contiguous:
+            x = self.xp.ascontiguousarray(x)
         if fn in ("sum", "mean") and self.device == "cpu":
             result = self._sum_by_matmul(x, axis, keepdims, fn == "mean", out)
             if result is not None:

@@ -92,6 +92,34 @@ def test_training_graph_is_not_folded_and_keeps_the_numbers(images):
     assert len(graph.nodes) == len(plain.nodes)
 
 
+def test_a_constant_affine_in_a_training_step_is_not_folded():
+    """Rescaling after a Dense is a foldable affine; in a training step folding it would
+    round the forward pass differently from eager, and RMSprop turns the rounding-noise
+    gradient of the bias before BatchNormalization into full steps (fuzzer seed 1106)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((16, 5)).astype("float32"), rng.integers(0, 4, 16)
+
+    def build():
+        return lamina.Sequential([
+            lamina.Input((5,)), layers.Dense(8, activation="sigmoid"), layers.Dense(8),
+            layers.Rescaling(2.0, offset=-1.0), layers.BatchNormalization(center=False),
+            layers.Dense(4)])
+    weights = []
+    for eager in (True, False):
+        lamina.utils.set_random_seed(4)
+        model = build()
+        model.compile(lamina.optimizers.RMSprop(0.01), run_eagerly=eager,
+                      loss=lamina.losses.SparseCategoricalCrossentropy(from_logits=True))
+        for _ in range(5):
+            model.train_on_batch(x, y)
+        weights.append(model.get_weights())
+        if not eager:
+            history = dict(model.graph(x, y, step="train").history)
+            assert history["fold_batchnorm"] == history["cse"]     # nothing folded
+    for a, b in zip(*weights):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
 def test_test_step_is_folded_and_evaluates_like_eager(images):
     x, y = images
     results = []
