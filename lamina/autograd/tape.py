@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 from ..errors import GradientError
-from .tensor import Tensor, TensorBase
+from .tensor import TensorBase
 from .variable import Variable
 
 class _ThreadState(threading.local):

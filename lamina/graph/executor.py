@@ -34,7 +34,7 @@ from .. import tree
 from ..autograd.tensor import Tensor, TensorBase
 from .errors import describe_failure
 from .ir import Graph
-from .memory_plan import MemoryPlan, MemoryReport, plan_memory, report
+from .memory_plan import MemoryReport, plan_memory, report
 
 
 class _Mode(NamedTuple):

@@ -15,7 +15,7 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from ..autograd.tensor import TensorBase
 from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
 from .elementwise import unbroadcast
-from .op import Op, Spec, normalize_axes, normalize_axis, register_op
+from .op import Op, Spec, normalize_axes, normalize_axis, register_op, shape_from_like
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
            "stack", "split", "unstack", "pad", "tile", "repeat", "flip", "moveaxis",
@@ -93,12 +93,7 @@ class BroadcastTo(Op):
     name = "broadcast_to"
 
     def output_spec(self, x, *like, shape):
-        if like:
-            if len(like) != 1 or len(like[0].shape) != len(shape):
-                raise ShapeError(f"broadcast_to: argument 'like' must be one tensor of rank "
-                                 f"{len(shape)}; received "
-                                 + ", ".join(describe_shape(t.shape) for t in like))
-            shape = tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
+        shape = shape_from_like(self.name, shape, like)
         if len(shape) < len(x.shape) or any(
                 d not in (1, s) for d, s in zip(x.shape[::-1], shape[::-1])
                 if d is not None and s is not None):

@@ -128,6 +128,18 @@ def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
 
 
 # --------------------------------------------------------------------------- spec helpers
+def shape_from_like(op: str, shape: tuple, like: tuple) -> tuple:
+    """``shape`` with its unknown (None) sizes taken from the optional ``like`` input, a
+    tensor of the same rank: how an op traced with an unknown batch size learns it when the
+    graph runs (``broadcast_like``, random ops' shapes)."""
+    if not like:
+        return tuple(shape)
+    if len(like) != 1 or len(like[0].shape) != len(shape):
+        raise ShapeError(f"{op}: argument 'like' must be one tensor of rank {len(shape)}; "
+                         f"received " + ", ".join(describe_shape(t.shape) for t in like))
+    return tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
+
+
 def check_rank(op: str, arg: str, x, ranks, meaning: str = "") -> None:
     """Raise ShapeError unless ``x.ndim`` is one of ``ranks``."""
     ranks = (ranks,) if isinstance(ranks, int) else tuple(ranks)

@@ -35,7 +35,7 @@ from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor, cast, require_float, unchanged
 from .math import add, multiply, subtract
-from .op import Op, Spec, register_op
+from .op import Op, Spec, register_op, shape_from_like
 
 __all__ = ["random_uniform", "random_normal", "random_truncated_normal", "random_bernoulli",
            "random_randint", "dropout"]
@@ -74,11 +74,7 @@ class _RandomOp(Op):
             raise DTypeError(f"{self.name}: argument 'dtype' must be one of {self.dtypes}; "
                              f"received {dtype!r}")
         if like:
-            if len(like) != 1 or len(like[0].shape) != len(shape):
-                raise ShapeError(f"{self.name}: argument 'like' must be one tensor of rank "
-                                 f"{len(shape)}; received "
-                                 + ", ".join(describe_shape(t.shape) for t in like))
-            shape = tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
+            shape = shape_from_like(self.name, shape, like)
         elif any(d is None for d in shape):
             raise ShapeError(f"{self.name}: a shape with unknown sizes needs a 'like' input to "
                              f"take them from; received shape {describe_shape(shape)}")

@@ -1,20 +1,12 @@
 """fit / evaluate called from a callback of a running fit are independent runs."""
 import numpy as np
-import pytest
 
 import lamina
 from lamina import layers
+from tests.trainers.common import data, fresh_session
 
 
-def setup_function():
-    lamina.backend.clear_session()
-    lamina.utils.set_random_seed(0)
-
-
-def data(n=16, seed=0):
-    rng = np.random.default_rng(seed)
-    return (rng.standard_normal((n, 4)).astype("float32"),
-            rng.standard_normal((n, 3)).astype("float32"))
+setup_function = fresh_session
 
 
 def model(weights=None):

@@ -6,7 +6,6 @@ import inspect
 from ... import ops, tree
 from ...autograd.tensor import TensorBase
 from ...errors import describe_shape
-from ...core.symbolic import SymbolicTensor
 from ...graph.trace import runs_for_real
 from .. import call_context
 from ..input_spec import InputSpec

@@ -5,7 +5,6 @@ import math
 import numbers
 
 from ... import random
-from ...autograd.tensor import Tensor
 from ...graph.trace import runs_for_real
 from ..layer import Layer
 
