@@ -18,15 +18,19 @@ class Node:
 
     ``layer`` is the path of the layer whose ``call`` was running when the node was traced
     (``"model/dense_1"``; None outside any layer): error messages and ``to_dot`` name it.
+    ``several``: the op returns a tuple of outputs (its ``output_spec`` gave a tuple), even
+    a tuple of one (``scan_grad`` for one variable, ``unstack`` of a size-1 axis), so that
+    whoever runs the node unpacks what ``forward`` returns.
     """
-    __slots__ = ("op", "inputs", "attrs", "outputs", "layer")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "layer", "several")
 
-    def __init__(self, op, inputs, attrs, layer: str | None = None):
+    def __init__(self, op, inputs, attrs, layer: str | None = None, several: bool = False):
         self.op = op
         self.inputs = tuple(inputs)
         self.attrs = dict(attrs)
         self.outputs: tuple = ()
         self.layer = layer
+        self.several = several
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} inputs={len(self.inputs)} outputs={len(self.outputs)}>"
@@ -64,8 +68,9 @@ class SymbolicTensor(TensorBase):
 
 def symbolic_apply(op, inputs, attrs):
     spec = op.output_spec(*inputs, **attrs)
-    node = Node(op, inputs, attrs, layer=current_layer_path())
-    if isinstance(spec, tuple) and not hasattr(spec, "dtype"):
+    several = isinstance(spec, tuple) and not hasattr(spec, "dtype")
+    node = Node(op, inputs, attrs, layer=current_layer_path(), several=several)
+    if several:
         node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node, i) for i, s in enumerate(spec))
         return node.outputs
     node.outputs = (SymbolicTensor(spec.shape, spec.dtype, node, 0),)

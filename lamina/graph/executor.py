@@ -183,7 +183,7 @@ class Plan:
 def _step(node, ins, outs, out) -> tuple:
     """(forward, input slots, output slots, attributes with ``out`` bound, several, node)."""
     attrs = node.attrs if out is None else dict(node.attrs, out=out)
-    return (node.op.forward, ins, outs, attrs, len(node.outputs) > 1, node)
+    return (node.op.forward, ins, outs, attrs, node.several, node)
 
 
 def _direct_updates(schedule, update_slots, variable_slots, memory) -> dict:

@@ -52,9 +52,10 @@ def _rebuild_nodes(entries: list, values: dict, shared: dict) -> list:
         where = f"node {k} ({entry['op']})"
         node_inputs = [_resolve(ref, values, where) for ref in entry["inputs"]]
         attrs = decode(entry["attrs"], special)
-        node = Node(op, node_inputs, attrs, layer=entry.get("layer"))
         specs = op.output_spec(*node_inputs, **attrs)
-        specs = specs if isinstance(specs, tuple) and not hasattr(specs, "dtype") else (specs,)
+        several = isinstance(specs, tuple) and not hasattr(specs, "dtype")
+        node = Node(op, node_inputs, attrs, layer=entry.get("layer"), several=several)
+        specs = specs if several else (specs,)
         recorded = [(tuple(shape), dtype) for shape, dtype in entry["outputs"]]
         if [(tuple(s.shape), s.dtype) for s in specs] != recorded:
             got = ", ".join(f"{describe_shape(s.shape)} {s.dtype}" for s in specs)

@@ -27,7 +27,7 @@ class Program:
             ins = tuple(self._slot(x) if isinstance(x, TensorBase) else self._literal(x)
                         for x in node.inputs)
             outs = tuple(self._slot(o) for o in node.outputs)
-            self.steps.append((node.op.forward, ins, outs, node.attrs, len(outs) > 1))
+            self.steps.append((node.op.forward, ins, outs, node.attrs, node.several))
         self.output_slots = [self._slot(o) if isinstance(o, TensorBase) else None
                              for o in outputs]
 

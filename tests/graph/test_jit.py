@@ -93,3 +93,19 @@ def test_assign_add_casts_a_wider_delta_first_as_eager_does(method):
     sign = 1 if method == "assign_add" else -1
     np.testing.assert_array_equal(results[0], start + sign * np.float32(1 / 7))
     np.testing.assert_array_equal(results[1], results[0])
+
+
+def test_an_op_returning_a_tuple_of_one_is_unpacked_in_a_graph():
+    """The split op with one piece (and scan_grad for one variable) returns a 1-tuple: the
+    plan must unpack it, or the next op reads a (1, ...) array (the fuzzer's seed 1015
+    crashed on the memory plan's out buffer; without it the shape was silently wrong)."""
+    def f(x):
+        (piece,) = ops.OP_REGISTRY["split"](x, sizes=(3,), axis=1)
+        return ops.exp(piece) + 1.0
+    x = np.arange(3, dtype="float32").reshape(1, 3)
+    expected = np.exp(x) + 1.0
+    np.testing.assert_allclose(f(ops.convert_to_tensor(x)).numpy(), expected, rtol=1e-6)
+    for passes in (None, []):
+        got = lamina.jit(f, passes=passes)(x).numpy()
+        assert got.shape == (1, 3)
+        np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -47,7 +47,7 @@ def _evaluate(node, backend) -> list | None:
             result = node.op.forward(backend, *arrays, **node.attrs)
         except Exception:       # an error the step must raise when it runs, not here
             return None
-        results = list(result) if len(node.outputs) > 1 else [result]
+        results = list(result) if node.several else [result]
     constants = []
     for out, value in zip(node.outputs, results):
         array = backend.cast(backend.asarray(value, dtype=out.dtype), out.dtype)  # owned copy
