@@ -144,7 +144,8 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
     sequential = kind in ("sequential", "gan")
     for _ in range(r.randint(1, 5)):
         roll = r.random()
-        if kind == "functional" and roll < 0.15 and shape == input_shape and not vocab:
+        if (kind == "functional" and roll < 0.15 and shape == input_shape and not vocab
+                and not any(s.kind == "second_input" for s in stmts)):
             merge, merged = _merge(r, shapes, shape)
             choice, out = _pick(r, shapes, shape, catalogue.SAME_SHAPE, same_shape=True)
             if choice is not None and merge:
