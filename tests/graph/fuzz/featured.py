@@ -12,7 +12,7 @@ import re
 
 import lamina
 
-from . import catalogue_inputs, catalogue_merges
+from . import catalogue, catalogue_inputs, catalogue_merges
 from .catalogue import Choice
 
 # Exported classes the fuzzer does not generate as layers of their own, and why.
@@ -74,6 +74,14 @@ def _producers(rules, name):
     return list(_PRODUCERS.get(name, ()))
 
 
+def _same_shape(r, shapes, shape):
+    for _ in range(10):
+        choice = r.choice(catalogue.SAME_SHAPE)(r, shape)
+        if choice is not None and shapes.apply(choice, shape) == shape:
+            return choice
+    return None
+
+
 def start(seed, r, shapes, kind, rules, stmt_type):
     """The start of seed's model: (kind, input shape, vocabulary, statements, shape after
     them), or None when the featured class does not fit (the generator starts randomly)."""
@@ -94,8 +102,12 @@ def start(seed, r, shapes, kind, rules, stmt_type):
         if name in MERGE_NAMES:
             code = catalogue_merges.merge(r, shape, name)
             out = shapes.merge(code, shape)
-            if out is not None:
-                return kind, shape, 0, [stmt_type("branch", merge=code)], out
+            if out is None:
+                continue
+            # one branch transforms h: merging h with itself is degenerate (h - h == 0)
+            layer = _same_shape(r, shapes, shape)
+            if layer is not None:
+                return kind, shape, 0, [stmt_type("branch", [], [layer], merge=code)], out
             continue
         producers = _producers(rules, name)
         if not producers:
