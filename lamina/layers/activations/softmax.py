@@ -17,7 +17,9 @@ class Softmax(Layer):
 
     ``call(inputs, mask=None)``: positions where ``mask`` is False (it broadcasts against
     ``inputs``) get :func:`large_negative_number` added first, so they receive ~0
-    probability, as in Keras.
+    probability, as in Keras. A mask of lower rank is aligned with the leading axes (a
+    timestep mask from ``Masking`` or ``Embedding(mask_zero=True)`` masks every feature
+    of a step), where Keras would fail to broadcast it.
     """
 
     def __init__(self, axis=-1, **kwargs):
@@ -38,10 +40,26 @@ class Softmax(Layer):
                              f"{rank}); received axis={self.axis} for input shape "
                              f"{tuple(inputs.shape)}")
         if mask is not None:
+            mask = self._aligned_mask(mask, inputs)
             dropped = ops.subtract(1.0, ops.cast(mask, inputs.dtype))
             inputs = ops.add(inputs, ops.multiply(dropped,
                                                   large_negative_number(inputs.dtype)))
         return ops.softmax(inputs, axis=tuple(axes))
+
+    def _aligned_mask(self, mask, inputs):
+        shape, mask_shape = tuple(inputs.shape), tuple(mask.shape)
+        if len(mask_shape) < len(shape) and all(
+                m is None or s is None or m in (1, s) for m, s in zip(mask_shape, shape)):
+            for _ in range(len(shape) - len(mask_shape)):
+                mask = ops.expand_dims(mask, -1)
+            return mask
+        if len(mask_shape) > len(shape) or not all(
+                m is None or s is None or m in (1, s) or s == 1
+                for m, s in zip(mask_shape[::-1], shape[::-1])):
+            raise ValueError(f"{self.name}: the mask must broadcast against the inputs (or "
+                             f"match their leading axes); received mask shape {mask_shape} "
+                             f"for input shape {shape}")
+        return mask
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

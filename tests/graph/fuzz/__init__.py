@@ -3,6 +3,12 @@ programs, run eagerly and as graphs, compared.
 
 - ``catalogue.py``: the layers, each with a shape rule giving constructor code for an input
   shape (or None when it does not fit), plus the layer-harness cases walked generically;
+  ``catalogue_3d.py`` (volumes), ``catalogue_recurrent.py`` (RNN over cells),
+  ``catalogue_merges.py`` (two-input layers), ``catalogue_inputs.py`` (first layers on ids
+  or floats: Embedding, CategoryEncoding, Discretization);
+- ``featured.py``: seed k starts its model with the k-th exported layer class, so the CI
+  seeds cover every class (tests/graph/test_fuzz_coverage.py);
+- ``shapes.py``: a layer tried on symbolic tensors gives its output shape;
 - ``models.py``: a seed -> a :class:`ModelSpec` (kind, layer statements, optimizer, loss,
   batches, dtype), and the spec -> standalone Python source;
 - ``programs.py``: a seed -> a random ``lamina.jit`` program of views and in-place assigns;

@@ -91,6 +91,14 @@ def dense_regularized(r, s):
                   f"bias_regularizer='l1', activity_regularizer='l2')")
 
 
+def lambda_layer(r, s):
+    return Choice(f"layers.Lambda(lambda t: {r.choice(LAMBDAS)})")
+
+
+LAMBDAS = ["ops.tanh(t) * 2.0", "t * ops.sigmoid(t)", "ops.square(t) * 0.5 - t",
+           "ops.flip(t, axis=-1)", "ops.abs(t) + ops.sin(t)"]
+
+
 def reshape_flat(r, s):
     return Choice(f"layers.Reshape(({math.prod(s)},))") if len(s) > 1 else None
 
@@ -239,7 +247,8 @@ def image_reshaping(r, s):
 
 
 RULES = [dense, activation, small_activation_layer, dropout, noise, batch_norm, layer_norm,
-         group_norm, unit_norm, identity, dense_regularized, reshape_flat, flatten,
+         group_norm, unit_norm, identity, dense_regularized, lambda_layer, reshape_flat,
+         flatten,
          repeat_vector, reshape_to_sequence, conv1d, conv1d_transpose, separable_conv1d,
          depthwise_conv1d, pool1d, global_pool1d, rnn, sequence_reshaping, attention,
          multi_head_attention, conv2d, conv2d_transpose, separable_conv2d, depthwise_conv2d,
@@ -249,8 +258,6 @@ RULES = [dense, activation, small_activation_layer, dropout, noise, batch_norm, 
 SAME_SHAPE = [lambda r, s: Choice(f"layers.Dense({s[-1]}, activation={_act(r)!r})"),
               layer_norm, activation, dropout, batch_norm, unit_norm]
 
-MERGES = ["layers.Add()", "layers.Subtract()", "layers.Multiply()", "layers.Average()",
-          "layers.Maximum()", "layers.Minimum()", "layers.Concatenate()"]
 
 
 # ---------------------------------------------------------------- the harness walk

@@ -15,11 +15,12 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from . import catalogue
+from . import (catalogue, catalogue_3d, catalogue_inputs, catalogue_merges,
+               catalogue_recurrent, featured)
 from .catalogue import Choice
+from .shapes import Shapes
 
 KINDS = ["sequential", "functional", "subclass", "custom_step", "gan"]
-MAX_ELEMENTS = 256          # per sample, after each layer: keeps a step cheap
 
 OPTIMIZERS = [
     "optimizers.SGD(learning_rate=0.05)",
@@ -98,37 +99,11 @@ class ModelSpec:
 
 
 # ---------------------------------------------------------------- generation
-class _Shapes:
-    """Tries layers on symbolic tensors: the output shape, or None when the call fails."""
-
-    def __init__(self, dtype):
-        import lamina
-        self.lamina, self.dtype = lamina, dtype
-        self.namespace = {"layers": lamina.layers}
-
-    def apply(self, choice: Choice, shape):
-        lamina = self.lamina
-        try:
-            x = lamina.Input(shape, dtype=self.dtype)
-            layer = eval(choice.code, self.namespace)
-            call = choice.call.format(layer="layer", x="x")
-            out = eval(call, {"layer": layer, "x": x})
-            if choice.sequential:       # a real call in training mode too (noise_shape)
-                layer(lamina.ops.zeros((2, *shape), dtype=self.dtype), training=True)
-        except Exception:
-            return None
-        if not hasattr(out, "shape") or "float" not in str(out.dtype):
-            return None
-        shape = tuple(out.shape[1:])
-        if not shape or None in shape or 0 in shape or math.prod(shape) > MAX_ELEMENTS:
-            return None
-        return shape
-
-
 def _rules():
     global _ALL_RULES
     if _ALL_RULES is None:
-        _ALL_RULES = catalogue.RULES * 3 + catalogue.harness_rules()
+        _ALL_RULES = (catalogue.RULES * 3 + catalogue_3d.RULES * 3
+                      + catalogue_recurrent.RULES * 2 + catalogue.harness_rules())
     return _ALL_RULES
 
 
@@ -161,31 +136,21 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
     r = random.Random(seed)
     kind = kind or r.choice(KINDS)
     dtype = "float64" if r.random() < 0.25 else "float32"
-    shapes = _Shapes(dtype)
-    rank = r.choice([1, 1, 2, 2, 3])
-    vocab = 0
-    if rank == 1:
-        shape = (r.randint(2, 8),)
-    elif rank == 2:
-        shape = (r.randint(3, 7), r.randint(1, 4))
-        if r.random() < 0.25 and kind != "gan":
-            vocab, shape = r.randint(5, 12), (shape[0],)
-    else:
-        shape = (r.randint(4, 6), r.randint(4, 6), r.randint(1, 3))
-    input_shape = shape
-    stmts = []
-    if vocab:
-        stmts.append(Stmt("layer", [Choice(f"layers.Embedding({vocab}, {r.randint(2, 4)})")]))
-        shape = (shape[0], int(stmts[0].choices[0].code.split(", ")[1].rstrip(")")))
+    shapes = Shapes(dtype)
+    begun = featured.start(seed, r, shapes, kind, _rules(), Stmt)
+    if begun is None:
+        begun = _random_start(r, shapes, kind)
+    kind, input_shape, vocab, stmts, shape = begun
     sequential = kind in ("sequential", "gan")
     for _ in range(r.randint(1, 5)):
         roll = r.random()
-        if kind == "functional" and roll < 0.15 and not stmts:
-            merge = r.choice(catalogue.MERGES)
+        if (kind == "functional" and roll < 0.15 and shape == input_shape and not vocab
+                and not any(s.kind == "second_input" for s in stmts)):
+            merge, merged = _merge(r, shapes, shape)
             choice, out = _pick(r, shapes, shape, catalogue.SAME_SHAPE, same_shape=True)
-            if choice is not None and not vocab:
+            if choice is not None and merge:
                 stmts.append(Stmt("second_input", [choice], merge=merge, shape=shape))
-                shape = shapes_after_merge(merge, shape)
+                shape = merged
             continue
         if not sequential and roll < 0.3:
             choice, out = _pick(r, shapes, shape, catalogue.SAME_SHAPE, same_shape=True)
@@ -195,10 +160,10 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
         if kind in ("functional", "subclass", "custom_step") and roll < 0.45:
             a, shape_a = _chain(r, shapes, shape, r.randint(0, 2))
             b, shape_b = _chain(r, shapes, shape, r.randint(0, 2))
-            merge = r.choice(catalogue.MERGES)
-            if shape_a == shape_b and (a or b):
+            merge, merged = _merge(r, shapes, shape_a)
+            if shape_a == shape_b and (a or b) and merge:
                 stmts.append(Stmt("branch", a, b, merge=merge))
-                shape = shapes_after_merge(merge, shape_a)
+                shape = merged
             continue
         if kind != "gan" and roll < 0.6:
             functional = kind == "functional" and r.random() < 0.5
@@ -217,9 +182,9 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
     units = units or r.randint(2, 4)
     head = []
     if len(shape) > 1:
+        pool = {3: "layers.GlobalAveragePooling2D()", 4: "layers.GlobalMaxPooling3D()"}
         head.append(Choice(r.choice(["layers.Flatten()", f"layers.Reshape(({math.prod(shape)},))"])
-                           if len(shape) != 3 or r.random() < 0.7
-                           else "layers.GlobalAveragePooling2D()"))
+                           if len(shape) not in pool or r.random() < 0.7 else pool[len(shape)]))
     head.append(Choice(f"layers.Dense({units}, activation={head_act!r})"))
     order = list(range(len(_attributes(stmts)) + len(head)))
     r.shuffle(order)
@@ -238,10 +203,26 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
                      predict_batch=r.randint(1, n))
 
 
-def shapes_after_merge(merge, shape):
-    if "Concatenate" in merge:
-        return (*shape[:-1], shape[-1] * 2)
-    return shape
+def _merge(r, shapes, shape):
+    """A merging layer for two tensors of ``shape``: (code, merged shape) or (None, shape)."""
+    for _ in range(10):
+        code = catalogue_merges.merge(r, shape)
+        merged = shapes.merge(code, shape)
+        if merged is not None:
+            return code, merged
+    return None, shape
+
+
+def _random_start(r, shapes, kind):
+    """(kind, input shape, vocabulary, first statements, shape after them)."""
+    rank = r.choice([1, 1, 2, 2, 3, 4])
+    shape = featured.random_shape(r, rank)
+    if rank <= 2 and r.random() < 0.25 and kind != "gan":
+        first, vocab, codes = catalogue_inputs.first(r)
+        out = shapes.chain(codes, first, "int32" if vocab else None)
+        if out is not None:
+            return kind, first, vocab, [Stmt("layer", [Choice(c)]) for c in codes], out
+    return kind, shape, 0, [], shape
 
 
 def _attributes(stmts):

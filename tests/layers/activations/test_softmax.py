@@ -62,3 +62,24 @@ def test_rejects_bad_axis():
     with pytest.raises(ValueError, match=r"s2: argument 'axis' must name axes of the input "
                                          r"\(rank 2\); received axis=2"):
         layers.Softmax(axis=2, name="s2")(np.ones((2, 3), "float32"))
+
+
+def test_a_timestep_mask_masks_every_feature_of_a_step_in_both_modes():
+    # Masking gives a (batch, steps) mask for (batch, steps, features) inputs (fuzzer
+    # seeds 510, 878): it used to fail to broadcast in the layer's add.
+    import lamina
+    x = np.array([[[0.1, 0.2], [1.5, 1.5], [0.3, -0.4]]], "float32")
+    inputs = lamina.Input((3, 2))
+    model = lamina.Model(inputs, layers.Softmax(axis=1)(layers.Masking(mask_value=1.5)(inputs)))
+    e = np.exp(x[0, [0, 2]])
+    want = np.zeros_like(x)
+    want[0, [0, 2]] = e / e.sum(0)
+    np.testing.assert_allclose(model(x).numpy(), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(model.predict(x, verbose=0), want, rtol=1e-6, atol=1e-7)
+
+
+def test_a_mask_that_fits_neither_way_is_refused():
+    with pytest.raises(ValueError, match=r"sm: the mask must broadcast against the inputs "
+                                         r"\(or match their leading axes\); received mask "
+                                         r"shape \(2, 5\) for input shape \(2, 3, 4\)"):
+        layers.Softmax(name="sm")(np.ones((2, 3, 4), "float32"), mask=np.ones((2, 5), bool))
