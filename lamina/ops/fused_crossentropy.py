@@ -14,8 +14,8 @@ costs what it costs in eager mode and passes no gradient, as there.
   Gradient for the logits: ``p * sum(w) - w`` with ``w = labels * mask * g``. Sparse labels
   are range-checked as ``take_along_axis`` checks them (its ``range_message`` is kept).
 * ``sigmoid_crossentropy(labels, logits, axis, bounds)``: per-sample mean over ``axis`` of
-  ``-(z log(sigmoid(x)) + (1 - z) log(1 - sigmoid(x)))``. Gradient: ``(sigmoid(x) - z) *
-  mask * g / n``.
+  ``-(z log(c) + (1 - z) log(1 - c))``, ``c = clip(sigmoid(x))`` computed as eager mode
+  computes it. Gradient: ``(sigmoid(x) - z) * mask * g / n``.
 
 The ``*_grad`` ops are only created by the optimizer, after autodiff: they have no
 gradient themselves (``differentiable = False``).
@@ -28,7 +28,7 @@ from ..errors import DTypeError, GradientError, ShapeError, describe_shape
 from .array import expand_dims
 from .core import convert_to_tensor, require_float
 from .indexing import check_indices
-from .math import clip, log, multiply, negative, subtract
+from .math import clip, log, multiply, negative
 from .op import Op, Spec, normalize_axis, register_op
 from .softmax import LogSoftmax
 
@@ -51,14 +51,11 @@ def _check(op: str, labels, logits, axis: int, sparse: bool) -> tuple:
     return tuple(d for i, d in enumerate(logits.shape) if i != axis), axis
 
 
-def _clipped(backend, values, bounds, dtype, complement: bool = False):
-    """``values`` clipped to the logs of ``bounds`` (of ``1 - bounds`` for complement)."""
+def _clipped(backend, values, bounds, dtype):
+    """``values`` clipped to the logs of ``bounds``."""
     if bounds is None:
         return values
     lo, hi = (backend.asarray(b, dtype=dtype) for b in bounds)
-    if complement:
-        one = backend.asarray(1, dtype=dtype)
-        lo, hi = backend.binary("subtract", one, hi), backend.binary("subtract", one, lo)
     log_lo, log_hi = backend.unary("log", lo), backend.unary("log", hi)
     return backend.clip(values, log_lo, log_hi, out=values)
 
@@ -153,13 +150,11 @@ class SoftmaxCrossentropyGrad(Op):
                             f"and has no gradient")
 
 
-def log_bounds(bounds, like, complement: bool = False) -> list:
-    """``log(lo), log(hi)`` (of ``1 - hi, 1 - lo`` for complement) as constants of
-    ``like``'s dtype and backend, rounded in that dtype as the eager chain rounds them."""
+def log_bounds(bounds, like) -> list:
+    """``log(lo), log(hi)`` as constants of ``like``'s dtype and backend, rounded in that
+    dtype as the eager chain rounds them."""
     backend = like.backend.name if isinstance(like, Tensor) else None
     lo, hi = (convert_to_tensor(b, dtype=like.dtype, backend=backend) for b in bounds)
-    if complement:
-        lo, hi = subtract(1, hi), subtract(1, lo)
     return [log(lo), log(hi)]
 
 
