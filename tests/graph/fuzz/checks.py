@@ -134,23 +134,32 @@ def _train(model, x, y, training):
             for b in training["train_batches"]]
 
 
-def noise_weights(model, grads, dtype) -> set:
+def noise_weights(model, grads, other_grads, dtype) -> set:
     """Positions in ``model.weights`` of the trainable weights whose gradient is rounding
-    noise (a bias right before a normalization has a true gradient of zero), when the
-    optimizer's step does not scale with the gradient (everything but SGD: Adam, RMSprop,
-    Lion, ...). Such a weight moves by whole steps in directions that rounding decides, so
-    two correct computations that round differently (a scan's per-step gradient sums
-    against the eager tape's running sum) train it apart, and the statistics after it
+    noise, when the optimizer's step does not scale with the gradient (everything but SGD:
+    Adam, RMSprop, Lion, ...). A bias right before a normalization has a true gradient of
+    zero: what is computed is rounding, either tiny (at most 1e-6 of the largest gradient;
+    1e-13 in float64) or, where the normalization's backward cancels large terms, as large
+    as the disagreement between two correct computations (eager's ``grads`` and the
+    graph's ``other_grads`` differ by over 1% of it). Such a weight moves by whole steps in
+    directions that rounding decides, so eager and graph train it apart (a scan's per-step
+    gradient sums against the eager tape's running sum), and the statistics after it
     (BatchNormalization's moving mean) follow. ``run_checks`` freezes these weights in
     both twins before training; their gradients were compared (absolute tolerance)."""
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or isinstance(optimizer, lamina.optimizers.SGD):
         return set()
-    sizes = [float(np.max(np.abs(_host(g)))) if g is not None and _host(g).size else 0.0
-             for g in grads]
-    top = max(sizes, default=0.0)
-    floor = top * (1e-6 if dtype == "float32" else 1e-13)
-    noisy = {id(v) for v, size in zip(model.trainable_weights, sizes) if size <= floor}
+
+    def size(g):
+        return float(np.max(np.abs(_host(g)))) if g is not None and _host(g).size else 0.0
+    sizes = [size(g) for g in grads]
+    floor = max(sizes, default=0.0) * (1e-6 if dtype == "float32" else 1e-13)
+    noisy = set()
+    for v, g, other, magnitude in zip(model.trainable_weights, grads, other_grads, sizes):
+        disagreement = size(_host(g) - _host(other)) if g is not None and other is not None \
+            else 0.0
+        if magnitude <= floor or disagreement > 0.01 * magnitude:
+            noisy.add(id(v))
     return {k for k, v in enumerate(model.weights) if id(v) in noisy}
 
 
@@ -175,6 +184,7 @@ def run_checks(ns):
         if found:
             return found
         if what == "gradients":
-            for k in noise_weights(eager, results[1][1], dtype):
+            (_, graph_grads), (_, eager_grads) = results
+            for k in noise_weights(eager, eager_grads, graph_grads, dtype):
                 eager.weights[k].trainable = graph.weights[k].trainable = False
     return []
