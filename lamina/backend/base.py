@@ -172,10 +172,13 @@ class Backend(ConvKernels, RandomKernels):
         A float sum, mean or product reads ``x`` in C order: numpy orders a reduction by the
         input's strides, and the same values can arrive in another layout (an elementwise
         op returns its inputs' layout eagerly but writes a C-ordered ``out`` in a graph), so
-        the sums would round differently and graph mode would drift from eager."""
-        if fn in ("sum", "mean", "prod") and x.dtype.kind in "fc" and \
-                not x.flags.c_contiguous:
-            x = self.xp.ascontiguousarray(x)
+        the sums would round differently and graph mode would drift from eager. For the
+        same reason it ignores ``x``'s axes of size 1 (see _reduce_without_unit_axes)."""
+        if fn in ("sum", "mean", "prod") and x.dtype.kind in "fc":
+            if not x.flags.c_contiguous:
+                x = self.xp.ascontiguousarray(x)
+            if axis is not None and 1 in x.shape:
+                return self._reduce_without_unit_axes(fn, x, axis, keepdims, out)
         if fn in ("sum", "mean") and self.device == "cpu":
             result = self._sum_by_matmul(x, axis, keepdims, fn == "mean", out)
             if result is not None:
@@ -188,6 +191,37 @@ class Backend(ConvKernels, RandomKernels):
             return getattr(self.xp, fn)(x, axis=axis, keepdims=keepdims, out=out,
                                         dtype=x.dtype)
         return getattr(self.xp, fn)(x, axis=axis, keepdims=keepdims, out=out)
+
+    def _reduce_without_unit_axes(self, fn: str, x, axis, keepdims: bool, out=None):
+        """``reduce`` of a C-contiguous float ``x`` with its size-1 axes squeezed out.
+
+        Listing an axis of size 1 changes no value but would change the summation (the
+        leading or trailing axes go to a matrix product, others to numpy's loop): a
+        batch-polymorphic graph reduces a gradient over the batch axis, whose size it does
+        not know, where eager mode with a batch of one does not (fuzzer seed 926)."""
+        ndim = x.ndim
+        axes = {a % ndim for a in ((axis,) if isinstance(axis, int) else axis)}
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdims \
+            else tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        kept = [i for i, d in enumerate(x.shape) if d != 1]
+        inner = tuple(k for k, i in enumerate(kept) if i in axes)
+        squeezed = x.reshape(tuple(x.shape[i] for i in kept))
+        if not inner:                          # only unit axes reduced: the values, copied
+            if out is None:
+                return squeezed.reshape(shape).copy()
+            self.xp.copyto(out, squeezed.reshape(shape))
+            return out
+        into = None
+        if out is not None and out.dtype == x.dtype and out.flags.c_contiguous:
+            into = out.reshape(tuple(squeezed.shape[k] for k in range(squeezed.ndim)
+                                     if k not in inner))
+        result = self.reduce(fn, squeezed, inner if len(inner) > 1 else inner[0], False,
+                             out=into)
+        if out is None:
+            return result.reshape(shape)
+        if into is None:
+            self.xp.copyto(out, result.reshape(shape))
+        return out
 
     def arg_reduce(self, fn: str, x, axis):
         """``argmax``/``argmin`` along ``axis`` (an int, or None for the flattened input)."""

@@ -7,10 +7,15 @@ type, so building a functional model is already tracing.
 """
 from __future__ import annotations
 
+import itertools
+
 from ..autograd.tensor import TensorBase
 from ..dtypes import standardize
 from ..errors import LaminaError
 from .layer_path import current_layer_path
+
+
+_node_counter = itertools.count()
 
 
 class Node:
@@ -22,9 +27,12 @@ class Node:
     a tuple of one (``scan_grad`` for one variable, ``unstack`` of a size-1 axis), so that
     whoever runs the node unpacks what ``forward`` returns.
     """
-    __slots__ = ("op", "inputs", "attrs", "outputs", "layer", "several")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "layer", "several", "seq")
 
     def __init__(self, op, inputs, attrs, layer: str | None = None, several: bool = False):
+        # creation order: the order the traced program ran its ops, which the eager tape
+        # records (graph autodiff accumulates gradients in the tape's order, autodiff.py)
+        self.seq = next(_node_counter)
         self.op = op
         self.inputs = tuple(inputs)
         self.attrs = dict(attrs)

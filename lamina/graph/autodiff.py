@@ -34,6 +34,7 @@ def _nodes_between(targets, sources) -> list:
         for x in node.inputs:
             if isinstance(x, SymbolicTensor) and x.node is not None and id(x.node) not in seen:
                 stack.append((x, False))
+    order = _in_creation_order(order)
     depends = {id(s) for s in sources}
     relevant = []
     for node in order:
@@ -41,6 +42,25 @@ def _nodes_between(targets, sources) -> list:
             depends.update(id(o) for o in node.outputs)
             relevant.append(node)
     return relevant, depends
+
+
+def _in_creation_order(order: list) -> list:
+    """``order`` sorted by when each node was made, when that is still topological (it is
+    for a trace: a node is made after its inputs' nodes; a rewrite may make one later).
+
+    Walking the nodes backwards in the order the program ran them is what the eager tape
+    does, so a value read by several ops receives their gradients in the tape's order:
+    float addition is not associative, and another order rounds the sum differently
+    (fuzzer seed 465: a sigmoid crossentropy's three terms, whose 1-ulp difference a
+    batch normalization's backward amplified)."""
+    ranked = sorted(order, key=lambda node: node.seq)
+    position = {id(node): k for k, node in enumerate(ranked)}
+    for k, node in enumerate(ranked):
+        for x in node.inputs:
+            producer = getattr(x, "node", None)
+            if producer is not None and position.get(id(producer), -1) > k:
+                return order
+    return ranked
 
 
 def gradients(targets, sources, seeds=None) -> list:

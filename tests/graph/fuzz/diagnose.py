@@ -21,8 +21,10 @@ from .repro import run_spec
 def without_memory_plan():
     original = executor.Plan.__init__
 
-    def plain(self, graph, backend, memory_plan=True):
-        original(self, graph, backend, memory_plan=False)
+    def plain(self, graph, backend, memory_plan=True, shapes=None):
+        # ``shapes`` too: a TypeError here made every batch-polymorphic trace fall back to
+        # a concrete one, so "without the memory plan" also meant "without polymorphism"
+        original(self, graph, backend, memory_plan=False, shapes=shapes)
     with mock.patch.object(executor.Plan, "__init__", plain):
         yield
 
