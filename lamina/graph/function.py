@@ -6,6 +6,7 @@ import collections
 import functools
 import threading
 import warnings
+from typing import NamedTuple
 
 from .. import tree
 from ..autograd.tensor import TensorBase
@@ -31,26 +32,51 @@ def _is_host_array(leaf, backend) -> bool:
     return backend.is_array(leaf) or type(leaf).__module__.split(".")[0] in ("numpy", "cupy")
 
 
-def _as_inputs(name: str, args, kwargs, backend):
+class _Call(NamedTuple):
+    """One call's arguments, flattened once, host arrays made tensors."""
+    args: tuple
+    kwargs: dict
+    leaves: list                # tree.flatten((args, kwargs))
+    tensors: list               # the leaves fed to the graph (Variables are read by it)
+    structure: tuple            # how args and kwargs nest
+
+
+def _arguments(name: str, args, kwargs, backend) -> _Call:
     """``args``/``kwargs`` with host arrays made Tensors (graph inputs keyed by shape and
     dtype, never by value), checking that every other leaf is hashable (a static value)."""
-    def convert(where, value):
-        def leaf_of(leaf):
-            if _is_host_array(leaf, backend):
-                return ops_core.convert_to_tensor(leaf)
-            if not isinstance(leaf, TensorBase):
-                try:
-                    hash(leaf)
-                except TypeError:
-                    raise TypeError(
-                        f"lamina.jit: {name}: argument {where} must be a tensor, an array, "
-                        f"a structure (list, tuple, dict) of them or a hashable static value; "
-                        f"received an unhashable {type(leaf).__name__}") from None
-            return leaf
-        return tree.map_structure(leaf_of, value)
-    args = tuple(convert(f"{k} (positional)", a) for k, a in enumerate(args))
-    kwargs = {key: convert(f"'{key}'", value) for key, value in kwargs.items()}
-    return args, kwargs
+    leaves: list = []
+    structure = (_walk(args, leaves), _walk(kwargs, leaves))     # tree.flatten's order
+    converted = False
+    for k, leaf in enumerate(leaves):
+        if isinstance(leaf, TensorBase):
+            continue
+        if _is_host_array(leaf, backend):
+            leaves[k] = ops_core.convert_to_tensor(leaf)
+            converted = True
+            continue
+        try:
+            hash(leaf)
+        except TypeError:
+            raise TypeError(
+                f"lamina.jit: {name}: argument {_where(args, kwargs, leaf)} must be a tensor, "
+                f"an array, a structure (list, tuple, dict) of them or a hashable static "
+                f"value; received an unhashable {type(leaf).__name__}") from None
+    if converted:
+        args, kwargs = tree.pack_sequence_as((args, kwargs), leaves)
+    tensors = [leaf for leaf in leaves
+               if isinstance(leaf, TensorBase) and not isinstance(leaf, Variable)]
+    return _Call(args, kwargs, leaves, tensors, structure)
+
+
+def _where(args, kwargs, leaf) -> str:
+    """How an error names the argument that holds ``leaf``."""
+    for k, value in enumerate(args):
+        if any(x is leaf for x in tree.flatten(value)):
+            return f"{k} (positional)"
+    for key, value in kwargs.items():
+        if any(x is leaf for x in tree.flatten(value)):
+            return f"'{key}'"
+    return "?"
 
 
 class _VariableKey:
@@ -68,19 +94,11 @@ class _VariableKey:
         return isinstance(other, _VariableKey) and other.variable is self.variable
 
 
-def _tensor_inputs(args, kwargs) -> list:
-    """The tensor leaves fed to the graph at every call (Variables are read by the graph
-    itself, not fed)."""
-    return [leaf for leaf in tree.flatten((args, kwargs))
-            if isinstance(leaf, TensorBase) and not isinstance(leaf, Variable)]
-
-
-def _signature(args, kwargs, backend, relaxed: bool = False) -> tuple:
+def _signature(call: _Call, backend, relaxed: bool = False) -> tuple:
     """Tensors are keyed by shape and dtype (``relaxed``: without the batch size);
     Variables by identity; static values by type and value (hash/eq)."""
-    leaves = tree.flatten((args, kwargs))
     parts = []
-    for leaf in leaves:
+    for leaf in call.leaves:
         if isinstance(leaf, Variable):
             parts.append(("variable", _VariableKey(leaf)))
         elif isinstance(leaf, TensorBase):
@@ -88,14 +106,17 @@ def _signature(args, kwargs, backend, relaxed: bool = False) -> tuple:
             parts.append(("tensor", shape, leaf.dtype))
         else:
             parts.append(("static", type(leaf), leaf))
-    return (backend.name, tuple(parts), _structure(args), _structure(kwargs))
+    return (backend.name, tuple(parts), call.structure)
 
 
-def _structure(value):
+def _walk(value, leaves: list):
+    """Append ``value``'s leaves to ``leaves`` (in ``tree.flatten``'s order) and return how
+    it nests, as a hashable key: one walk per call gives both."""
     if isinstance(value, dict):
-        return tuple((k, _structure(value[k])) for k in sorted(value))
+        return tuple((k, _walk(value[k], leaves)) for k in sorted(value))
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_structure(v) for v in value))
+        return (type(value).__name__, tuple(_walk(v, leaves) for v in value))
+    leaves.append(value)
     return None
 
 
@@ -167,62 +188,62 @@ class GraphFunction:
 
     def __call__(self, *args, **kwargs):
         backend = get_backend()
-        args, kwargs = _as_inputs(self.name, args, kwargs, backend)
-        tensors = _tensor_inputs(args, kwargs)
-        shapes = [tuple(t.shape) for t in tensors]
+        call = _arguments(self.name, args, kwargs, backend)
+        shapes = [tuple(t.shape) for t in call.tensors]
         with self._lock:
-            entry, batch = self._entry(args, kwargs, tensors, backend)
+            entry, batch = self._entry(call, backend)
             try:
                 plan = entry.plan(batch, shapes)
             except ShapeMismatch as error:     # the relaxed graph does not fit this batch
-                self._give_up_relaxed(args, kwargs, backend, error)
-                entry, batch = self._entry(args, kwargs, tensors, backend)
+                self._give_up_relaxed(call, backend, error)
+                entry, batch = self._entry(call, backend)
                 plan = entry.plan(batch, shapes)
-        return pack_results(entry.graph, backend, plan([t.data for t in tensors]))
+        return pack_results(entry.graph, backend, plan([t.data for t in call.tensors]))
 
     def trace(self, *args, **kwargs) -> Graph:
         """The optimized graph for these arguments (traced now if not cached)."""
         backend = get_backend()
-        args, kwargs = _as_inputs(self.name, args, kwargs, backend)
+        call = _arguments(self.name, args, kwargs, backend)
         with self._lock:
-            return self._entry(args, kwargs, _tensor_inputs(args, kwargs), backend)[0].graph
+            return self._entry(call, backend)[0].graph
 
-    def _entry(self, args, kwargs, tensors, backend):
+    def _entry(self, call: _Call, backend):
         """(the traced graph for these arguments, the batch size it is run with)."""
-        batch = batch_size_of(tensors) if self.batch_polymorphic else None
-        key = _signature(args, kwargs, backend, relaxed=batch is not None)
+        batch = batch_size_of(call.tensors) if self.batch_polymorphic else None
+        key = _signature(call, backend, relaxed=batch is not None)
         if batch is not None and key in self._concrete_only:
-            batch, key = None, _signature(args, kwargs, backend)
+            batch, key = None, _signature(call, backend)
         entry = self._plans.get(key)
         if entry is not None:
             self._plans.move_to_end(key)
             return entry, batch
         if batch is not None:
             try:
-                entry = self._trace(args, kwargs, backend, relaxed=True)
-                entry.plan(batch, [tuple(t.shape) for t in tensors])
+                entry = self._trace(call, backend, relaxed=True)
+                entry.plan(batch, [tuple(t.shape) for t in call.tensors])
             except Exception as error:   # needs a concrete batch size: trace at this one
                 self.polymorphic_error = error
                 self._concrete_only.add(key)
-                batch, key = None, _signature(args, kwargs, backend)
+                batch, key = None, _signature(call, backend)
                 entry = self._plans.get(key)
                 if entry is not None:
                     return entry, batch
-                entry = self._trace(args, kwargs, backend)
+                entry = self._trace(call, backend)
         else:
-            entry = self._trace(args, kwargs, backend)
+            entry = self._trace(call, backend)
         self._plans[key] = entry
         if len(self._plans) > MAX_TRACES:
             self._plans.popitem(last=False)
         return entry, batch
 
-    def _give_up_relaxed(self, args, kwargs, backend, error) -> None:
-        key = _signature(args, kwargs, backend, relaxed=True)
+    def _give_up_relaxed(self, call: _Call, backend, error) -> None:
+        key = _signature(call, backend, relaxed=True)
         self.polymorphic_error = error
         self._concrete_only.add(key)
         self._plans.pop(key, None)
 
-    def _trace(self, args, kwargs, backend, relaxed: bool = False) -> _Traced:
+    def _trace(self, call: _Call, backend, relaxed: bool = False) -> _Traced:
+        args, kwargs = call.args, call.kwargs
         from . import passes as pass_registry
         self.trace_count += 1
         if self.trace_count == RETRACE_WARNING:
