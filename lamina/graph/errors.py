@@ -56,8 +56,27 @@ def describe_failure(node, arrays, exc: BaseException) -> GraphExecutionError:
                f"{'  attributes: ' + attrs + chr(10) if attrs else ''}"
                f"  run eagerly (compile(run_eagerly=True), or call the function without "
                f"lamina.jit) to see the failing line of the layer's code")
-    return GraphExecutionError(message, layer=layer, op=op, input_shapes=shapes,
-                               original=exc)
+    return _error_type(type(exc))(message, layer=layer, op=op, input_shapes=shapes,
+                                  original=exc)
+
+
+_TYPES: dict = {}
+
+
+def _error_type(original: type) -> type:
+    """GraphExecutionError, also of the kernel error's type when that is one of Lamina's
+    typed errors: ``except IndexRangeError`` (or ``IndexError``, ``ShapeError``) catches a
+    bad label in graph mode as it does eagerly."""
+    if not issubclass(original, LaminaError) or issubclass(original, GraphExecutionError):
+        return GraphExecutionError
+    if original not in _TYPES:
+        try:
+            _TYPES[original] = type("GraphExecutionError", (GraphExecutionError, original),
+                                    {"__module__": __name__,
+                                     "__doc__": GraphExecutionError.__doc__})
+        except TypeError:                  # bases that cannot be combined: the plain one
+            _TYPES[original] = GraphExecutionError
+    return _TYPES[original]
 
 
 def _shape(value):

@@ -99,3 +99,20 @@ def test_a_failing_kernel_in_jit_is_a_graph_execution_error():
     with pytest.raises(GraphExecutionError, match=r"op 'take' outside any layer") as info:
         lookup(ops.convert_to_tensor(np.array([7], "int32")))
     assert info.value.layer is None and info.value.op == "take"
+
+
+def test_a_typed_kernel_error_keeps_its_type_in_a_graph():
+    """A bad index raises IndexRangeError eagerly; the graph's GraphExecutionError is one
+    too (and an IndexError), so one ``except`` serves both modes."""
+    from lamina.errors import IndexRangeError
+    take = lamina.jit(lambda x, i: ops.take(x, i, axis=0))
+    x, bad = np.ones((3, 2), "float32"), np.array([0, 5], "int32")
+    with pytest.raises(IndexRangeError) as eager:
+        ops.take(ops.convert_to_tensor(x), ops.convert_to_tensor(bad), axis=0)
+    with pytest.raises(IndexRangeError) as graph:
+        take(x, bad)
+    assert isinstance(graph.value, GraphExecutionError) and isinstance(graph.value, IndexError)
+    assert str(eager.value) in str(graph.value)
+    assert graph.value.op == "take" and isinstance(graph.value.original, IndexRangeError)
+    with pytest.raises(GraphExecutionError, match="op 'take'"):
+        take(x, bad)
