@@ -3,12 +3,13 @@ same numbers eagerly and as graphs (float32 rtol 1e-4/atol 1e-5 after several op
 steps, float64 rtol 1e-10; see tests/graph/fuzz/checks.py).
 
 Each seed is one test id. CI runs the fixed seeds below (about a minute on two cores);
-``LAMINA_FUZZ_SEEDS=N`` runs seeds 0..N-1 instead and ``LAMINA_FUZZ_SEED=K`` only seed K.
+``LAMINA_FUZZ_SEEDS=N`` runs seeds 0..N-1 instead (``=A:B`` seeds A..B-1) and
+``LAMINA_FUZZ_SEED=K`` only seed K.
 A failing seed prints a standalone reproduction script, shrunk.
 
-Failures that the items of issue 9 fixed on other branches explain -- proven by
-re-running the case without that cause (tests/graph/fuzz/diagnose.py) -- are xfailed
-with the item in the reason; remove an item from ``KNOWN`` once its fix is merged.
+``KNOWN`` can name a cause that is being fixed elsewhere (proven by re-running the case
+without it, tests/graph/fuzz/diagnose.py): a failure it explains is xfailed with that
+reason. It is empty: every cause found so far is fixed.
 """
 import os
 import warnings
@@ -24,9 +25,12 @@ PROGRAM_SEEDS = 100        # and 0..99 for jit programs
 
 
 def _seeds(default):
+    """LAMINA_FUZZ_SEED=K: seed K; LAMINA_FUZZ_SEEDS=N: seeds 0..N-1, or =A:B: A..B-1."""
     if os.environ.get("LAMINA_FUZZ_SEED"):
         return [int(os.environ["LAMINA_FUZZ_SEED"])]
-    return list(range(int(os.environ.get("LAMINA_FUZZ_SEEDS", default))))
+    seeds = os.environ.get("LAMINA_FUZZ_SEEDS", str(default))
+    first, _, last = seeds.rpartition(":")
+    return list(range(int(first or 0), int(last)))
 
 
 def _known_or_fail(diagnosis, report):
