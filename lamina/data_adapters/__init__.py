@@ -19,21 +19,36 @@ def _is_array_like(x) -> bool:
                                 isinstance(a, (list, float, int)) for a in leaves)
 
 
+def _is_py_dataset(x) -> bool:
+    from ..utils.py_dataset import PyDataset
+    return isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
+                                        and hasattr(x, "on_epoch_end"))
+
+
+def _is_iterable_of_batches(x) -> bool:
+    return inspect.isgenerator(x) or (hasattr(x, "__iter__") and hasattr(x, "__next__")) or \
+        (hasattr(x, "__iter__") and not hasattr(x, "shape") and
+         not isinstance(x, (list, tuple, dict, str, bytes)))
+
+
+def is_batch_source(x) -> bool:
+    """Whether ``x`` yields its own batches (a PyDataset, a generator, an iterable of
+    batches) rather than holding arrays to cut into batches."""
+    return _is_py_dataset(x) or _is_iterable_of_batches(x)
+
+
 def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=False,
                  class_weight=None, what: str = "fit", argument: str = "x"):
     """The adapter for ``x``: arrays, a PyDataset, or an iterable / generator of batches.
     ``what`` and ``argument`` name the caller and its argument in error messages."""
-    from ..utils.py_dataset import PyDataset
-    if isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
-                                    and hasattr(x, "on_epoch_end")):
+    if _is_py_dataset(x):
         _no_extras(what, "a PyDataset", y, sample_weight, batch_size)
         return PyDatasetAdapter(x, steps=steps, shuffle=bool(shuffle) and
-                                getattr(x, "shuffle", False), what=what)
-    if inspect.isgenerator(x) or (hasattr(x, "__iter__") and hasattr(x, "__next__")) or \
-            (hasattr(x, "__iter__") and not hasattr(x, "shape") and
-             not isinstance(x, (list, tuple, dict))):
+                                getattr(x, "shuffle", False), what=what,
+                                class_weight=class_weight)
+    if _is_iterable_of_batches(x):
         _no_extras(what, "a generator or iterable of batches", y, sample_weight, batch_size)
-        return GeneratorDataAdapter(x, steps=steps, what=what)
+        return GeneratorDataAdapter(x, steps=steps, what=what, class_weight=class_weight)
     if x is None:
         raise ValueError(f"{what}: argument '{argument}' is required; received None")
     return ArrayDataAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
@@ -50,5 +65,6 @@ def _no_extras(what, kind, y, sample_weight, batch_size):
                              f"{name}={type(value).__name__}")
 
 
-__all__ = ["ArrayDataAdapter", "GeneratorDataAdapter", "OutputBuffer", "PyDatasetAdapter", "make_adapter",
+__all__ = ["ArrayDataAdapter", "GeneratorDataAdapter", "OutputBuffer", "PyDatasetAdapter",
+           "is_batch_source", "make_adapter",
            "split_validation", "to_host", "unpack_x_y_sample_weight"]

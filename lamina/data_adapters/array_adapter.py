@@ -7,6 +7,7 @@ Keras 3.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -29,6 +30,45 @@ def to_host(x):
     return array
 
 
+def lists_to_arrays(value, what: str, argument: str):
+    """Nested Python lists of numbers become numpy arrays (as Keras 2's list adapter and
+    numpy do: ``[[1, 2], [3, 4]]`` is 2 samples of 2 features); a list holding arrays stays
+    a structure (one entry per model input), its number lists converted in turn."""
+    if type(value) is list and _numbers_only(value):
+        try:
+            return np.asarray(value)
+        except ValueError:
+            raise ValueError(f"{what}: argument '{argument}' is a ragged nested list (its "
+                             f"rows have different lengths); pass rows of one length, or "
+                             f"a numpy array") from None
+    if type(value) in (list, tuple):
+        return type(value)(lists_to_arrays(v, what, argument) for v in value)
+    if type(value) is dict:
+        return {k: lists_to_arrays(v, what, argument) for k, v in value.items()}
+    return value
+
+
+def _numbers_only(value) -> bool:
+    """Whether ``value`` is a number or nested lists/tuples of numbers only (an empty list
+    counts: it becomes an empty array)."""
+    stack = [value]
+    while stack:                   # a loop, not recursion: deep lists are lists too
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif not isinstance(item, numbers.Number):
+            return False
+    return True
+
+
+def host_structure(value, what: str, argument: str):
+    """``value`` (arrays, tensors, nested Python lists, in lists/tuples/dicts) as the same
+    structure of host numpy arrays."""
+    if value is None:
+        return None
+    return tree.map_structure(to_host, lists_to_arrays(value, what, argument))
+
+
 def num_samples(structure, what: str) -> int | None:
     sizes = {len(a) if a.ndim else None for a in tree.flatten(structure) if a is not None}
     if None in sizes:
@@ -43,11 +83,16 @@ class ArrayDataAdapter:
     """Batches of ``(x, y, sample_weight)`` from arrays, reshuffled every epoch."""
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-                 steps=None, class_weight=None, what: str = "fit", argument: str = "x"):
-        self.x = tree.map_structure(to_host, x)
-        self.y = tree.map_structure(to_host, y) if y is not None else None
-        self.sample_weight = to_host(sample_weight) if sample_weight is not None else None
+                 steps=None, class_weight=None, what: str = "fit", argument: str = "x",
+                 single_batch: bool = False):
+        """``single_batch``: all samples in one batch (``train_on_batch`` & co.)."""
+        self.x = host_structure(x, what, argument)
+        self.y = host_structure(y, what, "y")
+        self.sample_weight = to_host(lists_to_arrays(sample_weight, what, "sample_weight"))
         n = num_samples(self.x, f"{what}: x")
+        if n is None:
+            raise ValueError(f"{what}: argument '{argument}' holds no arrays; received "
+                             f"{_describe(x)}. Pass at least one sample")
         if n == 0:
             shapes = [tuple(a.shape) for a in tree.flatten(self.x) if a is not None]
             raise ValueError(f"{what}: argument '{argument}' holds no samples; received "
@@ -61,13 +106,18 @@ class ArrayDataAdapter:
                 raise ValueError(f"{what}: x and {name} must have the same number of samples; "
                                  f"received x with {n} samples and {name} with {m}")
         if class_weight is not None:
-            self.sample_weight = _apply_class_weight(what, self.y, self.sample_weight,
+            self.sample_weight = apply_class_weight(what, self.y, self.sample_weight,
                                                      class_weight)
         self.size = n
-        self.batch_size = int(batch_size or 32)
-        if self.batch_size <= 0:
-            raise ValueError(f"{what}: argument 'batch_size' must be a positive int; "
-                             f"received {batch_size}")
+        if single_batch:
+            batch_size = n
+        elif batch_size is None:
+            batch_size = 32
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) \
+                or batch_size < 1:
+            raise ValueError(f"{what}: argument 'batch_size' must be a positive int or None; "
+                             f"received {batch_size!r}")
+        self.batch_size = int(batch_size)
         self.shuffle = shuffle
         batches = math.ceil(n / self.batch_size) if n else 0
         self.num_batches = min(batches, steps) if steps else batches
@@ -96,14 +146,23 @@ class ArrayDataAdapter:
                    take(self.sample_weight))
 
 
+def _describe(x) -> str:
+    if x is None:
+        return "None"
+    try:
+        return f"a {type(x).__name__} of length {len(x)}"
+    except TypeError:
+        return f"a {type(x).__name__}"
+
+
 def split_validation(x, y, sample_weight, validation_split: float):
     """Keras's split: the last ``validation_split`` of the samples, before shuffling."""
     if not 0.0 < validation_split < 1.0:
         raise ValueError(f"fit: argument 'validation_split' must be in (0, 1); received "
                          f"{validation_split}")
-    x = tree.map_structure(to_host, x)
-    y = tree.map_structure(to_host, y) if y is not None else None
-    sample_weight = to_host(sample_weight) if sample_weight is not None else None
+    x = host_structure(x, "fit", "x")
+    y = host_structure(y, "fit", "y")
+    sample_weight = to_host(lists_to_arrays(sample_weight, "fit", "sample_weight"))
     n = num_samples(x, "fit: x")
     split = int(math.floor(n * (1.0 - validation_split)))
     if split == 0 or split == n:
@@ -120,7 +179,7 @@ def split_validation(x, y, sample_weight, validation_split: float):
     return train, val
 
 
-def _apply_class_weight(what, y, sample_weight, class_weight: dict):
+def apply_class_weight(what, y, sample_weight, class_weight: dict):
     if y is None:
         raise ValueError(f"{what}: 'class_weight' needs targets y")
     leaves = tree.flatten(y)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ops, tree
+from . import argument_checks as check
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
 from .nested_runs import independent_run
 
@@ -67,19 +68,10 @@ def _callbacks(model, callbacks, verbose, epochs, steps, add_history):
 
 
 def _validation_epochs(validation_freq, epoch: int) -> bool:
+    """``validation_freq``: as ``argument_checks.validation_freq`` returns it."""
     if isinstance(validation_freq, int):
-        if validation_freq < 1:
-            raise ValueError(f"fit: argument 'validation_freq' must be a positive int or a "
-                             f"list of epochs; received {validation_freq}")
         return (epoch + 1) % validation_freq == 0
     return (epoch + 1) in validation_freq
-
-
-def _check_steps(what: str, name: str, steps) -> None:
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or
-                              steps < 1):
-        raise ValueError(f"{what}: argument '{name}' must be a positive int or None; "
-                         f"received {steps!r}")
 
 
 def _history_of(callbacks, model):
@@ -93,14 +85,25 @@ def _history_of(callbacks, model):
 def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
              validation_data, shuffle, class_weight, sample_weight, initial_epoch,
              steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
-    from ..data_adapters import make_adapter, split_validation, unpack_x_y_sample_weight
+    from ..data_adapters import (is_batch_source, make_adapter, split_validation,
+                                 unpack_x_y_sample_weight)
     verbose = _verbose(verbose)
-    if not isinstance(epochs, int) or epochs < 0:
-        raise ValueError(f"fit: argument 'epochs' must be a non-negative int; received "
-                         f"{epochs!r}")
-    _check_steps("fit", "steps_per_epoch", steps_per_epoch)
-    _check_steps("fit", "validation_steps", validation_steps)
+    epochs = check.non_negative_int("fit", "epochs", epochs)
+    initial_epoch = check.non_negative_int("fit", "initial_epoch", initial_epoch)
+    batch_size = check.positive_int_or_none("fit", "batch_size", batch_size)
+    validation_batch_size = check.positive_int_or_none("fit", "validation_batch_size",
+                                                       validation_batch_size)
+    steps_per_epoch = check.positive_int_or_none("fit", "steps_per_epoch", steps_per_epoch)
+    validation_steps = check.positive_int_or_none("fit", "validation_steps", validation_steps)
+    validation_split = check.validation_split(validation_split)
+    validation_freq = check.validation_freq(validation_freq)
+    class_weight = check.class_weight("fit", class_weight)
+    shuffle = check.shuffle("fit", shuffle)
     if validation_split and validation_data is None:
+        if is_batch_source(x):
+            raise ValueError(f"fit: argument 'validation_split' is only supported when x "
+                             f"holds arrays or tensors; received x as a "
+                             f"{type(x).__name__}. Pass validation_data instead")
         (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight,
                                                                  validation_split)
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
@@ -207,7 +210,8 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") ->
 def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks) -> dict:
     from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
-    _check_steps("evaluate", "steps", steps)
+    batch_size = check.positive_int_or_none("evaluate", "batch_size", batch_size)
+    steps = check.positive_int_or_none("evaluate", "steps", steps)
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
                         what="evaluate")
     with independent_run(model):
@@ -222,7 +226,8 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks):
     """Outputs written batch by batch into host arrays allocated after the first batch."""
     from ..data_adapters import OutputBuffer, make_adapter
     verbose = _verbose(verbose)
-    _check_steps("predict", "steps", steps)
+    batch_size = check.positive_int_or_none("predict", "batch_size", batch_size)
+    steps = check.positive_int_or_none("predict", "steps", steps)
     data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict")
     batches = EpochBatches(data)
     if batches.empty:

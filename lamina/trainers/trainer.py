@@ -11,6 +11,7 @@ from .. import ops, tree
 from ..autograd.tape import GradientTape
 from ..core import structure
 from ..utils.ignored_arguments import warn_ignored
+from . import argument_checks as check
 from .compile_utils import CompileLoss, CompileMetrics
 from .loops import evaluate_loop, fit_loop, predict_loop, to_device
 
@@ -239,7 +240,8 @@ class Trainer:
         """One gradient step on one batch; metrics accumulate until reset_metrics()."""
         self._assert_compiled("train_on_batch")
         from ..data_adapters import ArrayDataAdapter
-        adapter = ArrayDataAdapter(x, y, sample_weight, batch_size=_host_batch_size(x),
+        class_weight = check.class_weight("train_on_batch", class_weight)
+        adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    class_weight=class_weight, what="train_on_batch")
         (batch,) = list(adapter.epoch())
         logs = _pythonify(self.make_train_function()(to_device(batch)))
@@ -248,15 +250,16 @@ class Trainer:
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._assert_compiled("test_on_batch")
         from ..data_adapters import ArrayDataAdapter
-        adapter = ArrayDataAdapter(x, y, sample_weight, batch_size=_host_batch_size(x),
+        adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    what="test_on_batch")
         (batch,) = list(adapter.epoch())
         logs = _pythonify(self.make_test_function()(to_device(batch)))
         return logs if return_dict else self._flatten_logs(logs)
 
     def predict_on_batch(self, x):
-        from ..data_adapters import to_host
-        x = tree.map_structure(to_host, x)
+        from ..data_adapters import ArrayDataAdapter
+        adapter = ArrayDataAdapter(x, single_batch=True, what="predict_on_batch")
+        ((x, _, _),) = list(adapter.epoch())
         out = self.make_predict_function()(to_device((x, None, None)))
         return tree.map_structure(lambda t: t.numpy(), out)
 
@@ -294,11 +297,6 @@ def _batch_size(x):
     """An int, or a tensor counted at run time when the batch size is unknown (a trace)."""
     from ..losses.reduction import num_rows
     return num_rows(tree.flatten(x)[0])
-
-
-def _host_batch_size(x) -> int:
-    from ..data_adapters import to_host
-    return max(1, len(to_host(tree.flatten(x)[0])))
 
 
 def _pythonify(logs: dict) -> dict:
