@@ -9,7 +9,6 @@ Keras 3). ``python -m lamina.saving PATH`` prints the same.
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 import h5py
 import numpy as np
 
+from . import archive_guard
 from .describe_config import LayerRow, compile_details, config_rows, model_label
 from .errors import CorruptFileError, FileFormatError, SavedFileNotFoundError, SavingError
 from .keras_archive import METADATA, WEIGHTS, read_config, read_entry
@@ -180,7 +180,7 @@ def _open_h5(source, path: str):
 
 def _json(raw, path: str, what: str) -> dict:
     try:
-        value = json.loads(_text(raw))
+        value = archive_guard.loads(_text(raw), path, what)
     except (TypeError, ValueError) as exc:
         raise CorruptFileError(f"describe: '{path}': {what} is not valid JSON ({exc})") \
             from None

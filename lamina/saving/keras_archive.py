@@ -19,6 +19,8 @@ import zipfile
 import numpy as np
 
 from ..errors import LaminaError
+from . import archive_guard
+from .archive_guard import check_names, entry_cap, read_folder_file, read_member, weights_cap
 from .atomic import atomic_folder, atomic_path
 from .compile_config import compile_from_config, get_compile_config
 from .errors import CorruptFileError, SavingError
@@ -85,22 +87,24 @@ def write_archive(model, filepath: str, zipped: bool = True,
                 zf.writestr(name, data)
 
 
-def read_entry(filepath: str, name: str) -> bytes:
-    """One file of a ``.keras`` zip or folder; a typed error if it is missing or damaged."""
+def read_entry(filepath: str, name: str, cap: int | None = None) -> bytes:
+    """One file of a ``.keras`` zip or folder, within ``cap`` bytes (by default the entry's
+    cap in :mod:`.archive_guard`); a typed error if it is missing, damaged or too big."""
+    cap = entry_cap(name) if cap is None else cap
     try:
         if os.path.isdir(filepath):
             path = os.path.join(filepath, name)
             if not os.path.isfile(path):
                 raise KeyError(name)
-            with open(path, "rb") as f:
-                return f.read()
+            return read_folder_file(path, filepath, name, cap)
         with zipfile.ZipFile(filepath, "r") as zf:
+            check_names(zf, filepath)
             if name == WEIGHTS and WEIGHTS not in zf.namelist() and \
                     "model.weights.npz" in zf.namelist():
                 raise CorruptFileError(f"'{filepath}' stores its weights as "
                                        f"model.weights.npz, which Lamina does not read; save "
                                        f"it with Keras's default weights format (h5)")
-            return zf.read(name)              # reading it whole checks its CRC
+            return read_member(zf, filepath, name, cap)   # reading it whole checks its CRC
     except SavingError:
         raise
     except KeyError:
@@ -113,7 +117,7 @@ def read_entry(filepath: str, name: str) -> bytes:
 
 def read_config(filepath: str) -> dict:
     try:
-        config = json.loads(read_entry(filepath, CONFIG).decode("utf-8"))
+        config = archive_guard.loads(read_entry(filepath, CONFIG), filepath, CONFIG)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CorruptFileError(f"'{filepath}': config.json is not valid JSON ({exc})") \
             from None
@@ -128,7 +132,6 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
     """The model stored in a ``.keras`` zip or folder, compiled if asked and possible."""
     from ..layers import deserialize
     config = read_config(filepath)
-    weights = read_entry(filepath, WEIGHTS)       # fail early on a damaged file
     compile_config = config.pop("compile_config", None)
     try:
         model = deserialize(config, custom_objects)
@@ -139,11 +142,12 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
                           f"{type(exc).__name__}: {exc}") from exc
     if compile and compile_config:
         compile_from_config(model, compile_config, custom_objects)
+    weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
     assign_weights(read_weights(model, io.BytesIO(weights), filepath))
     return model
 
 
 def load_weights_from_archive(model, filepath: str, skip_mismatch: bool = False,
                               objects_to_skip=()) -> None:
-    weights = io.BytesIO(read_entry(filepath, WEIGHTS))
+    weights = io.BytesIO(read_entry(filepath, WEIGHTS, cap=weights_cap(model)))
     assign_weights(read_weights(model, weights, filepath, skip_mismatch, objects_to_skip))

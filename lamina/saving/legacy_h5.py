@@ -20,6 +20,7 @@ import os
 
 
 from ..errors import LaminaError
+from . import archive_guard
 from .atomic import atomic_path
 from .errors import CorruptFileError, FileFormatError, SavingError
 from .legacy_config import LegacyConfigError, convert_model_config, text
@@ -121,7 +122,7 @@ def _open(filepath: str, what: str):
 
 def _json_attribute(f, key: str, filepath: str) -> dict:
     try:
-        value = json.loads(text(f.attrs[key]))
+        value = archive_guard.loads(text(f.attrs[key]), filepath, f"the '{key}' attribute")
     except (UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
         raise CorruptFileError(f"'{filepath}': the '{key}' attribute is not valid JSON "
                                f"({exc})") from None

@@ -11,6 +11,7 @@ import threading
 import warnings
 import zipfile
 
+from . import archive_guard
 from .atomic import atomic_path
 from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
                      SavedFileNotFoundError, SavingError)
@@ -216,7 +217,8 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
     from ..layers import deserialize
     from .compile_config import compile_from_config
     try:
-        config = json.loads(json_string)
+        config = archive_guard.loads(json_string, None,
+                                     "model_from_json: argument 'json_string'")
     except (TypeError, json.JSONDecodeError) as exc:
         raise SavingError(f"model_from_json: argument 'json_string' is not valid JSON "
                           f"({exc})") from None
