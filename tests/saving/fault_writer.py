@@ -70,7 +70,33 @@ def main(folder: str, mode: str) -> None:
         assert os.listdir(backup) == [], os.listdir(backup)
         os.rmdir(backup)
         resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
+    if mode == "fsize":
+        failures += double_checkpoint(big, os.path.join(folder, "double"))
     print("ok", failures, flush=True)
+
+
+def double_checkpoint(model, backup: str) -> int:
+    """A backup whose copy to ``.bkp`` (double_checkpoint) hits the limit keeps both files."""
+    data = np.ones((4, 500), "float32")
+    model.fit(data, data, epochs=2, verbose=0,
+              callbacks=[BackupAndRestore(backup, double_checkpoint=True,
+                                          delete_checkpoint=False)])
+    names = sorted(os.listdir(backup))
+    before = {name: open(os.path.join(backup, name), "rb").read() for name in names}
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, resource.RLIM_INFINITY))
+    try:
+        model.fit(data, data, epochs=4, verbose=0,
+                  callbacks=[BackupAndRestore(backup, double_checkpoint=True)])
+    except OSError as error:
+        check(error, os.path.join(backup, "latest.weights.h5.bkp"), "fsize")
+    else:
+        raise AssertionError("a double checkpoint beyond RLIMIT_FSIZE succeeded")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
+    assert sorted(os.listdir(backup)) == names, os.listdir(backup)
+    for name in names:
+        assert open(os.path.join(backup, name), "rb").read() == before[name], name
+    return 1
 
 
 if __name__ == "__main__":

@@ -35,9 +35,14 @@ def _run_writer(folder, mode: str) -> None:
 
 
 def test_file_size_limit_fails_every_save_cleanly(tmp_path):
-    """RLIMIT_FSIZE at six sizes from 1 kB to 900 kB, each format and a BackupAndRestore."""
+    """RLIMIT_FSIZE at six sizes from 1 kB to 900 kB, each format and a BackupAndRestore;
+    then a double_checkpoint copy to ``.bkp`` that hits the limit."""
     _run_writer(tmp_path, "fsize")
-    assert sorted(os.listdir(tmp_path)) == ["m.graph.h5", "m.h5", "m.keras", "m.weights.h5"]
+    assert sorted(os.listdir(tmp_path)) == ["double", "m.graph.h5", "m.h5", "m.keras",
+                                            "m.weights.h5"]
+    assert sorted(os.listdir(tmp_path / "double")) == [
+        "latest.weights.h5", "latest.weights.h5.bkp", "training_metadata.json",
+        "training_metadata.json.bkp"]
 
 
 @pytest.fixture
