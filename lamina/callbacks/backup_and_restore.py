@@ -189,7 +189,9 @@ class BackupAndRestore(Callback):
         if self.double_checkpoint:
             for path in (self._weights_path, self._training_metadata_path):
                 if os.path.exists(path):
-                    shutil.copyfile(path, path + PREVIOUS)
+                    # Atomic too: a failed copy must not truncate the older backup.
+                    with atomic_path(path + PREVIOUS, "BackupAndRestore") as temporary:
+                        shutil.copyfile(path, temporary)
         state = {"epoch": self._current_epoch, "step": step,
                  "rng": rng_state.collect(self.model, self._epoch_host_rng if step else None),
                  "metrics": training_state.metric_states(self.model) if step else {},

@@ -38,7 +38,8 @@ FORMAT_VERSION = 1
 
 def write_graph(graph, filepath, name: str = "graph", input_structure=None,
                 input_names=None) -> None:
-    """Write ``graph`` (an inference graph: no variable updates) to one h5 file.
+    """Write ``graph`` (an inference graph: no variable updates) to one h5 file (a path or
+    a binary file object).
     ``input_structure``: the nesting of the inputs (its leaves, flattened, are
     ``graph.inputs``); default: a flat list, or the single input itself. ``input_names``:
     one per input, for error messages (default: the graph's)."""
@@ -60,7 +61,7 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
         "input_structure": encode_structure(input_structure),
         "outputs": [refs.of(o, constants, where="the outputs") for o in graph.flat_outputs],
         "output_structure": encode_structure(graph.outputs)}
-    with h5py.File(str(filepath), "w") as f:
+    with h5py.File(filepath if hasattr(filepath, "write") else str(filepath), "w") as f:
         f.attrs["format"] = FORMAT
         f.attrs["format_version"] = FORMAT_VERSION
         f.attrs["name"] = name

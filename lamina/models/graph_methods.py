@@ -18,7 +18,7 @@ from ..graph import passes as registry
 from ..graph.errors import ExportError
 from ..graph.export import write_graph
 from ..graph.function import GraphFunction
-from ..saving.atomic import atomic_path
+from ..saving.atomic import atomic_image
 from ..trainers.compiled_step import CompiledStep
 from ..trainers.loops import to_device
 
@@ -77,8 +77,8 @@ def export_model(model, filepath, x=None, batch_size: int | None = None) -> None
     declared = tree.flatten(getattr(holder, "_input_structure", None))
     names = [getattr(d, "name", None) for d in declared] \
         if len(declared) == len(graph.inputs) else None
-    with atomic_path(str(filepath), what="export") as temporary:
-        write_graph(graph, temporary, name=model.name, input_structure=x,
+    with atomic_image(str(filepath), what="export") as image:
+        write_graph(graph, image, name=model.name, input_structure=x,
                     input_names=names)
 
 

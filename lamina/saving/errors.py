@@ -33,6 +33,19 @@ class SavedFileExistsError(LaminaError, FileExistsError):
     """``overwrite=False`` and the target file already exists."""
 
 
+class FileWriteError(LaminaError, OSError):
+    """The system refused to write a model file: disk full, file too large, read-only,
+    not a folder, name too long, ... ``errno`` is the cause's, ``filename`` the path the
+    user asked for (never the temporary file's)."""
+
+    def __init__(self, message: str, errno: int | None = None, filename: str | None = None):
+        super().__init__(message)
+        self.errno, self.filename = errno, filename
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 def legacy_error(filepath: str, what: str) -> LegacyFormatError:
     return LegacyFormatError(
         f"{what}: '{filepath}' is a legacy Keras HDF5 file (.h5/.hdf5), which Lamina does "

@@ -21,7 +21,7 @@ import os
 
 from ..errors import LaminaError
 from . import archive_guard
-from .atomic import atomic_path
+from .atomic import atomic_image
 from .errors import CorruptFileError, FileFormatError, SavingError
 from .legacy_config import LegacyConfigError, convert_model_config, text
 from .legacy_optimizer import plan_optimizer, write_optimizer
@@ -46,8 +46,8 @@ def save_legacy_model(model, filepath: str, include_optimizer: bool = True) -> N
     model_config = serialize_keras_object(model)      # build_config builds a subclass
     compile_config = get_compile_config(model) if include_optimizer else None
     backend = get_backend().name
-    with atomic_path(filepath, "save_model") as temporary:
-        with _h5py().File(temporary, "w") as f:
+    with atomic_image(filepath, "save_model") as image:
+        with _h5py().File(image, "w") as f:
             f.attrs["keras_version"] = KERAS_FORMAT_VERSION
             f.attrs["backend"] = backend
             f.attrs["model_config"] = json.dumps(model_config, default=_json_default)

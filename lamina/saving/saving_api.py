@@ -12,7 +12,7 @@ import warnings
 import zipfile
 
 from . import archive_guard
-from .atomic import atomic_path
+from .atomic import atomic_image
 from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
                      SavedFileNotFoundError, SavingError)
 
@@ -160,8 +160,8 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -
         raise FileFormatError(f"save_weights: sharded weights (max_shard_size="
                               f"{max_shard_size!r}) are not supported yet; leave it None")
     _check_overwrite(filepath, overwrite, "save_weights")
-    with atomic_path(filepath, "save_weights") as temporary:
-        write_weights(model, temporary)
+    with atomic_image(filepath, "save_weights") as image:
+        write_weights(model, image)
 
 
 def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):

@@ -14,17 +14,19 @@ the state of another. Keras reads only the model's groups and ignores this one.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 
 import numpy as np
 
-from .atomic import atomic_path
+from .atomic import atomic_path, write_bytes
 from .errors import CorruptFileError
 
 GROUP = "training_state"
 FORMAT_VERSION = 1
+STAGED = ".weights.h5"          # the suffix of the staged weights of a backup
 
 
 def encode(value, arrays: list, where: str = "state"):
@@ -63,8 +65,9 @@ def decode(value, arrays):
     return value
 
 
-def write_state(filepath: str, state: dict) -> None:
-    """Add ``state`` to the HDF5 file at ``filepath`` (replacing an earlier one)."""
+def write_state(filepath, state: dict) -> None:
+    """Add ``state`` to the HDF5 file ``filepath`` (a path or a binary file object),
+    replacing an earlier one."""
     import h5py
     arrays: list = []
     text = json.dumps({"format": FORMAT_VERSION, "state": encode(state, arrays)},
@@ -112,14 +115,19 @@ def save_weights_with_state(model, filepath: str, state: dict) -> bool:
     Returns False (and writes the weights alone) when ``model.save_weights`` wrote a file
     that is not HDF5 (an overridden method), which cannot carry the state.
     """
-    with atomic_path(filepath, "BackupAndRestore") as temporary:
-        staged = temporary + ".weights.h5"          # save_weights insists on the suffix
+    with atomic_path(filepath, "BackupAndRestore", reserve=len(STAGED)) as temporary:
+        staged = temporary + STAGED                 # save_weights insists on the suffix
         try:
             model.save_weights(staged, overwrite=True)
             carried = is_hdf5(staged)
             if carried:
-                write_state(staged, state)
-            os.replace(staged, temporary)
+                # The state is added in memory: HDF5 never writes to the disk itself.
+                with open(staged, "rb") as f:
+                    image = io.BytesIO(f.read())
+                write_state(image, state)
+                write_bytes(temporary, image)
+            else:
+                os.replace(staged, temporary)
         finally:
             if os.path.exists(staged):
                 os.remove(staged)
