@@ -20,6 +20,7 @@ import os
 
 
 from ..errors import LaminaError
+from ..h5_guard import check_contained, create_checked
 from .atomic import atomic_path
 from .errors import CorruptFileError, FileFormatError, SavingError
 from .legacy_config import LegacyConfigError, convert_model_config, text
@@ -88,7 +89,7 @@ def _write_weights(group, variables: list) -> None:
         names.append(name)
     write_names(group, "weight_names", names)
     for name, variable in zip(names, variables):
-        group.create_dataset(name, data=variable.numpy())
+        create_checked(group, name, variable.numpy())
 
 
 # ------------------------------------------------------------------------------ reading
@@ -110,6 +111,7 @@ def _open(filepath: str, what: str):
                                f"damaged: {type(exc).__name__}: {exc})") from None
     try:
         with f:
+            check_contained(f, filepath)
             yield f
     except (LaminaError, TypeError):
         raise
