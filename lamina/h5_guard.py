@@ -21,9 +21,6 @@ from __future__ import annotations
 
 from .errors import LaminaError
 
-_IN_FILE_LAYOUTS = ("COMPACT", "CONTIGUOUS", "CHUNKED")
-
-
 class H5FileError(LaminaError, ValueError):
     """An HDF5 file cannot be read safely (see the subclasses)."""
 
@@ -76,7 +73,8 @@ def check_contained(f, filepath) -> None:
 
 
 def _check_dataset(dataset, where: str, filepath) -> None:
-    import h5py
+    """External storage and virtual datasets are the two ways HDF5 keeps a dataset's data
+    outside its file; compact, contiguous and chunked data is inside it."""
     entry = f"the dataset '{where}'"
     if dataset.is_virtual:
         _refuse(filepath, entry, "is a virtual dataset (its data is mapped from other "
@@ -85,10 +83,6 @@ def _check_dataset(dataset, where: str, filepath) -> None:
         files = ", ".join(repr(_text(name)) for name, _, _ in dataset.external)
         _refuse(filepath, entry, f"stores its data in another file (HDF5 external storage: "
                                  f"{files})")
-    layout = dataset.id.get_create_plist().get_layout()
-    if layout not in [getattr(h5py.h5d, name) for name in _IN_FILE_LAYOUTS]:
-        _refuse(filepath, entry, f"has the storage layout {layout}, not one kept inside "
-                                 f"the file (compact, contiguous or chunked)")
 
 
 def _text(value) -> str:
