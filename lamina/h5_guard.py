@@ -11,7 +11,7 @@ file with external Dataset"); Lamina and Keras write none of them.
 Datasets Lamina writes carry HDF5's Fletcher-32 checksum (:func:`create_checked`; standard
 HDF5 that h5py and Keras read). :func:`read_dataset` turns a failed checksum into
 :class:`H5ChecksumError` naming the file and the dataset, where h5py says only "filter
-returned failure during read". Scalar and empty-of-rank datasets cannot be chunked, so they
+returned failure during read". Scalar datasets cannot be chunked, so they
 carry no checksum.
 
 This module sits at the package root (not in ``saving/``) because the exported-graph reader
