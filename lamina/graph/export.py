@@ -44,6 +44,7 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
     ``graph.inputs``); default: a flat list, or the single input itself. ``input_names``:
     one per input, for error messages (default: the graph's)."""
     import h5py
+    from ..h5_guard import create_checked
     if input_structure is None:
         input_structure = graph.inputs[0] if len(graph.inputs) == 1 else list(graph.inputs)
     if len(tree.flatten(input_structure)) != len(graph.inputs):
@@ -73,11 +74,11 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
                              dtype=h5py.string_dtype())
         variables = f.create_group("variables")
         for i, (variable, _) in enumerate(graph.variables):
-            variables.create_dataset(str(i), data=variable.numpy())
+            create_checked(variables, str(i), variable.numpy())
             variables[str(i)].attrs["path"] = variable.path or f"variable_{i}"
         consts = f.create_group("constants")
         for i, tensor in enumerate(constants):
-            consts.create_dataset(str(i), data=tensor.numpy())
+            create_checked(consts, str(i), tensor.numpy())
 
 
 def _encode_nodes(nodes, refs: "_Refs", constants: list) -> list[dict]:

@@ -109,9 +109,11 @@ def load_exported(filepath, backend=None) -> ExportedModel:
     """Load a file written by ``model.export`` onto ``backend`` (default: the active one)."""
     import h5py
     from ..backend import get_backend
+    from ..h5_guard import check_contained, read_dataset
     from . import passes  # noqa: F401  (ops that only passes create are registered there)
     backend = get_backend(backend)
     with h5py.File(str(filepath), "r") as f:
+        check_contained(f, filepath)
         if f.attrs.get("format") != FORMAT:
             raise ExportError(f"load_exported: '{filepath}' is not a graph written by "
                               f"model.export (format {f.attrs.get('format')!r})")
@@ -120,11 +122,14 @@ def load_exported(filepath, backend=None) -> ExportedModel:
             raise ExportError(f"load_exported: '{filepath}' has format version {version}; "
                               f"this Lamina reads up to {FORMAT_VERSION}")
         name = str(f.attrs["name"])
-        nodes = [json.loads(text) for text in f["graph/nodes"].asstr()[()]]
-        signature = json.loads(f["graph/signature"].asstr()[()])
-        variables = [(f["variables"][str(i)][()], str(f["variables"][str(i)].attrs["path"]))
+        nodes = [json.loads(text) for text in
+                 read_dataset(f["graph/nodes"], filepath, as_text=True)]
+        signature = json.loads(read_dataset(f["graph/signature"], filepath, as_text=True))
+        variables = [(read_dataset(f["variables"][str(i)], filepath),
+                      str(f["variables"][str(i)].attrs["path"]))
                      for i in range(len(f["variables"]))]
-        constants = [f["constants"][str(i)][()] for i in range(len(f["constants"]))]
+        constants = [read_dataset(f["constants"][str(i)], filepath)
+                     for i in range(len(f["constants"]))]
     from .rebuild import rebuild_graph
     graph = rebuild_graph(name, nodes, signature, variables, constants, backend)
     from .executor import Plan

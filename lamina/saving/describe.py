@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import h5py
 import numpy as np
 
+from ..h5_guard import H5FileError, check_contained, read_dataset
 from . import archive_guard
 from .describe_config import LayerRow, compile_details, config_rows, model_label
 from .errors import CorruptFileError, FileFormatError, SavedFileNotFoundError, SavingError
@@ -77,7 +78,7 @@ def describe(filepath, print_fn=print) -> Description:
                               f"'.keras', '.weights.h5' or a legacy '.h5'/'.hdf5'")
     try:
         result = read(path)
-    except SavingError:
+    except (SavingError, H5FileError):
         raise
     except Exception as exc:         # h5py's KeyError/OSError/... from a damaged file
         raise CorruptFileError(f"describe: cannot read '{path}': {type(exc).__name__}: "
@@ -99,7 +100,7 @@ def _describe_archive(path: str) -> Description:
     result.details += compile_details(config.get("compile_config"))
     with _open_h5(io.BytesIO(read_entry(path, WEIGHTS)), f"{path}/{WEIGHTS}") as f:
         result.weights = _datasets(f)
-        result.details += _optimizer_details(f)
+        result.details += _optimizer_details(f, path)
         result.model = model_label(config)
         result.layers = (config_rows(config, lambda key: _size(result.weights, key + "/"))
                          or _object_rows(f, result.weights))     # a subclassed model
@@ -110,7 +111,7 @@ def _describe_weights(path: str) -> Description:
     result = Description(path, ".weights.h5")
     with _open_h5(path, path) as f:
         result.weights = _datasets(f)
-        result.details += _optimizer_details(f)
+        result.details += _optimizer_details(f, path)
         if "training_state" in f:
             result.details.append("Training state: BackupAndRestore's (epoch, step, random "
                                   "generators, callbacks)")
@@ -172,10 +173,16 @@ def _describe_legacy(path: str) -> Description:
 # ------------------------------------------------------------------------------ helpers
 def _open_h5(source, path: str):
     try:
-        return h5py.File(source, "r")
+        f = h5py.File(source, "r")
     except Exception as exc:          # OSError from h5py for empty, truncated, not-HDF5
         raise CorruptFileError(f"describe: cannot read '{path}' as HDF5 ({exc}); the file "
                                f"is empty, truncated or of another format") from None
+    try:
+        check_contained(f, path)      # nothing is read from another file, not even a count
+    except BaseException:
+        f.close()
+        raise
+    return f
 
 
 def _json(raw, path: str, what: str) -> dict:
@@ -222,11 +229,11 @@ def _size(weights: dict, prefix: str) -> int:
                if name.startswith(prefix))
 
 
-def _optimizer_details(f) -> list[str]:
+def _optimizer_details(f, path: str) -> list[str]:
     group = f.get("optimizer/vars")
     if not isinstance(group, h5py.Group) or not len(group):
         return []
     first = group.get("0")
-    steps = (f", iterations {int(first[()])}" if isinstance(first, h5py.Dataset)
+    steps = (f", iterations {int(read_dataset(first, path))}" if isinstance(first, h5py.Dataset)
              and first.shape == () and first.dtype.kind in "iu" else "")
     return [f"Optimizer state: {len(group)} variables{steps}"]

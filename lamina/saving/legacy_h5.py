@@ -20,6 +20,7 @@ import os
 
 
 from ..errors import LaminaError
+from ..h5_guard import check_contained, create_checked
 from . import archive_guard
 from .atomic import atomic_image
 from .errors import CorruptFileError, FileFormatError, SavingError
@@ -89,7 +90,7 @@ def _write_weights(group, variables: list) -> None:
         names.append(name)
     write_names(group, "weight_names", names)
     for name, variable in zip(names, variables):
-        group.create_dataset(name, data=variable.numpy())
+        create_checked(group, name, variable.numpy())
 
 
 # ------------------------------------------------------------------------------ reading
@@ -111,6 +112,7 @@ def _open(filepath: str, what: str):
                                f"damaged: {type(exc).__name__}: {exc})") from None
     try:
         with f:
+            check_contained(f, filepath)
             yield f
     except (LaminaError, TypeError):
         raise

@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ..h5_guard import create_checked, read_dataset
 from .legacy_weights import names_attribute, write_names
 
 # Keras 2 slot names -> Keras 3 / Lamina slot names.
@@ -33,7 +34,7 @@ def write_optimizer(optimizer, group) -> None:
     names = [f"{optimizer.name}/{variable.name}" for variable in optimizer.variables]
     write_names(group, "weight_names", names)
     for name, variable in zip(names, optimizer.variables):
-        group.create_dataset(name, data=variable.numpy())
+        create_checked(group, name, variable.numpy())
 
 
 def plan_optimizer(model, group, filepath: str) -> list:
@@ -54,7 +55,8 @@ def plan_optimizer(model, group, filepath: str) -> list:
                       f"{len(variables)} variables; training resumes with a fresh "
                       f"optimizer state", stacklevel=4)
         return []
-    return [(variable, np.asarray(dataset[()]).astype(variable.dtype, copy=False))
+    return [(variable, np.asarray(read_dataset(dataset, filepath)).astype(variable.dtype,
+                                                                        copy=False))
             for variable, dataset in plan]
 
 

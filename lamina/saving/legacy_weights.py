@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ..errors import describe_shape
+from ..h5_guard import read_dataset
 from .errors import CorruptFileError, WeightMismatchError
 from .legacy_config import text
 
@@ -134,7 +135,8 @@ def plan_layer(layer, file_layer: str, saved: list, filepath: str) -> list | str
             return (f"layer '{layer.name}', weight '{_path(variable)}': expected shape "
                     f"{describe_shape(variable.shape)}, found {describe_shape(dataset.shape)} "
                     f"('{name}' of the file's layer '{file_layer}')")
-        plan.append((variable, np.asarray(dataset[()]).astype(variable.dtype, copy=False)))
+        array = np.asarray(read_dataset(dataset, filepath))
+        plan.append((variable, array.astype(variable.dtype, copy=False)))
     return plan
 
 

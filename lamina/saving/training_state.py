@@ -21,6 +21,7 @@ import os
 
 import numpy as np
 
+from ..h5_guard import H5FileError, check_contained, create_checked, read_dataset
 from .atomic import atomic_path, write_bytes
 from .errors import CorruptFileError
 
@@ -52,16 +53,16 @@ def encode(value, arrays: list, where: str = "state"):
                     f"strings and numpy arrays; received {type(value).__name__} {value!r}")
 
 
-def decode(value, arrays):
+def decode(value, arrays, filepath: str = "<memory>"):
     """The inverse of :func:`encode` (lists stay lists)."""
     if isinstance(value, dict):
         if set(value) == {"__array__"}:
-            return np.asarray(arrays[str(value["__array__"])][()])
+            return np.asarray(read_dataset(arrays[str(value["__array__"])], filepath))
         if set(value) == {"__float__"}:
             return float(value["__float__"])
-        return {key: decode(item, arrays) for key, item in value.items()}
+        return {key: decode(item, arrays, filepath) for key, item in value.items()}
     if isinstance(value, list):
-        return [decode(item, arrays) for item in value]
+        return [decode(item, arrays, filepath) for item in value]
     return value
 
 
@@ -79,7 +80,7 @@ def write_state(filepath, state: dict) -> None:
         group.attrs["state"] = text
         stored = group.create_group("arrays")
         for i, array in enumerate(arrays):
-            stored.create_dataset(str(i), data=array)
+            create_checked(stored, str(i), array)
 
 
 def read_state(filepath: str) -> dict | None:
@@ -87,6 +88,7 @@ def read_state(filepath: str) -> dict | None:
     import h5py
     try:
         with h5py.File(filepath, "r") as f:
+            check_contained(f, filepath)
             if GROUP not in f:
                 return None
             group = f[GROUP]
@@ -95,8 +97,8 @@ def read_state(filepath: str) -> dict | None:
                 raise CorruptFileError(f"'{filepath}': training state of format "
                                        f"{record.get('format')!r}; this Lamina reads format "
                                        f"{FORMAT_VERSION}")
-            return decode(record["state"], group["arrays"])
-    except CorruptFileError:
+            return decode(record["state"], group["arrays"], filepath)
+    except (CorruptFileError, H5FileError):
         raise
     except Exception as exc:
         raise CorruptFileError(f"cannot read the training state in '{filepath}': the file "

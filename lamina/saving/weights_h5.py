@@ -12,8 +12,9 @@ import warnings
 
 import numpy as np
 
-from ..errors import describe_shape
-from .errors import CorruptFileError, SavingError, WeightMismatchError
+from ..errors import LaminaError, describe_shape
+from ..h5_guard import check_contained, create_checked, read_dataset
+from .errors import CorruptFileError, WeightMismatchError
 from .object_graph import Saveable, saveables
 
 _NUMERIC_KINDS = "biuf"
@@ -36,7 +37,7 @@ def write_weights(model, target, objects_to_skip=()) -> None:
             group = f.create_group(saveable.group)
             group.attrs["name"] = str(getattr(saveable.obj, "name", ""))
             for i, variable in enumerate(saveable.variables):
-                group.create_dataset(str(i), data=variable.numpy())
+                create_checked(group, str(i), variable.numpy())
 
 
 def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
@@ -48,6 +49,7 @@ def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
         f = h5py.File(source, "r")
     with f:
         with _reading(filepath):
+            check_contained(f, filepath)
             group = f.get("optimizer/vars")
             saved_optimizer = len(group) if isinstance(group, h5py.Group) else 0
         _prepare_optimizer(model, saved_optimizer)
@@ -68,7 +70,7 @@ def _reading(filepath: str):
     """h5py's errors (OSError, KeyError, ValueError, ...) become one typed error."""
     try:
         yield
-    except SavingError:
+    except LaminaError:                 # already names the file (and the dataset)
         raise
     except Exception as exc:
         raise CorruptFileError(f"cannot read weights from '{filepath}': the file is not a "
@@ -154,7 +156,7 @@ def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list
                              f" weight {i} '{variable.name}': expected shape "
                              f"{describe_shape(variable.shape)}, found "
                              f"{describe_shape(dataset.shape)} in the file")
-        array = np.asarray(dataset[()])
+        array = np.asarray(read_dataset(dataset, filepath))
         if array.dtype != np.dtype(variable.dtype):
             array = array.astype(variable.dtype)
         plan.append((variable, array))
