@@ -78,3 +78,21 @@ def test_3000_layer_functional_chain_builds_trains_summarizes_saves_and_loads(tm
     model = lamina.Model(inputs, x)
     assert [type(layer).__name__ for layer in model.layers[:2]] == ["InputLayer", "Dense"]
     _check_deep(model, tmp_path)
+
+
+def test_duplicate_names_are_refused_when_building_from_a_list_or_a_config():
+    with pytest.raises(ValueError, match=r"seq.add: all layers of a Sequential model must "
+                                         r"have unique names; 'd' is already used"):
+        lamina.Sequential([layers.Dense(2, name="d"), layers.Dense(2, name="e"),
+                           layers.Dense(2, name="d")], name="seq")
+    config = lamina.Sequential([lamina.Input((2,)), layers.Dense(2, name="d")],
+                               name="seq").get_config()
+    config["layers"].append(config["layers"][-1])
+    with pytest.raises(ValueError, match=r"unique names; 'd' is already used"):
+        lamina.Sequential.from_config(config)
+    with pytest.raises(ValueError, match=r"unique names; 'x' is already used"):
+        lamina.Sequential([lamina.Input((2,), name="x"), layers.Dense(2, name="x")])
+    lamina.backend.clear_session()
+    with pytest.raises(ValueError, match=r"unique names; 'input_layer' is already used"):
+        lamina.Sequential([layers.Dense(2, input_shape=(2,)),      # adds an InputLayer
+                           layers.Dense(2, name="input_layer")])
