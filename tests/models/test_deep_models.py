@@ -96,3 +96,14 @@ def test_duplicate_names_are_refused_when_building_from_a_list_or_a_config():
     with pytest.raises(ValueError, match=r"unique names; 'input_layer' is already used"):
         lamina.Sequential([layers.Dense(2, input_shape=(2,)),      # adds an InputLayer
                            layers.Dense(2, name="input_layer")])
+
+
+def test_a_980_layer_sequential_that_saves_loads(tmp_path):
+    # Issue 10 item 8: from a script this model built, trained and saved, then load_model
+    # hit the recursion limit (under pytest's deeper stack it already failed to build).
+    model = lamina.Sequential([lamina.Input((2,))] + [_dense() for _ in range(980)])
+    x, _ = _data()
+    path = tmp_path / "deep.keras"
+    model.save(path)
+    loaded = lamina.saving.load_model(path)
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
