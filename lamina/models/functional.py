@@ -51,8 +51,10 @@ class Functional(Model):
                                 f"from the inputs; output {position} is {type(x).__name__}")
         self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs))
         layers = [x.history[0] for x in flat_inputs]
+        listed = {id(layer) for layer in layers}
         for step in self._steps:
-            if isinstance(step, LayerNode) and all(step.layer is not l for l in layers):
+            if isinstance(step, LayerNode) and id(step.layer) not in listed:
+                listed.add(id(step.layer))
                 layers.append(step.layer)
         self.__dict__["_layers"] = layers
         self._node_set = {id(step) for step in self._steps}
@@ -186,9 +188,11 @@ def _topological_steps(name: str, inputs, outputs) -> list:
     def key(step):
         return id(step.node) if isinstance(step, OpStep) else id(step)
 
-    def visit(tensor, path):
+    def enter(tensor):
+        """The step that computes ``tensor``, marked as being visited; None when there
+        is nothing (left) to do for it."""
         if id(tensor) in input_ids:
-            return
+            return None
         step = _producer(tensor)
         if step is None or (isinstance(step, LayerNode) and isinstance(step.layer, InputLayer)):
             raise ValueError(
@@ -197,17 +201,30 @@ def _topological_steps(name: str, inputs, outputs) -> list:
                 f"'inputs'")
         k = key(step)
         if state.get(k) == "done":
-            return
+            return None
         if state.get(k) == "visiting":
             raise ValueError(f"{name}: the graph has a cycle")
         state[k] = "visiting"
-        for parent in step.input_tensors:
-            visit(parent, path)
-        state[k] = "done"
-        order.append(step)
+        return step
 
+    # A depth-first post-order walk with an explicit stack (a model may be thousands of
+    # layers deep, far past Python's recursion limit).
     for out in outputs:
-        visit(out, [])
+        step = enter(out)
+        if step is None:
+            continue
+        stack = [(step, iter(step.input_tensors))]
+        while stack:
+            step, parents = stack[-1]
+            for parent in parents:
+                child = enter(parent)
+                if child is not None:
+                    stack.append((child, iter(child.input_tensors)))
+                    break
+            else:
+                stack.pop()
+                state[key(step)] = "done"
+                order.append(step)
     return order
 
 

@@ -19,12 +19,18 @@ class Sequential(Model):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self.__dict__["_stack"] = []
         self.__dict__["_functional"] = None
+        names: set = set()
         for layer in layers or []:
-            self.add(layer, rebuild=False)
+            self._add(layer, rebuild=False, names=names)
         self._rebuild()
 
     def add(self, layer, rebuild: bool = True) -> None:
         """Append a layer (or an ``Input`` tensor as the first element)."""
+        self._add(layer, rebuild, names=None)
+
+    def _add(self, layer, rebuild: bool, names: set | None) -> None:
+        """``add``; ``names``, when given, holds the names of the layers in the stack (kept
+        up to date here), so adding thousands of layers in one loop stays linear."""
         if isinstance(layer, SymbolicTensor) and layer.history is not None and \
                 isinstance(layer.history[0], InputLayer):
             layer = layer.history[0]
@@ -36,11 +42,15 @@ class Sequential(Model):
         if not self._stack and not isinstance(layer, InputLayer) and \
                 layer._batch_input_shape is not None:
             self._stack.append(InputLayer(batch_shape=layer._batch_input_shape))
-        for existing in self._stack:
-            if existing.name == layer.name:
-                raise ValueError(f"{self.name}.add: all layers of a Sequential model must have "
-                                 f"unique names; {layer.name!r} is already used")
+            if names is not None:
+                names.add(self._stack[-1].name)
+        if (layer.name in names) if names is not None else \
+                any(existing.name == layer.name for existing in self._stack):
+            raise ValueError(f"{self.name}.add: all layers of a Sequential model must have "
+                             f"unique names; {layer.name!r} is already used")
         self._stack.append(layer)
+        if names is not None:
+            names.add(layer.name)
         structure.changed()
         self.built = False
         self.__dict__["_functional"] = None
@@ -160,9 +170,10 @@ class Sequential(Model):
     def from_config(cls, config: dict, custom_objects=None):
         from ..layers import deserialize
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        names: set = set()
         for entry in config.get("layers", []):
             layer = deserialize(entry, custom_objects)
-            model.add(layer, rebuild=False)
+            model._add(layer, rebuild=False, names=names)
         shape = config.get("build_input_shape")
         if model._stack and isinstance(model._stack[0], InputLayer):
             model._rebuild()

@@ -104,19 +104,23 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
     found: list[Saveable] = []
     visited = {id(obj) for obj in objects_to_skip}
 
-    def visit(obj, path: str) -> None:
+    def visit(obj, path: str):
+        """List ``obj``; its children to visit next (None when it was already listed)."""
         if id(obj) in visited:
-            return
+            return None
         kind = _kind(obj)
         found.append(Saveable(path, obj))
         visited.add(id(obj))
+        return children(obj, kind, path)
+
+    def children(obj, kind: str, path: str):
         for attribute, child in _children(obj, kind):
             if _kind(child) is not None:
-                visit(child, _join(path, attribute))
+                yield child, _join(path, attribute)
             elif isinstance(child, _CONTAINERS):
-                visit_container(child, _join(path, attribute))
+                yield from container_items(child, _join(path, attribute))
 
-    def visit_container(container, path: str) -> None:
+    def container_items(container, path: str):
         used: dict[str, int] = {}
         items = container.values() if isinstance(container, dict) else container
         for item in list(items):
@@ -128,7 +132,17 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
                 name = f"{name}_{used[name]}"
             else:
                 used[name] = 0
-            visit(item, _join(path, name))
+            yield item, _join(path, name)
 
-    visit(model, "")
+    # Depth first, in the order a recursive walk would take, on an explicit stack of the
+    # objects being walked (models nest models, as deep as their owners like).
+    stack = [visit(model, "")]
+    while stack:
+        for child, path in stack[-1]:
+            walk = visit(child, path)
+            if walk is not None:
+                stack.append(walk)
+                break
+        else:
+            stack.pop()
     return found
