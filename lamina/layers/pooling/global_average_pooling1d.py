@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
+from ...errors import describe_shape
 from .base_global_pooling import BaseGlobalPooling
 
 
@@ -23,6 +24,15 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
         if mask is None:
             return ops.mean(inputs, axis=axis, keepdims=self.keepdims)
         channel_axis = 1 if self.data_format == "channels_first" else 2
+        steps = inputs.shape[axis[0]]
+        if len(mask.shape) != 2 or None not in (mask.shape[1], steps) and \
+                mask.shape[1] != steps:
+            raise ValueError(
+                f"{self.name}: the mask must have shape (batch, steps) with the {steps} steps "
+                f"of axis {axis[0]} (data_format={self.data_format!r}); received a mask of "
+                f"shape {describe_shape(mask.shape)} for input of shape "
+                f"{describe_shape(inputs.shape)} (a mask from an earlier layer marks axis 1: "
+                f"use data_format='channels_last' there)")
         keep = ops.expand_dims(ops.cast(mask, "bool"), channel_axis)
         total = ops.sum(ops.where(keep, inputs, 0.0), axis=axis, keepdims=self.keepdims)
         count = ops.sum(ops.cast(keep, inputs.dtype), axis=axis, keepdims=self.keepdims)

@@ -101,3 +101,20 @@ def test_rank_error_names_the_layer():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=r"^gmp: " + message):
         layers.GlobalMaxPooling2D(name="gmp", **kwargs)
+
+
+def test_average_pooling_1d_refuses_a_mask_that_does_not_fit_its_steps():
+    """Masking marks axis 1; a channels_first pooling averages axis 2. Keras fails with a
+    raw broadcasting error; this names the layer, both shapes and the fix (fuzzer seed
+    4374)."""
+    import re
+
+    import lamina
+    x = lamina.Input((7, 3))
+    h = lamina.layers.Masking(1.5)(x)
+    pool = lamina.layers.GlobalAveragePooling1D(data_format="channels_first", name="gap")
+    with pytest.raises(ValueError, match=re.escape(
+            "gap: the mask must have shape (batch, steps) with the 3 steps of axis 2 "
+            "(data_format='channels_first'); received a mask of shape (None, 7) for input "
+            "of shape (None, 7, 3)")):
+        pool(h)
