@@ -43,7 +43,18 @@ def create_checked(group, name: str, data):
 
 def check_contained(f, filepath) -> None:
     """Raise :class:`UnsafeH5FileError` unless every object of the open h5py file ``f`` is
-    reached by hard links and every dataset keeps its data inside the file."""
+    reached by hard links and every dataset keeps its data inside the file. A file too
+    damaged to walk raises :class:`H5FileError` naming it."""
+    try:
+        _walk(f, filepath)
+    except LaminaError:
+        raise
+    except Exception as exc:            # h5py's OSError, KeyError, RuntimeError, TypeError
+        raise H5FileError(f"'{filepath}': the file is damaged: its groups cannot be read "
+                          f"({type(exc).__name__}: {exc})") from None
+
+
+def _walk(f, filepath) -> None:
     import h5py
     seen, stack = set(), [f]
     while stack:

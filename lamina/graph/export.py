@@ -5,7 +5,7 @@ The file holds data only (JSON text and arrays; nothing is pickled), so
 ``lamina.graph.load_exported(path)`` (``lamina/graph/exported.py``) runs it with the op
 registry alone, in a process that never imports the model's code::
 
-    /                 attrs: format, format_version, name, batch_size
+    /                 attrs: format, format_version, name, batch_size, graph_sha256
     /graph/nodes      one JSON string per node, in execution order:
                       {"op": registry name, "attrs": {...}, "inputs": [ref, ...],
                        "outputs": [[shape, dtype], ...], "layer": "model/dense"}
@@ -33,7 +33,19 @@ from .errors import ExportError
 from .export_codec import encode, encode_structure
 
 FORMAT = "lamina.exported_graph"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Version 2 adds the root attribute ``graph_sha256`` (:func:`graph_digest`): HDF5 checks no
+# string data, so a damaged byte in a node's JSON would otherwise change the graph silently.
+
+
+def graph_digest(nodes, signature: str) -> str:
+    """SHA-256 of the graph's JSON text: every node, then the signature."""
+    import hashlib
+    digest = hashlib.sha256()
+    for text in list(nodes) + [signature]:
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def write_graph(graph, filepath, name: str = "graph", input_structure=None,
@@ -70,8 +82,9 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
             graph.inputs[0].shape else -1
         group = f.create_group("graph")
         group.create_dataset("nodes", data=nodes, dtype=h5py.string_dtype())
-        group.create_dataset("signature", data=json.dumps(signature),
-                             dtype=h5py.string_dtype())
+        signature_text = json.dumps(signature)
+        f.attrs["graph_sha256"] = graph_digest(nodes, signature_text)
+        group.create_dataset("signature", data=signature_text, dtype=h5py.string_dtype())
         variables = f.create_group("variables")
         for i, (variable, _) in enumerate(graph.variables):
             create_checked(variables, str(i), variable.numpy())

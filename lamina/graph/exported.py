@@ -10,9 +10,9 @@ import json
 from .. import tree
 from ..autograd.tensor import TensorBase
 from ..dtypes import is_float
-from ..errors import DTypeError, ShapeError, describe_shape
+from ..errors import DTypeError, LaminaError, ShapeError, describe_shape
 from .errors import ExportError
-from .export import FORMAT, FORMAT_VERSION
+from .export import FORMAT, FORMAT_VERSION, graph_digest
 from .export_codec import decode_structure
 
 
@@ -107,11 +107,24 @@ class ExportedModel:
 
 def load_exported(filepath, backend=None) -> ExportedModel:
     """Load a file written by ``model.export`` onto ``backend`` (default: the active one)."""
-    import h5py
     from ..backend import get_backend
-    from ..h5_guard import check_contained, read_dataset
     from . import passes  # noqa: F401  (ops that only passes create are registered there)
     backend = get_backend(backend)
+    try:
+        return _load(filepath, backend)
+    except LaminaError as exc:
+        if str(filepath) in str(exc):
+            raise
+        raise ExportError(f"load_exported: cannot load '{filepath}': {exc}") from None
+    except Exception as exc:            # h5py's OSError/KeyError/RuntimeError, json, ...
+        raise ExportError(f"load_exported: cannot load '{filepath}': the file is damaged or "
+                          f"not a graph written by model.export ({type(exc).__name__}: "
+                          f"{exc})") from None
+
+
+def _load(filepath, backend) -> ExportedModel:
+    import h5py
+    from ..h5_guard import check_contained, read_dataset
     with h5py.File(str(filepath), "r") as f:
         check_contained(f, filepath)
         if f.attrs.get("format") != FORMAT:
@@ -122,9 +135,15 @@ def load_exported(filepath, backend=None) -> ExportedModel:
             raise ExportError(f"load_exported: '{filepath}' has format version {version}; "
                               f"this Lamina reads up to {FORMAT_VERSION}")
         name = str(f.attrs["name"])
-        nodes = [json.loads(text) for text in
-                 read_dataset(f["graph/nodes"], filepath, as_text=True)]
-        signature = json.loads(read_dataset(f["graph/signature"], filepath, as_text=True))
+        texts = list(read_dataset(f["graph/nodes"], filepath, as_text=True))
+        signature_text = read_dataset(f["graph/signature"], filepath, as_text=True)
+        if version >= 2 and f.attrs.get("graph_sha256") != graph_digest(texts,
+                                                                       signature_text):
+            raise ExportError(f"load_exported: '{filepath}': the graph's JSON does not match "
+                              f"its SHA-256 (attribute 'graph_sha256'): the file was damaged "
+                              f"after it was written; export the model again")
+        nodes = [json.loads(text) for text in texts]
+        signature = json.loads(signature_text)
         variables = [(read_dataset(f["variables"][str(i)], filepath),
                       str(f["variables"][str(i)].attrs["path"]))
                      for i in range(len(f["variables"]))]

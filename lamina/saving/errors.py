@@ -52,3 +52,13 @@ def legacy_error(filepath: str, what: str) -> LegacyFormatError:
         f"not read or write yet; use the Keras 3 formats instead: '.keras' for a whole "
         f"model (model.save / load_model) or '.weights.h5' for weights only "
         f"(model.save_weights / load_weights)")
+
+
+def naming_file(exc: LaminaError, filepath: str, hint: str = "") -> LaminaError:
+    """The same error, its message prefixed with the file it came from."""
+    if filepath in str(exc) and not hint:
+        return exc
+    try:
+        return type(exc)(f"cannot load '{filepath}': {exc}{hint}")
+    except TypeError:                   # an error class with another constructor
+        return SavingError(f"cannot load '{filepath}': {type(exc).__name__}: {exc}{hint}")

@@ -23,7 +23,7 @@ from . import archive_guard
 from .archive_guard import check_names, entry_cap, read_folder_file, read_member, weights_cap
 from .atomic import atomic_folder, atomic_path
 from .compile_config import compile_from_config, get_compile_config
-from .errors import CorruptFileError, SavingError
+from .errors import CorruptFileError, SavingError, naming_file
 from .object_registration import serialize_keras_object
 from .weights_h5 import assign_weights, read_weights, write_weights
 
@@ -135,13 +135,16 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
     compile_config = config.pop("compile_config", None)
     try:
         model = deserialize(config, custom_objects)
-    except LaminaError:
-        raise
+    except LaminaError as exc:
+        raise naming_file(exc, filepath) from None
     except Exception as exc:
         raise SavingError(f"cannot rebuild the model saved in '{filepath}': "
                           f"{type(exc).__name__}: {exc}") from exc
     if compile and compile_config:
-        compile_from_config(model, compile_config, custom_objects)
+        try:
+            compile_from_config(model, compile_config, custom_objects)
+        except LaminaError as exc:
+            raise naming_file(exc, filepath) from None
     weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
     assign_weights(read_weights(model, io.BytesIO(weights), filepath))
     return model

@@ -23,13 +23,14 @@ from ..errors import LaminaError
 from ..h5_guard import check_contained, create_checked
 from . import archive_guard
 from .atomic import atomic_image
-from .errors import CorruptFileError, FileFormatError, SavingError
+from .errors import CorruptFileError, FileFormatError, SavingError, naming_file
 from .legacy_config import LegacyConfigError, convert_model_config, text
 from .legacy_optimizer import plan_optimizer, write_optimizer
 from .legacy_training_config import convert_training_config
 from .legacy_weights import LoadReport, legacy_weights, plan_model, write_names
 
 _log = logging.getLogger("lamina.saving")
+_MODEL_GROUPS = frozenset({"model_weights", "optimizer_weights"})
 
 
 def _h5py():
@@ -162,10 +163,17 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
             raise CorruptFileError(f"load_model: '{filepath}' is an HDF5 file but not a "
                                    f"Keras model: it has no 'model_config' attribute")
         config = _json_attribute(f, "model_config", filepath)
+        unknown = sorted(set(f) - _MODEL_GROUPS)
+        if unknown:
+            # A damaged name ("optimizer_weighds") would otherwise drop that part silently.
+            raise CorruptFileError(f"load_model: '{filepath}' holds {unknown} at its root, "
+                                   f"where a Keras model file has only "
+                                   f"{sorted(_MODEL_GROUPS)}: the file is damaged or not a "
+                                   f"Keras model file")
         try:
             model = deserialize(convert_model_config(config), custom_objects)
         except LaminaError as exc:
-            raise _naming_file(exc, filepath) from None
+            raise naming_file(exc, filepath) from None
         except Exception as exc:        # a layer's own check: not a damaged file
             raise SavingError(f"cannot rebuild the model saved in '{filepath}': "
                               f"{type(exc).__name__}: {exc}") from exc
@@ -183,7 +191,7 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
                 hint = "" if "compile=False" in str(exc) else \
                     " (in the file's training_config; pass compile=False to load the " \
                     "model uncompiled)"
-                raise _naming_file(exc, filepath, hint) from None
+                raise naming_file(exc, filepath, hint) from None
             except (ValueError, TypeError, KeyError) as exc:
                 raise SavingError(f"cannot compile the model saved in '{filepath}' from "
                                   f"its training_config ({type(exc).__name__}: {exc}); "
@@ -193,16 +201,6 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
     for variable, array in plan:
         variable.assign(array)
     return model
-
-
-def _naming_file(exc: LaminaError, filepath: str, hint: str = "") -> LaminaError:
-    """The same error, its message prefixed with the file it came from."""
-    if filepath in str(exc) and not hint:
-        return exc
-    try:
-        return type(exc)(f"cannot load '{filepath}': {exc}{hint}")
-    except TypeError:                   # an error class with another constructor
-        return exc
 
 
 def load_legacy_weights(model, filepath: str, skip_mismatch: bool = False,

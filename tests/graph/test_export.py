@@ -16,6 +16,7 @@ import lamina
 from lamina import layers, ops
 from lamina.errors import DTypeError, ShapeError
 from lamina.graph import ExportError, load_exported
+from lamina.graph.export import graph_digest
 from lamina.graph.export_codec import decode, encode
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -219,8 +220,10 @@ def _tamper(path, edit):
         nodes = [json.loads(t) for t in f["graph/nodes"].asstr()[()]]
         edit(nodes, f)
         del f["graph/nodes"]
-        f["graph"].create_dataset("nodes", data=[json.dumps(n) for n in nodes],
-                                  dtype=h5py.string_dtype())
+        texts = [json.dumps(n) for n in nodes]
+        f["graph"].create_dataset("nodes", data=texts, dtype=h5py.string_dtype())
+        # A crafted file, not a damaged one: its digest matches, so the rebuild checks run.
+        f.attrs["graph_sha256"] = graph_digest(texts, f["graph/signature"].asstr()[()])
 
 
 def test_load_errors_are_typed(tmp_path):
