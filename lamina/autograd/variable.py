@@ -4,7 +4,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from ..core import structure
+from ..core import structure, weight_budget
+from ..dtypes import itemsize
 from ..errors import ShapeError, describe_shape
 from .tensor import Tensor
 
@@ -61,6 +62,7 @@ class Variable(Tensor):
                 raise ValueError("Variable: argument 'shape' is required when the initializer "
                                  f"is a callable; received initializer={initializer!r}")
             dtype = standardize(dtype) if dtype is not None else floatx()
+            weight_budget.charge(shape, itemsize(dtype), name or "variable")
             initializer = initializer(tuple(shape), dtype=dtype)
         value = convert_to_tensor(initializer, dtype=dtype, backend=backend)
         if dtype is None and is_float(value.dtype) and value.dtype != floatx():

@@ -11,7 +11,8 @@ from ..autograd.variable import Variable
 from ..core.symbolic import SymbolicTensor
 from ..errors import LaminaError
 from ..graph import trace as graph_trace
-from ..core import structure
+from ..core import structure, weight_budget
+from ..dtypes import itemsize
 from . import call_context
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
@@ -133,6 +134,8 @@ class Layer(LayerConfigMixin):
         if initializer is None:
             initializer = "glorot_uniform" if is_float(dtype) else "zeros"
         init = initializers.get(initializer)
+        # a model rebuilt from a file may not declare more weights than the file holds
+        weight_budget.charge(shape, itemsize(dtype), f"{self.name}/{name or 'variable'}")
         with graph_trace.suspended():        # weights start from real numbers, even mid-trace
             value = init(shape, dtype=dtype)
         # A frozen layer's weights start frozen; unfreezing the layer thaws them.

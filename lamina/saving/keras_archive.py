@@ -9,6 +9,7 @@ from ``compile_config``, then loads every weight, the optimizer's state included
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import io
 import json
@@ -18,6 +19,7 @@ import zipfile
 
 import numpy as np
 
+from ..core import weight_budget
 from ..errors import LaminaError
 from . import archive_guard
 from .archive_guard import check_names, entry_cap, read_folder_file, read_member, weights_cap
@@ -115,6 +117,23 @@ def read_entry(filepath: str, name: str, cap: int | None = None) -> bytes:
                                f"file ({type(exc).__name__}: {exc})") from None
 
 
+# Weights a rebuilt model may create beyond what the file stores: variables that are not
+# saved (random-generator state and the like) are small.
+BUDGET_SLACK = 64 * 2 ** 20
+
+
+def entry_size(filepath: str, name: str) -> int | None:
+    """The uncompressed size of entry ``name`` of a ``.keras`` zip or folder, or None when
+    it cannot be told (the read that follows reports why)."""
+    try:
+        if os.path.isdir(filepath):
+            return os.path.getsize(os.path.join(filepath, name))
+        with zipfile.ZipFile(filepath, "r") as zf:
+            return zf.getinfo(name).file_size
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError):
+        return None
+
+
 def read_config(filepath: str) -> dict:
     try:
         config = archive_guard.loads(read_entry(filepath, CONFIG), filepath, CONFIG)
@@ -133,8 +152,13 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
     from ..layers import deserialize
     config = read_config(filepath)
     compile_config = config.pop("compile_config", None)
+    stored = entry_size(filepath, WEIGHTS)
+    budget = weight_budget.limited(stored + BUDGET_SLACK, f"'{filepath}' stores "
+                                   f"{stored:,} bytes of weights ({WEIGHTS})") \
+        if stored is not None else contextlib.nullcontext()
     try:
-        model = deserialize(config, custom_objects)
+        with budget:
+            model = deserialize(config, custom_objects)
     except LaminaError as exc:
         raise naming_file(exc, filepath) from None
     except Exception as exc:

@@ -19,11 +19,13 @@ import logging
 import os
 
 
+from ..core import weight_budget
 from ..errors import LaminaError
 from ..h5_guard import check_contained, create_checked
 from . import archive_guard
 from .atomic import atomic_image
 from .errors import CorruptFileError, FileFormatError, SavingError, naming_file
+from .keras_archive import BUDGET_SLACK
 from .legacy_config import LegacyConfigError, convert_model_config, text
 from .legacy_optimizer import plan_optimizer, write_optimizer
 from .legacy_training_config import convert_training_config
@@ -170,8 +172,11 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
                                    f"where a Keras model file has only "
                                    f"{sorted(_MODEL_GROUPS)}: the file is damaged or not a "
                                    f"Keras model file")
+        stored = os.path.getsize(filepath)
         try:
-            model = deserialize(convert_model_config(config), custom_objects)
+            with weight_budget.limited(stored + BUDGET_SLACK,
+                                       f"'{filepath}' is {stored:,} bytes in all"):
+                model = deserialize(convert_model_config(config), custom_objects)
         except LaminaError as exc:
             raise naming_file(exc, filepath) from None
         except Exception as exc:        # a layer's own check: not a damaged file

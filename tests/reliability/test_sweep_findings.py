@@ -105,3 +105,44 @@ def test_legacy_file_with_a_damaged_group_name_is_refused(tmp_path):
                                                r" Keras model file has only \['model_weights',"
                                                r" 'optimizer_weights'\]"):
         lamina.saving.load_model(path)
+
+
+def _layers_of(config):
+    return config["config"]["layers"]
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_a_config_declaring_huge_weights_is_refused_before_allocating(tmp_path, suffix):
+    """Sweep keras-28: a build_config of (10**9, 10**9) made load_model allocate and
+    initialize an 8 GB kernel (64 s) before refusing. Variables a rebuilt model creates
+    are now charged against the weights the file stores, before their initializer runs."""
+    import time
+
+    from lamina.core.weight_budget import WeightBudgetError
+    path = tmp_path / f"m{suffix}"
+    _model().save(path)
+    if suffix == ".keras":
+        with zipfile.ZipFile(path) as zf:
+            entries = [(i.filename, zf.read(i)) for i in zf.infolist()]
+        k = [name for name, _ in entries].index("config.json")
+        config = json.loads(entries[k][1])
+        dense = next(layer for layer in _layers_of(config) if layer["class_name"] == "Dense")
+        dense["config"]["units"] = 10 ** 9
+        entries[k] = ("config.json", json.dumps(config).encode())
+        with zipfile.ZipFile(path, "w") as zf:
+            for name, data in entries:
+                zf.writestr(name, data)
+    else:
+        with h5py.File(path, "r+") as f:
+            config = json.loads(f.attrs["model_config"])
+            dense = next(layer for layer in _layers_of(config)
+                         if layer["class_name"] == "Dense")
+            dense["config"]["units"] = 10 ** 9
+            f.attrs["model_config"] = json.dumps(config)
+    start = time.perf_counter()
+    with pytest.raises(WeightBudgetError, match=r"variable '.*kernel' of shape \(\d+, "
+                                                r"1000000000\) needs [\d,]+ bytes, but the "
+                                                r"model's weights may total only [\d,]+ bytes: "
+                                                r"'.*m\.(keras|h5)'"):
+        lamina.saving.load_model(path)
+    assert time.perf_counter() - start < 5
