@@ -4,9 +4,15 @@
   Keras-style ``serialize_keras_object`` / ``deserialize_keras_object``.
 - Keras 3's files: ``save_model`` / ``load_model`` (``.keras``), ``save_weights`` /
   ``load_weights`` (``.weights.h5``), written atomically and read all-or-nothing.
+- The errors a user may catch: a refused file (``CorruptFileError``, ``H5FileError`` and
+  its ``UnsafeH5FileError``/``H5ChecksumError``, ``UnsafeArchiveError``,
+  ``WeightBudgetError``) and a failed write (``FileWriteError``, also an ``OSError``).
 """
+from ..core.weight_budget import WeightBudgetError
+from ..h5_guard import H5ChecksumError, H5FileError, UnsafeH5FileError
+from .archive_guard import UnsafeArchiveError
 from .describe import describe
-from .errors import (CorruptFileError, FileFormatError, LegacyFormatError,
+from .errors import (CorruptFileError, FileFormatError, FileWriteError, LegacyFormatError,
                      SavedFileExistsError, SavedFileNotFoundError, SavingError,
                      WeightMismatchError)
 from .model_methods import SavingMixin
@@ -22,4 +28,5 @@ __all__ = ["CustomObjectScope", "UnknownObjectError", "custom_object_scope",
            "save_model", "load_model", "save_weights", "load_weights", "model_from_json",
            "SavingMixin", "SavingError", "FileFormatError", "LegacyFormatError",
            "CorruptFileError", "WeightMismatchError", "SavedFileNotFoundError",
-           "SavedFileExistsError", "describe"]
+           "SavedFileExistsError", "describe", "FileWriteError", "H5FileError",
+           "H5ChecksumError", "UnsafeH5FileError", "UnsafeArchiveError", "WeightBudgetError"]

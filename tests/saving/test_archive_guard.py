@@ -287,3 +287,14 @@ def test_legit_archives_still_load(saved, tmp_path):
     other.load_weights(deflated)
     np.testing.assert_allclose(other.predict(x, verbose=0), expected, rtol=1e-6)
     assert "Dense" in str(lamina.saving.describe(deflated, print_fn=None))
+
+
+def test_the_refusal_and_write_errors_are_public_in_lamina_saving():
+    """A user catching a refused file or a failed save needs the types by a public name."""
+    import lamina.saving as saving
+    from lamina.errors import LaminaError
+    for name in ("FileWriteError", "H5FileError", "H5ChecksumError", "UnsafeH5FileError",
+                 "UnsafeArchiveError", "WeightBudgetError", "CorruptFileError"):
+        assert name in saving.__all__
+        assert issubclass(getattr(saving, name), LaminaError)
+    assert issubclass(saving.FileWriteError, OSError)
