@@ -77,6 +77,7 @@ class Plan:
         self.output_slots = [slot(o) if isinstance(o, TensorBase) else None
                              for o in graph.flat_outputs]
         self.update_slots = [(variable, slot(value)) for variable, value in graph.updates]
+        self._updated = tuple(variable for variable, _ in self.update_slots)
         self.template = template
         self._schedule, self._specs = schedule, specs
 
@@ -154,7 +155,8 @@ class Plan:
         for variable, i in self.variable_slots:
             slots[i] = variable.data
         backend = self.backend
-        for variable, _ in self.update_slots:
+        updated = self._updated
+        for variable in updated:
             if variable._views:            # eager snapshots of the old value (copy-on-write)
                 variable._release_views()
         try:
@@ -175,7 +177,7 @@ class Plan:
                   for variable, i, snapshot in mode.commits]
         for variable, value in values:
             backend.copy_(variable.data, value)
-        for variable, _ in self.update_slots:
+        for variable in updated:
             variable._version += 1
         return results
 

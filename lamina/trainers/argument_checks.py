@@ -22,27 +22,25 @@ def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _count(what: str, name: str, value, low: int, expected: str) -> int:
+    """``value`` as an int >= ``low``; ``expected`` says what is accepted."""
+    if not _is_int(value):
+        raise TypeError(f"{what}: argument '{name}' must be {expected}; received "
+                        f"{_received(value)}")
+    if value < low:
+        raise ValueError(f"{what}: argument '{name}' must be {expected}; received {value!r}")
+    return int(value)
+
+
 def positive_int_or_none(what: str, name: str, value):
     """``value`` as an int (None stays None); raises unless it is a positive int or None."""
     if value is None:
         return None
-    if not _is_int(value):
-        raise TypeError(f"{what}: argument '{name}' must be a positive int or None; "
-                        f"received {_received(value)}")
-    if value < 1:
-        raise ValueError(f"{what}: argument '{name}' must be a positive int or None; "
-                         f"received {value!r}")
-    return int(value)
+    return _count(what, name, value, 1, "a positive int or None")
 
 
 def non_negative_int(what: str, name: str, value) -> int:
-    if not _is_int(value):
-        raise TypeError(f"{what}: argument '{name}' must be a non-negative int; received "
-                        f"{_received(value)}")
-    if value < 0:
-        raise ValueError(f"{what}: argument '{name}' must be a non-negative int; received "
-                         f"{value!r}")
-    return int(value)
+    return _count(what, name, value, 0, "a non-negative int")
 
 
 def validation_split(value) -> float:
