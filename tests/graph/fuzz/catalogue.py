@@ -131,38 +131,37 @@ def _seq(fn):
 @_seq
 def conv1d(r, s):
     kernel = r.randint(1, 3)
-    extra = r.choice(["", f", strides={r.randint(1, 2)}", f", dilation_rate=2"])
+    extra = r.choice(["", f", strides={r.randint(1, 2)}", ", dilation_rate=2"])
     return Choice(f"layers.Conv1D({_units(r)}, {kernel}, padding={r.choice(PADDINGS)!r}, "
                   f"activation={_act(r)!r}{extra})")
 
 
-@_seq
-def conv1d_transpose(r, s):
-    return Choice(f"layers.Conv1DTranspose({_units(r)}, {r.randint(1, 3)}, "
-                  f"strides={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+def _spatial_rules(dims: int, fits):
+    """The rules that differ between 1-D and 2-D inputs only by the class suffix:
+    transposed, separable and depthwise convolutions, pooling and global pooling."""
+    suffix = f"{dims}D"
 
+    def conv_transpose(r, s):
+        return Choice(f"layers.Conv{suffix}Transpose({_units(r)}, {r.randint(1, 3)}, "
+                      f"strides={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
 
-@_seq
-def separable_conv1d(r, s):
-    return Choice(f"layers.SeparableConv1D({_units(r)}, {r.randint(1, 3)}, "
-                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+    def separable_conv(r, s):
+        return Choice(f"layers.SeparableConv{suffix}({_units(r)}, {r.randint(1, 3)}, "
+                      f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
 
+    def depthwise_conv(r, s):
+        return Choice(f"layers.DepthwiseConv{suffix}({r.randint(1, 3)}, "
+                      f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
 
-@_seq
-def depthwise_conv1d(r, s):
-    return Choice(f"layers.DepthwiseConv1D({r.randint(1, 3)}, "
-                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
+    def pool(r, s):
+        kind = r.choice([f"MaxPooling{suffix}", f"AveragePooling{suffix}"])
+        return Choice(f"layers.{kind}({r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
 
-
-@_seq
-def pool1d(r, s):
-    kind = r.choice(["MaxPooling1D", "AveragePooling1D"])
-    return Choice(f"layers.{kind}({r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
-
-
-@_seq
-def global_pool1d(r, s):
-    return Choice(f"layers.{r.choice(['GlobalMaxPooling1D', 'GlobalAveragePooling1D'])}()")
+    def global_pool(r, s):
+        kinds = [f"GlobalMaxPooling{suffix}", f"GlobalAveragePooling{suffix}"]
+        return Choice(f"layers.{r.choice(kinds)}()")
+    return [fits(rule) for rule in (conv_transpose, separable_conv, depthwise_conv, pool,
+                                    global_pool)]
 
 
 @_seq
@@ -210,35 +209,6 @@ def conv2d(r, s):
 
 
 @_image
-def conv2d_transpose(r, s):
-    return Choice(f"layers.Conv2DTranspose({_units(r)}, {r.randint(1, 3)}, "
-                  f"strides={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
-
-
-@_image
-def separable_conv2d(r, s):
-    return Choice(f"layers.SeparableConv2D({_units(r)}, {r.randint(1, 3)}, "
-                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
-
-
-@_image
-def depthwise_conv2d(r, s):
-    return Choice(f"layers.DepthwiseConv2D({r.randint(1, 3)}, "
-                  f"depth_multiplier={r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
-
-
-@_image
-def pool2d(r, s):
-    kind = r.choice(["MaxPooling2D", "AveragePooling2D"])
-    return Choice(f"layers.{kind}({r.randint(1, 2)}, padding={r.choice(PADDINGS)!r})")
-
-
-@_image
-def global_pool2d(r, s):
-    return Choice(f"layers.{r.choice(['GlobalMaxPooling2D', 'GlobalAveragePooling2D'])}()")
-
-
-@_image
 def image_reshaping(r, s):
     return Choice(r.choice(["layers.Cropping2D(((1, 0), (0, 1)))", "layers.ZeroPadding2D(1)",
                             "layers.UpSampling2D(2)", "layers.Permute((2, 1, 3))",
@@ -249,10 +219,9 @@ def image_reshaping(r, s):
 RULES = [dense, activation, small_activation_layer, dropout, noise, batch_norm, layer_norm,
          group_norm, unit_norm, identity, dense_regularized, lambda_layer, reshape_flat,
          flatten,
-         repeat_vector, reshape_to_sequence, conv1d, conv1d_transpose, separable_conv1d,
-         depthwise_conv1d, pool1d, global_pool1d, rnn, sequence_reshaping, attention,
-         multi_head_attention, conv2d, conv2d_transpose, separable_conv2d, depthwise_conv2d,
-         pool2d, global_pool2d, image_reshaping]
+         repeat_vector, reshape_to_sequence, conv1d, *_spatial_rules(1, _seq), rnn,
+         sequence_reshaping, attention, multi_head_attention, conv2d,
+         *_spatial_rules(2, _image), image_reshaping]
 
 # Shape-preserving layers (for a layer applied twice and for two merged branches).
 SAME_SHAPE = [lambda r, s: Choice(f"layers.Dense({s[-1]}, activation={_act(r)!r})"),
