@@ -57,6 +57,7 @@ class Case:
     grad: bool = True                         # check gradients w.r.t. float inputs
     second_order: bool = False                # also check the gradient of the gradient
     grad_argnums: tuple | None = None         # which inputs to differentiate (default: floats)
+    graph: bool = True                        # also run forward and gradient under lamina.jit
     rtol: float = 1e-6
     atol: float = 1e-8
     fwd_rtol32: float = 1e-5
@@ -107,6 +108,8 @@ def run_case(c: Case) -> None:
         check_gradient(c)
         if c.second_order:
             check_second_order(c)
+    if c.graph:
+        check_graph(c)
 
 
 def check_forward(c: Case) -> None:
@@ -225,3 +228,36 @@ def check_second_order(c: Case) -> None:
         s = np.zeros(np.shape(c.inputs[i])) if s is None else s.numpy()
         np.testing.assert_allclose(s, n, rtol=max(c.rtol, 1e-5), atol=max(c.atol, 1e-7),
                                    err_msg=f"{c}: second derivative of input {i}")
+
+
+def _graph_compare(c: Case, what, eager_outs, graph_outs):
+    assert len(eager_outs) == len(graph_outs), f"{c}: graph gave {len(graph_outs)} {what}"
+    for k, (e, g) in enumerate(zip(eager_outs, graph_outs)):
+        e = None if e is None else np.asarray(e.numpy() if hasattr(e, "numpy") else e)
+        g = None if g is None else np.asarray(g.numpy() if hasattr(g, "numpy") else g)
+        assert (e is None) == (g is None), f"{c}: {what} {k} is None in one mode only"
+        if e is None:
+            continue
+        assert e.shape == g.shape and e.dtype == g.dtype, (
+            f"{c}: {what} {k}: eager {e.shape} {e.dtype}, graph {g.shape} {g.dtype}")
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-14,
+                                   err_msg=f"{c}: {what} {k}, graph against eager")
+
+
+def check_graph(c: Case) -> None:
+    """Graph mode (``lamina.jit``) computes what eager computes: outputs and gradients."""
+    tensors = _to_tensors(c.inputs, "float64")
+    _graph_compare(c, "output", _as_list(c.fn(*tensors)),
+                   _as_list(lamina.jit(c.fn)(*tensors)))
+    if not c.grad:
+        return
+    cot = _cotangents(c)
+    argnums = _argnums(c)
+
+    def grads(*xs):
+        with lamina.GradientTape() as tape:
+            for i in argnums:
+                tape.watch(xs[i])
+            y = _scalarize(c, _as_list(c.fn(*xs)), cot)
+        return tuple(tape.gradient(y, [xs[i] for i in argnums]))
+    _graph_compare(c, "gradient", list(grads(*tensors)), list(lamina.jit(grads)(*tensors)))
