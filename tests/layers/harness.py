@@ -18,6 +18,7 @@ a layer in ``lamina.layers`` appears in no module's ``CASES``.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -47,6 +48,13 @@ class LayerCase:
     id: str = ""
 
     def __post_init__(self):
+        # Random augmentation layers default to training=True (Keras 3): the harness
+        # compares deterministic inference outputs across the model kinds, so it asks for
+        # them; each layer's own tests cover its training-mode draws.
+        call = getattr(self.cls, "call", None)
+        default = inspect.signature(call).parameters.get("training") if call else None
+        if default is not None and default.default is True:
+            self.call_kwargs = {"training": False, **self.call_kwargs}
         if not self.id:
             args = ",".join(f"{k}={v!r}" for k, v in self.kwargs.items())
             self.id = f"{self.cls.__name__}({args})"

@@ -43,14 +43,19 @@ class BaseImageLayer(Layer):
 class RandomImageLayer(BaseImageLayer):
     """An augmentation: ``augment(images)`` on NHWC batches when ``training`` is True,
     drawing from the layer's own ``SeedGenerator(seed)``; the identity otherwise (the
-    inputs cast to the compute dtype), as in Keras 3. No weights."""
+    inputs cast to the compute dtype), as in Keras 3. No weights.
+
+    ``training`` defaults to True, Keras 3's rule for every random preprocessing layer: a
+    direct call (``layer(images)``) or a model called without ``training=`` augments;
+    ``predict``/``evaluate`` and ``training=False`` (passed here or to an outer layer or
+    model) give the identity; ``fit`` augments."""
 
     def __init__(self, seed=None, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
         self.seed = seed
         self.seed_generator = make_seed_generator(self, seed, True)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         if training and runs_for_real(inputs):
             return self._apply(inputs, self.augment)
         return self._as_compute_dtype(inputs)

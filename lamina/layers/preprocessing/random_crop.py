@@ -18,7 +18,7 @@ class RandomCrop(RandomImageLayer):
         self.height = check_size(self.name, "height", height)
         self.width = check_size(self.name, "width", width)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         h_axis, w_axis = hw_axes(self.data_format, len(inputs.shape))
         height, width = inputs.shape[h_axis], inputs.shape[w_axis]
         if height is None or width is None:

