@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import LaminaError
 
 __all__ = ["DatasetUnavailableError", "DatasetFormatError", "UnsafePickleError",
-           "cache_dir", "file_sha256", "download", "fetch", "missing_file_error",
+           "cache_dir", "file_sha256", "download", "fetch", "resolve_cached", "missing_file_error",
            "load_pickle_safely"]
 
 
@@ -90,6 +90,19 @@ def fetch(dataset: str, dest: str, url: str, sha256: str | None, how_to_supply: 
     return dest
 
 
+def resolve_cached(dataset: str, path, url: str, sha256: str | None,
+                   how_to_supply: str) -> str:
+    """Keras's ``path`` argument: an existing file is used as is; a bare file name (the
+    default, e.g. ``"imdb.npz"``) is looked up in the cache folder and downloaded there
+    from ``url`` on first use; any other missing path is an error."""
+    path = os.path.expanduser(os.fspath(path))
+    if os.path.isfile(path):
+        return path
+    if os.path.basename(path) == path:
+        return fetch(dataset, os.path.join(cache_dir(), path), url, sha256, how_to_supply)
+    raise missing_file_error(dataset, path, how_to_supply)
+
+
 def missing_file_error(dataset: str, path: str, how_to_supply: str) -> DatasetUnavailableError:
     """The error for a user-given path that does not exist (no download is attempted)."""
     return DatasetUnavailableError(
@@ -150,10 +163,27 @@ _ALLOWED = {("numpy.core.multiarray", "_reconstruct"): _reconstruct,
             ("_codecs", "encode"): _latin1_encode}
 
 
+def _object_dtype(spec, *args):
+    """numpy.dtype for a ragged dataset array (imdb, reuters): plain numeric dtypes and the
+    bare object dtype ``O8``, whose elements the pickle itself builds from lists and ints
+    (no global can appear inside them but the ones allowed here)."""
+    dtype = np.dtype(spec, *args)
+    if dtype.hasobject and dtype != np.dtype(object):
+        raise UnsafePickleError(f"refusing to build numpy dtype {spec!r}: expected a numeric "
+                                "dtype or the plain object dtype")
+    return dtype
+
+
 class _RestrictedUnpickler(pickle.Unpickler):
     """Builds only what a dataset pickle holds; every other global is refused."""
 
+    def __init__(self, *args, object_arrays: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.object_arrays = object_arrays
+
     def find_class(self, module, name):
+        if self.object_arrays and (module, name) == ("numpy", "dtype"):
+            return _object_dtype
         allowed = _ALLOWED.get((module, name))
         if allowed is None:
             raise UnsafePickleError(
@@ -165,8 +195,11 @@ class _RestrictedUnpickler(pickle.Unpickler):
         raise UnsafePickleError("refusing a persistent id: a dataset pickle has none")
 
 
-def load_pickle_safely(raw: bytes, encoding: str = "bytes"):
-    """Unpickle ``raw`` (e.g. a CIFAR batch, pickled by Python 2, hence ``encoding="bytes"``)
-    without running code: only dicts, lists, tuples, bytes, str, numbers and numeric numpy
-    arrays can be built; any other global raises ``UnsafePickleError``."""
-    return _RestrictedUnpickler(io.BytesIO(raw), encoding=encoding).load()
+def load_pickle_safely(raw, encoding: str = "bytes", object_arrays: bool = False):
+    """Unpickle ``raw`` (bytes or a binary file; e.g. a CIFAR batch, pickled by Python 2,
+    hence ``encoding="bytes"``) without running code: only dicts, lists, tuples, bytes, str,
+    numbers and numeric numpy arrays can be built (and, with ``object_arrays``, arrays of
+    the plain object dtype holding such values: imdb's and reuters's ragged sequences); any
+    other global raises ``UnsafePickleError``."""
+    handle = io.BytesIO(raw) if isinstance(raw, (bytes, bytearray)) else raw
+    return _RestrictedUnpickler(handle, encoding=encoding, object_arrays=object_arrays).load()

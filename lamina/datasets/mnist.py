@@ -50,15 +50,15 @@ def load_data(path: str | os.PathLike | None = None):
     return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"])
 
 
-def read_idx(path: str, expected_magic: int | None = None) -> np.ndarray:
+def read_idx(path: str, expected_magic: int | None = None, dataset: str = "mnist") -> np.ndarray:
     """The array in one IDX file (raw or gzipped), e.g. ``train-images-idx3-ubyte``.
 
     The header is the magic number ``0x0000TTDD`` (type code TT, DD dimensions) followed by
     DD big-endian uint32 sizes; the data must fill exactly the rest of the file.
     """
-    data = _read_bytes(path)
+    data = _read_bytes(path, dataset)
     if len(data) < 4:
-        raise DatasetFormatError(f"mnist: {path}: truncated IDX file: expected at least a "
+        raise DatasetFormatError(f"{dataset}: {path}: truncated IDX file: expected at least a "
                                  f"4-byte header; received {len(data)} bytes")
     magic = struct.unpack(">I", data[:4])[0]
     ndim, code = data[3], data[2]
@@ -67,11 +67,11 @@ def read_idx(path: str, expected_magic: int | None = None) -> np.ndarray:
         wanted = (f"0x{expected_magic:08x}" if expected_magic is not None else
                   "0x0000TTDD with type code TT one of " +
                   ", ".join(f"0x{c:02x}" for c in _IDX_DTYPES))
-        raise DatasetFormatError(f"mnist: {path}: bad IDX magic number: expected {wanted}; "
+        raise DatasetFormatError(f"{dataset}: {path}: bad IDX magic number: expected {wanted}; "
                                  f"received 0x{magic:08x}")
     header = 4 + 4 * ndim
     if len(data) < header:
-        raise DatasetFormatError(f"mnist: {path}: truncated IDX file: expected a {header}-byte "
+        raise DatasetFormatError(f"{dataset}: {path}: truncated IDX file: expected a {header}-byte "
                                  f"header for {ndim} dimensions; received {len(data)} bytes")
     shape = struct.unpack(f">{ndim}I", data[4:header])
     dtype = np.dtype(_IDX_DTYPES[code])
@@ -79,7 +79,7 @@ def read_idx(path: str, expected_magic: int | None = None) -> np.ndarray:
     expected = header + count * dtype.itemsize
     if len(data) != expected:
         problem = "truncated IDX file" if len(data) < expected else "trailing bytes in IDX file"
-        raise DatasetFormatError(f"mnist: {path}: {problem}: expected {expected} bytes for "
+        raise DatasetFormatError(f"{dataset}: {path}: {problem}: expected {expected} bytes for "
                                  f"shape {shape}; received {len(data)} bytes")
     array = np.frombuffer(data, dtype=dtype, count=count, offset=header).reshape(shape)
     return array.astype(dtype.newbyteorder("="))  # native byte order, writable copy
@@ -97,7 +97,7 @@ def _resolve(path) -> str:
     raise missing_file_error("mnist", path, HOW_TO_SUPPLY)
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_bytes(path: str, dataset: str = "mnist") -> bytes:
     with open(path, "rb") as handle:
         data = handle.read()
     if data[:2] != b"\x1f\x8b":  # not gzip: a raw file, whatever its name
@@ -105,11 +105,11 @@ def _read_bytes(path: str) -> bytes:
     try:
         return gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:
-        raise DatasetFormatError(f"mnist: {path}: damaged gzip data "
+        raise DatasetFormatError(f"{dataset}: {path}: damaged gzip data "
                                  f"({type(exc).__name__}: {exc})") from exc
 
 
-def _find_idx(folder: str, name: str) -> str | None:
+def find_idx(folder: str, name: str) -> str | None:
     # Some mirrors spell the names with a dot ("t10k-images.idx3-ubyte").
     for base in (name, name.replace("-idx", ".idx")):
         for candidate in (base, base + ".gz"):
@@ -119,7 +119,7 @@ def _find_idx(folder: str, name: str) -> str | None:
 
 
 def _read_idx_folder(folder: str) -> dict:
-    found = {key: _find_idx(folder, name) for key, name in IDX_NAMES.items()}
+    found = {key: find_idx(folder, name) for key, name in IDX_NAMES.items()}
     npz = os.path.join(folder, "mnist.npz")
     if not any(found.values()) and os.path.isfile(npz):
         return _read_npz(npz)
