@@ -23,7 +23,8 @@ one CUDA kernel), so both devices draw the same values:
 
 This module imports no array library: kernels are written against ``self.xp``, and only the
 generation of raw words (``_philox_bits``) uses numpy's Philox, then moves the words to the
-backend. The cupy backend overrides both kernels with its own CUDA Philox.
+backend; so do the gamma, beta, binomial, permutation and categorical draws, which run
+numpy's Generator algorithms on a Philox stream at (key, counter) on the host. The cupy backend overrides both kernels with its own CUDA Philox.
 """
 from __future__ import annotations
 
@@ -116,6 +117,54 @@ class RandomKernels:
             return values
         values = values.astype("float32")
         return values if name == "float32" else values.astype(name)
+
+    # ------------------------------------------------------------ host-drawn distributions
+    # Gamma, beta, binomial, permutations and categorical draws use numpy's Generator
+    # algorithms on a Philox stream at (key, counter), on the host, then move the values to
+    # the backend: still a pure function of (key, counter, arguments), so eager and graph
+    # mode, and both backends, draw the same values.
+    def _host_generator(self, op_name: str, key, counter):
+        import numpy
+        key0, key1, counter = check_key_and_counter(op_name, key, counter)
+        bits = numpy.random.Philox(key=key0 | (key1 << 64),
+                                   counter=((counter << 64) - 1) % (1 << 256))
+        return numpy.random.Generator(bits)
+
+    def random_gamma(self, shape, dtype, key, counter, alpha):
+        rng = self._host_generator("random_gamma", key, counter)
+        values = rng.standard_gamma(self.to_host(alpha).astype("float64"), size=shape)
+        return self.asarray(values.astype(dtype))
+
+    def random_beta(self, shape, dtype, key, counter, alpha, beta):
+        rng = self._host_generator("random_beta", key, counter)
+        values = rng.beta(self.to_host(alpha).astype("float64"),
+                          self.to_host(beta).astype("float64"), size=shape)
+        return self.asarray(values.astype(dtype))
+
+    def random_binomial(self, shape, dtype, key, counter, counts, probabilities):
+        rng = self._host_generator("random_binomial", key, counter)
+        values = rng.binomial(self.to_host(counts).astype("int64"),
+                              self.to_host(probabilities).astype("float64"), size=shape)
+        return self.asarray(values.astype(dtype))
+
+    def random_permutation(self, n: int, key, counter):
+        rng = self._host_generator("random_permutation", key, counter)
+        return self.asarray(rng.permutation(n).astype("int64"))
+
+    def random_categorical(self, logits, num_samples: int, dtype, key, counter):
+        """``num_samples`` class indices per row of ``logits`` (batch, classes), by inverse
+        CDF of the row's softmax (in float64) at uniform draws."""
+        import numpy
+        rng = self._host_generator("random_categorical", key, counter)
+        z = self.to_host(logits).astype("float64")
+        z = numpy.exp(z - z.max(axis=-1, keepdims=True))
+        cdf = numpy.cumsum(z, axis=-1)
+        cdf /= cdf[:, -1:]
+        u = rng.random((z.shape[0], num_samples))
+        picks = numpy.stack([numpy.searchsorted(row, draws, side="right")
+                             for row, draws in zip(cdf, u)]) if len(z) else \
+            numpy.zeros((0, num_samples), "int64")
+        return self.asarray(numpy.minimum(picks, z.shape[1] - 1).astype(dtype))
 
     def _philox_bits(self, op_name: str, blocks: int, key, counter):
         """``(blocks, 4)`` raw uint64 words; block b at Philox counter (b, counter).

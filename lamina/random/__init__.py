@@ -11,10 +11,13 @@ from __future__ import annotations
 from ..ops.random import (random_bernoulli, random_normal, random_randint,
                           random_truncated_normal, random_uniform)
 from ..ops.random import dropout as _dropout
+from ..ops.random_distributions import (random_beta, random_binomial, random_categorical,
+                                        random_gamma, random_shuffle)
 from .seed_generator import SeedGenerator, global_seed, set_seed
 
 __all__ = ["SeedGenerator", "set_seed", "global_seed", "uniform", "normal",
-           "truncated_normal", "randint", "bernoulli", "dropout"]
+           "truncated_normal", "randint", "bernoulli", "dropout", "gamma", "beta", "binomial",
+           "categorical", "shuffle"]
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
@@ -46,3 +49,31 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     """``inputs`` with each element zeroed with probability ``rate``, the rest scaled by
     ``1 / (1 - rate)``; ``noise_shape`` broadcasts the mask (None entries: inputs' size)."""
     return _dropout(inputs, rate, noise_shape=noise_shape, seed=seed)
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Gamma(``alpha``, scale 1) values; ``alpha`` a number or a tensor broadcastable to
+    ``shape``."""
+    return random_gamma(shape, alpha, dtype=dtype, seed=seed)
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Beta(``alpha``, ``beta``) values in [0, 1]."""
+    return random_beta(shape, alpha, beta, dtype=dtype, seed=seed)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    """Successes in ``counts`` trials each succeeding with ``probabilities`` (floatx() by
+    default, as Keras)."""
+    return random_binomial(shape, counts, probabilities, dtype=dtype, seed=seed)
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    """``num_samples`` class indices per row of ``logits`` (batch, classes), class ``c``
+    drawn with probability ``softmax(logits)[c]``."""
+    return random_categorical(logits, num_samples, dtype=dtype, seed=seed)
+
+
+def shuffle(x, axis=0, seed=None):
+    """``x`` with its slices along ``axis`` in a random order."""
+    return random_shuffle(x, axis=axis, seed=seed)

@@ -86,8 +86,12 @@ class SeedGenerator:
     >>> c = lamina.random.uniform((2,), seed=42)       # equals a: counter 0 of key (42, 0)
     """
 
-    def __init__(self, seed: int | None = None, name: str | None = None,
-                 backend=None) -> None:
+    def __init__(self, seed: int | None = None, name: str | None = None, **kwargs) -> None:
+        # Keras's only keyword is ``backend`` (where the state variable lives).
+        backend = kwargs.pop("backend", None)
+        if kwargs:
+            raise TypeError(f"SeedGenerator: unrecognized keyword arguments {sorted(kwargs)}; "
+                            "expected only 'backend'")
         if seed is None:
             self._initial_seed = None
             self._init_key(global_seed(), next(_streams), name, backend)
