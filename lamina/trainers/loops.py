@@ -5,6 +5,7 @@ import warnings
 
 from .. import ops, tree
 from . import argument_checks as check
+from .debug_limits import cap_epochs, cap_steps
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
 from .nested_runs import independent_run
 
@@ -88,13 +89,15 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
     from ..data_adapters import (is_batch_source, make_adapter, split_validation,
                                  unpack_x_y_sample_weight)
     verbose = _verbose(verbose)
-    epochs = check.non_negative_int("fit", "epochs", epochs)
+    epochs = cap_epochs(check.non_negative_int("fit", "epochs", epochs))
     initial_epoch = check.non_negative_int("fit", "initial_epoch", initial_epoch)
     batch_size = check.positive_int_or_none("fit", "batch_size", batch_size)
     validation_batch_size = check.positive_int_or_none("fit", "validation_batch_size",
                                                        validation_batch_size)
-    steps_per_epoch = check.positive_int_or_none("fit", "steps_per_epoch", steps_per_epoch)
-    validation_steps = check.positive_int_or_none("fit", "validation_steps", validation_steps)
+    steps_per_epoch = cap_steps(check.positive_int_or_none("fit", "steps_per_epoch",
+                                                           steps_per_epoch))
+    validation_steps = cap_steps(check.positive_int_or_none("fit", "validation_steps",
+                                                            validation_steps))
     validation_split = check.validation_split(validation_split)
     validation_freq = check.validation_freq(validation_freq)
     class_weight = check.class_weight("fit", class_weight)
@@ -211,7 +214,7 @@ def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callba
     from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("evaluate", "batch_size", batch_size)
-    steps = check.positive_int_or_none("evaluate", "steps", steps)
+    steps = cap_steps(check.positive_int_or_none("evaluate", "steps", steps))
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
                         what="evaluate")
     with independent_run(model):
@@ -227,7 +230,7 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks):
     from ..data_adapters import OutputBuffer, make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("predict", "batch_size", batch_size)
-    steps = check.positive_int_or_none("predict", "steps", steps)
+    steps = cap_steps(check.positive_int_or_none("predict", "steps", steps))
     data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict")
     batches = EpochBatches(data)
     if batches.empty:
