@@ -26,9 +26,10 @@ def floatx() -> str:
     return _floatx
 
 
-def set_floatx(dtype: str) -> None:
+def set_floatx(value: str) -> None:
+    """Set the default float dtype (Keras's ``keras.config.set_floatx(value)``)."""
     global _floatx
-    dtype = standardize(dtype)
+    dtype = standardize(value)
     if not is_float(dtype):
         raise DTypeError(f"set_floatx: expected a float dtype {FLOAT_DTYPES}; received {dtype!r}")
     _floatx = dtype

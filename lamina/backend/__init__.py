@@ -13,10 +13,13 @@ from typing import Callable, Iterator
 from ..dtypes import floatx, set_floatx
 from ..errors import BackendError
 from .base import Backend
+from .keras_utils import (get_uid, is_float_dtype, is_int_dtype, is_keras_tensor, reset_uids,
+                          result_type, standardize_dtype)
 
 __all__ = ["Backend", "get_backend", "set_backend", "use", "backend_of", "available_backends",
            "floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
-           "set_image_data_format", "clear_session", "backend"]
+           "set_image_data_format", "clear_session", "backend", "get_uid", "is_float_dtype",
+           "is_int_dtype", "is_keras_tensor", "result_type", "standardize_dtype"]
 
 _NAMES = ("numpy", "cupy")
 _instances: dict[str, Backend] = {}
@@ -121,7 +124,15 @@ def register_clear_hook(fn: Callable[[], None]) -> None:
     _clear_hooks.append(fn)
 
 
-def clear_session() -> None:
-    """Reset global state: auto-name counters and compiled-function caches."""
+def clear_session(free_memory: bool = True) -> None:
+    """Reset global state: auto-name counters, ``get_uid`` counters and compiled-function
+    caches. ``free_memory`` (Keras's default True) also runs Python's garbage collector and
+    returns the cupy memory pool's free blocks to the GPU when cupy is in use."""
     for fn in _clear_hooks:
         fn()
+    reset_uids()
+    if free_memory:
+        import gc
+        gc.collect()
+        if "cupy" in _instances:
+            _instances["cupy"].free_memory_pool()

@@ -167,6 +167,11 @@ class CupyBackend(Backend):
         """A device array -> a host numpy array (a device-to-host copy)."""
         return self.xp.asnumpy(a)
 
+    def free_memory_pool(self) -> None:
+        """Return the memory pools' unused blocks to the GPU (``clear_session``)."""
+        self.xp.get_default_memory_pool().free_all_blocks()
+        self.xp.get_default_pinned_memory_pool().free_all_blocks()
+
     def synchronize(self) -> None:
         """Wait for the work queued on the current CUDA stream."""
         self.xp.cuda.get_current_stream().synchronize()

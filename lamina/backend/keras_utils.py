@@ -1,0 +1,52 @@
+"""Keras's ``keras.backend`` helpers for scripts and custom layers: unique ids per prefix,
+dtype names and tests, the promotion rule, and "is this a symbolic (functional-API)
+tensor"."""
+from __future__ import annotations
+
+import collections
+
+from ..dtype_lattice import result_type
+from ..dtypes import FLOAT_DTYPES, INT_DTYPES, standardize
+
+__all__ = ["get_uid", "reset_uids", "is_float_dtype", "is_int_dtype", "is_keras_tensor",
+           "result_type", "standardize_dtype"]
+
+_uids: collections.Counter = collections.Counter()
+# Python's types as Keras names them (its non-TensorFlow backends: int is int32).
+_PYTHON_TYPES = {bool: "bool", int: "int32", float: "float32", str: "string"}
+
+
+def get_uid(prefix: str = "") -> int:
+    """1, 2, 3, ... per ``prefix``, reset by ``clear_session()``."""
+    _uids[prefix] += 1
+    return _uids[prefix]
+
+
+def reset_uids() -> None:
+    _uids.clear()
+
+
+def standardize_dtype(dtype) -> str:
+    """A dtype's name as Keras spells it (None: ``floatx()``; Python's ``int`` is int32 and
+    ``float`` float32, as on Keras's non-TensorFlow backends)."""
+    if dtype in _PYTHON_TYPES:
+        return _PYTHON_TYPES[dtype]
+    if dtype == "bfloat16" or getattr(dtype, "name", None) == "bfloat16":
+        return "bfloat16"
+    return standardize(dtype)
+
+
+def is_float_dtype(dtype) -> bool:
+    name = standardize_dtype(dtype)
+    return name in FLOAT_DTYPES or name == "bfloat16"
+
+
+def is_int_dtype(dtype) -> bool:
+    return standardize_dtype(dtype) in INT_DTYPES
+
+
+def is_keras_tensor(x) -> bool:
+    """True for the symbolic tensors of the functional API (``lamina.Input(...)`` and what
+    layers return on them); False for concrete tensors and arrays."""
+    from ..core.symbolic import SymbolicTensor   # core sits above the backend
+    return isinstance(x, SymbolicTensor)
