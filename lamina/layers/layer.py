@@ -67,6 +67,18 @@ class Layer(LayerConfigMixin):
         if "build" in cls.__dict__:
             cls.build = _marks_built(cls.__dict__["build"])
 
+    class _ConstructorSignature:
+        """``inspect.signature(SomeLayer)`` is its ``__init__``'s, as in Keras (``__new__``
+        below takes ``*args, **kwargs`` only to record the arguments for ``get_config``)."""
+
+        def __get__(self, instance, cls):
+            if instance is not None:
+                raise AttributeError("__signature__")
+            signature = inspect.signature(cls.__init__)
+            return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+    __signature__ = _ConstructorSignature()
+
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
         instance.__dict__["_init_arguments"] = (args, kwargs)

@@ -15,8 +15,8 @@ class Sequential(Model):
     (or give the first layer ``input_shape=``) to build it at once, else it builds on its
     first call. Once built it runs as a functional model of its layers."""
 
-    def __init__(self, layers=None, trainable=True, name=None, **kwargs):
-        super().__init__(trainable=trainable, name=name, **kwargs)
+    def __init__(self, layers=None, trainable=True, name=None):
+        super().__init__(trainable=trainable, name=name)
         self.__dict__["_stack"] = []
         self.__dict__["_functional"] = None
         names: set = set()
