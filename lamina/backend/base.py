@@ -38,6 +38,8 @@ random       random_uniform(shape, dtype, key, counter) · random_normal(shape, 
 linalg       (lamina/backend/linalg.py, stacks of matrices) cholesky · solve · solve_triangular
              · triangle · inv · det · slogdet · eigh · eig · svd · qr · pinv · matrix_rank
              · lu_factor · fft(real, imag, kind): complex results as (real, imag) pairs
+sequence     ctc_decode(x, lengths, strategy, beam_width, top_paths, merge_repeated, blank)
+             (lamina/backend/ctc.py; a search on the host)
 
 Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 ((top, bottom), (left, right)) pairs; ops turn 'same'/'valid' into pads.
@@ -47,6 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import ConvKernels
+from .ctc import CTCKernels
 from .linalg import LinalgKernels
 from .rng import RandomKernels
 
@@ -59,7 +62,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, RandomKernels, LinalgKernels):
+class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
@@ -82,6 +85,7 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels):
         "linalg": ("cholesky", "solve", "solve_triangular", "triangle", "inv", "det",
                    "slogdet", "eigh", "eig", "svd", "qr", "pinv", "matrix_rank", "lu_factor",
                    "fft"),
+        "sequence": ("ctc_decode",),
     }
 
     def __repr__(self) -> str:

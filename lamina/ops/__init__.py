@@ -11,7 +11,7 @@ from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
 from . import fft as _fft, signal as _signal
-from . import attention as _attention, patches as _patches
+from . import attention as _attention, patches as _patches, ctc as _ctc
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -33,6 +33,7 @@ from .fft import *  # noqa: F401,F403
 from .signal import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
+from .ctc import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -43,7 +44,7 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
              _random, _reduction, _replicate, _slicing, _softmax, _fft, _signal,
-             _attention, _patches)
+             _attention, _patches, _ctc)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
