@@ -96,6 +96,13 @@ CASES = [
          grad=False, label="count"),
 ]
 
+# jvp of sin(x) * x along t: (cos(x) * x + sin(x)) * t
+CASES += [
+    case("jvp", lambda x, tan: ops.jvp(lambda a: ops.multiply(ops.sin(a), a), (x,), (tan,)),
+         lambda x, tan: (np.sin(x) * x, (np.cos(x) * x + np.sin(x)) * tan),
+         [rand(3), rand(3)]),
+]
+
 # eig and lu_factor have no gradient; their forward is numpy's (scipy's for lu_factor)
 EIG_INPUT = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.5], [0.0, 0.3, 3.0]])
 CASES += [
