@@ -5,7 +5,7 @@ search, a backend kernel without gradient). Keras 3's signatures and conventions
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .array import broadcast_to, concatenate, expand_dims, reshape, stack
+from .array import concatenate, expand_dims, reshape, stack
 from .compare import less, logical_and, not_equal
 from .core import arange, as_tensor, cast, full, stop_gradient
 from .indexing import take_along_axis
@@ -51,14 +51,16 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     ext = reshape(stack([blanks, target], axis=-1), (-1, 2 * labels))
     ext = concatenate([ext, blanks[:, :1]], axis=1)
     width = 2 * labels + 1
-    emit = take_along_axis(logp, broadcast_to(expand_dims(ext, 1),
-                                              (output.shape[0], steps, width)), axis=2)
+    # (batch, 1, width) + (1, time, 1) zeros: the labels at every step, batch size unknown
+    steps_zero = reshape(multiply(arange(steps, dtype="int32"), 0), (1, steps, 1))
+    emit = take_along_axis(logp, add(expand_dims(ext, 1), steps_zero), axis=2)
     # a label may follow the label two places back (skipping a blank) unless they repeat
     earlier = concatenate([ext[:, :1], ext[:, :1], ext[:, :-2]], axis=1)
     odd = cast(reshape(arange(width) % 2, (1, width)), "bool")
     skip = logical_and(odd, not_equal(ext, earlier))
     neg = full((), _LOG_ZERO, dtype=logp.dtype)
-    pad1, pad2 = broadcast_to(neg, (output.shape[0], 1)), broadcast_to(neg, (output.shape[0], 2))
+    pad1 = add(multiply(emit[:, 0, :1], 0.0), _LOG_ZERO)
+    pad2 = add(multiply(emit[:, 0, :2], 0.0), _LOG_ZERO)
     start = cast(less(reshape(arange(width), (1, width)), 2), "bool")
     alpha = where(start, emit[:, 0], neg)
     for t in range(1, steps):

@@ -50,9 +50,8 @@ class Solve(Op):
 
     def forward(self, backend, a, b, out=None):
         batch = broadcast_shapes(self.name, a.shape[:-2], b.shape[:-2])
-        xp = backend.xp
-        return backend.solve(xp.broadcast_to(a, batch + a.shape[-2:]),
-                             xp.broadcast_to(b, batch + b.shape[-2:]))
+        return backend.solve(backend.broadcast_to(a, batch + a.shape[-2:]),
+                             backend.broadcast_to(b, batch + b.shape[-2:]))
 
     def gradient(self, ctx, g):
         return _system_gradient(ctx, g, solve_t=Solve)
@@ -67,9 +66,8 @@ class SolveTriangular(Op):
 
     def forward(self, backend, a, b, out=None, lower=False):
         batch = broadcast_shapes(self.name, a.shape[:-2], b.shape[:-2])
-        xp = backend.xp
-        return backend.solve_triangular(xp.broadcast_to(a, batch + a.shape[-2:]),
-                                        xp.broadcast_to(b, batch + b.shape[-2:]), lower)
+        return backend.solve_triangular(backend.broadcast_to(a, batch + a.shape[-2:]),
+                                        backend.broadcast_to(b, batch + b.shape[-2:]), lower)
 
     def gradient(self, ctx, g):
         lower = ctx.attrs["lower"]
