@@ -35,6 +35,11 @@ nn           conv2d(x, w, strides, pads, dilation, groups, out)
              · avg_pool2d_backprop(dy, input_shape, pool_size, strides, pads)
 random       random_uniform(shape, dtype, key, counter) · random_normal(shape, dtype, key,
              counter): counter-based, a pure function of (key, counter)
+linalg       (lamina/backend/linalg.py, stacks of matrices) cholesky · solve · solve_triangular
+             · triangle · inv · det · slogdet · eigh · eig · svd · qr · pinv · matrix_rank
+             · lu_factor · fft(real, imag, kind): complex results as (real, imag) pairs
+sequence     ctc_decode(x, lengths, strategy, beam_width, top_paths, merge_repeated, blank)
+             (lamina/backend/ctc.py; a search on the host)
 
 Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 ((top, bottom), (left, right)) pairs; ops turn 'same'/'valid' into pads.
@@ -44,6 +49,8 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import ConvKernels
+from .ctc import CTCKernels
+from .linalg import LinalgKernels
 from .rng import RandomKernels
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
@@ -55,7 +62,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, RandomKernels):
+class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
@@ -75,6 +82,10 @@ class Backend(ConvKernels, RandomKernels):
         "nn": ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "pool2d",
                "max_pool2d_backprop", "max_pool2d_select", "avg_pool2d_backprop"),
         "random": ("random_uniform", "random_normal"),
+        "linalg": ("cholesky", "solve", "solve_triangular", "triangle", "inv", "det",
+                   "slogdet", "eigh", "eig", "svd", "qr", "pinv", "matrix_rank", "lu_factor",
+                   "fft"),
+        "sequence": ("ctc_decode",),
     }
 
     def __repr__(self) -> str:

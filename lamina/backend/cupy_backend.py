@@ -352,6 +352,13 @@ class CupyBackend(Backend):
             cupy_kernels.get("avg_pool_backprop")(dy, *args, dx)
         return dx
 
+    # ----------------------------------------------------------------- linalg
+    def eig(self, x):
+        """CuPy has no general (non-symmetric) eigensolver: LAPACK's on the host, and back."""
+        host = numpy.linalg.eig(self.xp.asnumpy(x))
+        return tuple(self.xp.asarray(numpy.ascontiguousarray(part).astype(x.dtype))
+                     for z in host for part in (z.real, z.imag))
+
     # ----------------------------------------------------------------- random
     def random_uniform(self, shape, dtype, key, counter):
         """Uniform [0, 1) draws: a pure function of (key, counter, element index)."""

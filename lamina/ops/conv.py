@@ -467,7 +467,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     return sequence_from_image(y)
 
 
-def conv_transpose(inputs, kernel, strides, padding="valid", output_padding=None,
+def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
     """Keras 3 ``keras.ops.conv_transpose``; ``kernel`` is ``(*kernel_size, out, in)``."""
     op = "conv_transpose"

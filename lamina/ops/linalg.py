@@ -144,3 +144,16 @@ def outer(x1, x2):
     """The outer product of the flattened ``x1`` and ``x2``: shape (x1.size, x2.size)."""
     a, b = as_tensors("outer", x1, x2)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+# ``lamina.ops.linalg`` is also Keras's ``keras.ops.linalg`` namespace: the decompositions,
+# solves, norms and jvp live in their own modules (which import matmul from here, so they
+# come in last) and are re-exported under this module's name.
+from . import decompositions as _decompositions, jvp as _jvp  # noqa: E402
+from . import norms as _norms, solves as _solves  # noqa: E402
+from .decompositions import *  # noqa: E402,F401,F403
+from .jvp import jvp  # noqa: E402,F401
+from .norms import norm  # noqa: E402,F401
+from .solves import *  # noqa: E402,F401,F403
+
+__all__ = __all__ + _decompositions.__all__ + _solves.__all__ + _norms.__all__ + _jvp.__all__

@@ -1,0 +1,144 @@
+"""Framing and short-time Fourier transforms, as Keras 3 computes them:
+``extract_sequences``, ``stft`` and ``istft`` (compositions of gathers, pads and the FFT).
+
+``stft`` frames the signal (reflect-padded by ``fft_length // 2`` on each side when
+``center``), multiplies each frame by the window (zero-padded to ``fft_length``, centred)
+and returns ``rfft`` of the frames as (real, imag) of shape (..., frames, fft_length//2+1).
+``istft`` inverts it: ``irfft`` of each frame times the window, overlap-added and divided by
+the overlap-added squared window (scipy's ``istft``, which Keras's numpy backend calls).
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import DTypeError, ShapeError, describe_shape
+from .array import reshape
+from .core import as_tensor, convert_to_tensor
+from .fft import complex_pair, irfft, rfft
+from .indexing import take
+from .math import add, divide, multiply, where
+from .compare import greater
+from .replicate import pad
+
+__all__ = ["extract_sequences", "stft", "istft"]
+
+
+def _positive(op: str, arg: str, value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{op}: argument '{arg}' must be a positive int; received {value!r}")
+    return value
+
+
+def extract_sequences(x, sequence_length, sequence_stride):
+    """Frames of ``sequence_length`` samples every ``sequence_stride`` samples along the
+    last axis: shape (..., num_frames, sequence_length)."""
+    op = "extract_sequences"
+    x = as_tensor(op, x)
+    length = _positive(op, "sequence_length", sequence_length)
+    stride = _positive(op, "sequence_stride", sequence_stride)
+    if x.ndim < 1 or x.shape[-1] < length:
+        raise ShapeError(f"{op}: the last axis of 'x' must hold at least sequence_length="
+                         f"{length} samples; received shape {describe_shape(x.shape)}")
+    frames = (x.shape[-1] - length) // stride + 1
+    index = [[f * stride + k for k in range(length)] for f in range(frames)]
+    return take(x, convert_to_tensor(index, dtype="int32"), axis=x.ndim - 1)
+
+
+def _window_values(op: str, window, sequence_length: int, fft_length: int):
+    """The window zero-padded (centred) to ``fft_length``: Python floats for a named
+    window or None (ones over all ``fft_length`` samples), else a tensor."""
+    if window is None:
+        return [1.0] * fft_length        # Keras: ones over the whole fft_length
+    if isinstance(window, str):
+        if window not in ("hann", "hamming"):
+            raise ValueError(f"{op}: a string 'window' must be one of 'hann', 'hamming'; "
+                             f"received {window!r}")
+        a = 0.5 if window == "hann" else 0.54
+        # scipy's get_window: the periodic (DFT-even) window
+        values = [a - (1 - a) * math.cos(2 * math.pi * i / sequence_length)
+                  for i in range(sequence_length)]
+    else:
+        values = None
+    left = (fft_length - sequence_length) // 2
+    right = fft_length - sequence_length - left
+    if values is not None:
+        return [0.0] * left + values + [0.0] * right
+    win = as_tensor(op, window)
+    if win.ndim != 1 or win.shape[0] != sequence_length:
+        raise ShapeError(f"{op}: argument 'window' must have shape ({sequence_length},) "
+                         f"(sequence_length); received shape {describe_shape(win.shape)}")
+    return pad(win, [(left, right)])
+
+
+def _check_lengths(op, sequence_length, sequence_stride, fft_length):
+    _positive(op, "sequence_length", sequence_length)
+    _positive(op, "sequence_stride", sequence_stride)
+    _positive(op, "fft_length", fft_length)
+    if fft_length < sequence_length:
+        raise ValueError(f"{op}: argument 'fft_length' must be >= sequence_length; received "
+                         f"sequence_length={sequence_length}, fft_length={fft_length}")
+
+
+def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
+    """The short-time Fourier transform of a real signal along its last axis: (real, imag),
+    each of shape (..., num_frames, fft_length // 2 + 1)."""
+    op = "stft"
+    x = as_tensor(op, x)
+    if x.dtype not in ("float32", "float64"):
+        raise DTypeError(f"{op}: argument 'x' must be float32 or float64; received {x.dtype}")
+    _check_lengths(op, sequence_length, sequence_stride, fft_length)
+    if center:
+        half = fft_length // 2
+        x = pad(x, [(0, 0)] * (x.ndim - 1) + [(half, half)], mode="reflect")
+    win = _window_values(op, window, sequence_length, fft_length)
+    frames = extract_sequences(x, fft_length, sequence_stride)
+    frames = multiply(frames, convert_to_tensor(win, dtype=x.dtype)
+                      if isinstance(win, list) else win)
+    return rfft(frames, fft_length)
+
+
+def overlap_add(frames, stride: int):
+    """Sum of frames (..., num_frames, length) placed every ``stride`` samples:
+    (..., (num_frames - 1) * stride + length). The adjoint of ``extract_sequences``."""
+    count, length = frames.shape[-2], frames.shape[-1]
+    chunks = -(-length // stride)
+    lead = [(0, 0)] * (frames.ndim - 2)
+    frames = pad(frames, lead + [(0, 0), (0, chunks * stride - length)])
+    total = (count - 1 + chunks) * stride
+    result = None
+    for r in range(chunks):
+        piece = reshape(frames[..., r * stride:(r + 1) * stride],
+                        tuple(frames.shape[:-2]) + (count * stride,))
+        placed = pad(piece, [(0, 0)] * (frames.ndim - 2) + [(r * stride,
+                                                              total - count * stride - r * stride)])
+        result = placed if result is None else add(result, placed)
+    return result[..., :(count - 1) * stride + length]
+
+
+def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
+          center=True):
+    """The inverse of ``stft`` from ``x = (real, imag)`` of shape (..., frames, bins):
+    the real signal, ``length`` samples long when given."""
+    op = "istft"
+    real, imag = complex_pair(op, x, 2)
+    _check_lengths(op, sequence_length, sequence_stride, fft_length)
+    win = _window_values(op, window, sequence_length, fft_length)
+    win_t = convert_to_tensor(win, dtype=real.dtype) if isinstance(win, list) else win
+    frames = irfft((real, imag), fft_length)
+    count = real.shape[-2]
+    signal = overlap_add(multiply(frames, win_t), sequence_stride)
+    squared = multiply(win_t, win_t)
+    norm = overlap_add(multiply(squared, convert_to_tensor([[1.0]] * count, dtype=real.dtype)),
+                       sequence_stride)
+    safe = where(greater(norm, 1e-10), norm, convert_to_tensor(1.0, dtype=real.dtype))
+    signal = divide(signal, safe)
+    if window is None:
+        # Keras's numpy backend divides by the stride where a window's sum would cancel
+        # scipy's scaling by ``fft_length``
+        signal = multiply(signal, fft_length / sequence_stride)
+    start = fft_length // 2 if center else 0
+    if length is not None:
+        return signal[..., start:start + length]
+    if center:
+        return signal[..., start:signal.shape[-1] - fft_length // 2]
+    return signal[..., :fft_length + sequence_stride * (count - 1)]
