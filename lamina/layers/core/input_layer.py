@@ -10,16 +10,19 @@ from ..node import LayerNode
 class InputLayer(Layer):
     """Holds the symbolic tensor a functional model starts from (Keras's ``InputLayer``)."""
 
-    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
-                 input_tensor=None, optional=False, name=None, **kwargs):
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None,
+                 batch_shape=None, input_tensor=None, optional=False, name=None, **kwargs):
         batch_shape = kwargs.pop("batch_input_shape", batch_shape)     # Keras 2 configs
-        kwargs.pop("ragged", None)
         if "input_shape" in kwargs:
             shape = kwargs.pop("input_shape")
         super().__init__(name=name, dtype=kwargs.pop("dtype_policy", None), **kwargs)
         if sparse:
             raise ValueError(f"{self.name}: sparse inputs are not supported (argument "
                              f"'sparse' must be False or None; received {sparse!r})")
+        if ragged:
+            raise ValueError(f"{self.name}: ragged inputs are not supported, as on Keras's "
+                             f"numpy backend (argument 'ragged' must be False or None; "
+                             f"received {ragged!r})")
         if shape is not None and batch_shape is not None:
             raise ValueError(f"{self.name}: pass either 'shape' or 'batch_shape', not both; "
                              f"received shape={shape!r}, batch_shape={batch_shape!r}")
@@ -56,13 +59,13 @@ class InputLayer(Layer):
 
     def get_config(self) -> dict:
         return {"batch_shape": list(self.batch_shape), "dtype": self.input_dtype,
-                "sparse": False, "name": self.name}
+                "sparse": False, "ragged": False, "name": self.name, "optional": self.optional}
 
 
-def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
-          tensor=None, optional=False) -> SymbolicTensor:
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,
+          name=None, tensor=None, optional=False) -> SymbolicTensor:
     """A symbolic input of shape ``(batch_size, *shape)`` for the functional API."""
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
-                       batch_shape=batch_shape, input_tensor=tensor, optional=optional,
-                       name=name)
+                       ragged=ragged, batch_shape=batch_shape, input_tensor=tensor,
+                       optional=optional, name=name)
     return layer.output
