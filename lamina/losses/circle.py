@@ -9,6 +9,8 @@ from .checks import as_prediction
 from .loss import BuiltinLoss
 from .reduction import convert_like
 
+_LOG_ZERO = -1e30
+
 
 def _pair_masks(query_labels, key_labels, remove_diagonal: bool):
     """``(positive, negative)`` boolean masks of shape ``(queries, keys)``: same label or not;
@@ -45,9 +47,11 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
     pos_terms = ops.multiply(-gamma, ops.multiply(pos_weights, ops.subtract(margin, distances)))
     neg_terms = ops.multiply(gamma, ops.multiply(neg_weights,
                                                  ops.subtract(1.0 - margin, distances)))
-    minus_inf = ops.full_like(distances, float("-inf"))
-    p_loss = ops.logsumexp(ops.where(positive, pos_terms, minus_inf), axis=1)
-    n_loss = ops.logsumexp(ops.where(negative, neg_terms, minus_inf), axis=1)
+    # Keras masks with -inf; a finite "log 0" gives the same loss (softplus of it is 0) and
+    # keeps the gradient of a row without positives (or negatives) 0 instead of NaN.
+    log_zero = ops.full_like(distances, _LOG_ZERO)
+    p_loss = ops.logsumexp(ops.where(positive, pos_terms, log_zero), axis=1)
+    n_loss = ops.logsumexp(ops.where(negative, neg_terms, log_zero), axis=1)
     loss = ops.softplus(ops.add(p_loss, n_loss))
     loss._keras_mask = ops.greater(loss, 0.0)
     return loss
