@@ -70,8 +70,8 @@ class _IoUBase(Metric):
         weight = ops.where(valid, weight, ops.zeros_like(weight))
         # cm = one_hot(true)^T @ (weight * one_hot(pred)); float32 counts are exact up to
         # 2**24 per batch.
-        true_hot = ops.one_hot(y_true, n, dtype="float32")
-        pred_hot = ops.multiply(ops.one_hot(y_pred, n, dtype="float32"),
+        true_hot = ops.one_hot(ops.cast(y_true, "int32"), n, dtype="float32")
+        pred_hot = ops.multiply(ops.one_hot(ops.cast(y_pred, "int32"), n, dtype="float32"),
                                 ops.expand_dims(ops.cast(weight, "float32"), 1))
         batch_cm = ops.matmul(ops.transpose(true_hot), pred_hot)
         self.total_cm.assign_add(ops.cast(batch_cm, self.dtype))
@@ -140,8 +140,8 @@ class MeanIoU(IoU):
 
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
-        super().__init__(num_classes, list(range(num_classes)) if isinstance(num_classes, int)
-                         else num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
+        every = list(range(num_classes)) if isinstance(num_classes, int) else [0]
+        super().__init__(num_classes, every, name=name, dtype=dtype, ignore_class=ignore_class,
                          sparse_y_true=sparse_y_true, sparse_y_pred=sparse_y_pred, axis=axis)
 
     def get_config(self) -> dict:
