@@ -84,3 +84,23 @@ def test_generalized_crossentropy_needs_q_in_the_open_unit_interval(q):
 
 def test_losses_deserialize_takes_name_like_keras():
     assert losses.deserialize(name="dice") is losses.dice
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_graph_mode_equals_eager_with_gradients(case):
+    loss = getattr(losses, case["class_name"])(**case["kwargs"])
+    y_true = ops.convert_to_tensor(np.asarray(case["y_true"], "float32"))
+    y_pred = ops.convert_to_tensor(np.asarray(case["y_pred"], "float32"))
+    weight = ops.convert_to_tensor(np.asarray(case["sample_weight"], "float32"))
+
+    def value_and_grad(t, p, w):
+        with lamina.GradientTape() as tape:
+            tape.watch(p)
+            value = loss(t, p, sample_weight=w)
+        return value, tape.gradient(value, p)
+
+    eager = value_and_grad(y_true, y_pred, weight)
+    graph = lamina.jit(value_and_grad)(y_true, y_pred, weight)
+    for g, e in zip(graph, eager):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+    close(eager[0].numpy(), case["results"]["sum_over_batch_size+weight"])
