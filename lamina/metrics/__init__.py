@@ -69,6 +69,7 @@ ALL_OBJECTS.update({
     "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
     "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError,
     "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError,
+    "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
 })
 
 # The per-sample functions a MeanMetricWrapper config may name.

@@ -114,3 +114,13 @@ def test_every_metric_class_round_trips(cls):
     assert type(restored) is cls and restored.get_config() == m.get_config()
     assert [v.dtype for v in restored.variables] == ["float64"] * len(restored.variables)
     assert cls.__name__ in metrics.__all__
+
+
+def test_new_metric_names_resolve_as_in_keras():
+    assert type(metrics.get("bce")) is metrics.BinaryCrossentropy
+    assert type(metrics.get("BCE")) is metrics.BinaryCrossentropy
+    assert type(metrics.get("f1_score")) is metrics.F1Score
+    assert type(metrics.get("r2_score")) is metrics.R2Score
+    assert type(metrics.get("log_cosh_error")) is metrics.LogCoshError
+    assert metrics.get({"class_name": "F1Score", "config": {"average": "macro"}}).average \
+        == "macro"
