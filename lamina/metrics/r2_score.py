@@ -2,8 +2,11 @@
 aggregated as Keras 3 does (uniform or variance-weighted average, or one per column)."""
 from __future__ import annotations
 
+import warnings
+
 from .. import ops
 from ..errors import ShapeError, describe_shape
+from ..graph.trace import active as active_trace
 from ..saving.object_registration import register_builtin
 from .metric import Metric
 from .metrics_utils import squeeze_or_expand_to_same_rank, to_tensor
@@ -20,7 +23,7 @@ class R2Score(Metric):
     "variance_weighted_average" (weighted by each column's variance) or None (a vector).
     ``num_regressors=p`` gives the adjusted score ``1 - (1 - r2) (n - 1) / (n - p - 1)``,
     where n counts the label entries seen; when ``p >= n - 1`` the plain score is returned
-    (Keras warns there; here the choice is made in the graph, without a warning).
+    with a warning, as in Keras (in a compiled step the fallback happens without one).
     The state variables are created by the first ``update_state`` (their size is the
     number of columns).
     """
@@ -89,13 +92,27 @@ class R2Score(Metric):
         else:
             score = raw
         if self.num_regressors:
+            self._warn_if_too_few_samples()
             n = self.num_samples.value
             p = float(self.num_regressors)
+            enough = ops.greater(ops.subtract(n, 1.0), p)
+            denominator = ops.where(enough, ops.subtract(ops.subtract(n, p), 1.0),
+                                    ops.ones_like(n))
             adjusted = ops.subtract(1.0, ops.divide(
-                ops.multiply(ops.subtract(1.0, score), ops.subtract(n, 1.0)),
-                ops.subtract(ops.subtract(n, p), 1.0)))
-            score = ops.where(ops.greater(ops.subtract(n, 1.0), p), adjusted, score)
+                ops.multiply(ops.subtract(1.0, score), ops.subtract(n, 1.0)), denominator))
+            score = ops.where(enough, adjusted, score)
         return score
+
+    def _warn_if_too_few_samples(self) -> None:
+        if active_trace() is not None:          # a symbolic count: nothing to compare
+            return
+        n = float(self.num_samples.numpy())
+        if self.num_regressors >= n - 1:
+            reason = "more regressors than samples" if self.num_regressors > n - 1 else \
+                "a division by zero"
+            warnings.warn(f"{self.name}: num_regressors={self.num_regressors} with {n:g} "
+                          f"label values seen gives {reason} in the adjusted R2 score; "
+                          f"returning the plain R2 score", UserWarning, stacklevel=3)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "class_aggregation": self.class_aggregation,

@@ -74,3 +74,19 @@ def test_iou_warns_that_float_weights_are_truncated():
     m64 = metrics.MeanIoU(2, dtype="float32")
     m64.update_state([0, 1], [0, 1], sample_weight=np.array([0.5, 1.5]))
     np.testing.assert_allclose(m64.total_cm.numpy(), [[0.5, 0], [0, 1.5]])
+
+
+def test_r2_adjusted_with_too_few_samples_warns_and_falls_back():
+    plain, adjusted = metrics.R2Score(), metrics.R2Score(num_regressors=3)
+    y_true, y_pred = [[1.0], [2.0], [4.0]], [[1.5], [2.0], [3.0]]
+    plain.update_state(y_true, y_pred)
+    adjusted.update_state(y_true, y_pred)
+    with pytest.warns(UserWarning, match=r"num_regressors=3 with 3 label values seen gives "
+                      r"more regressors than samples in the adjusted R2 score; returning "
+                      r"the plain R2 score"):
+        value = adjusted.result()
+    np.testing.assert_allclose(value.numpy(), plain.result().numpy())
+    two = metrics.R2Score(num_regressors=2)
+    two.update_state(y_true, y_pred)
+    with pytest.warns(UserWarning, match=r"gives a division by zero"):
+        two.result()
