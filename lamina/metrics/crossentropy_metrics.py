@@ -5,11 +5,10 @@ from __future__ import annotations
 from ..losses.crossentropy import (binary_crossentropy, categorical_crossentropy,
                                    sparse_categorical_crossentropy)
 from ..losses.probabilistic import kl_divergence, poisson
-from ..saving.object_registration import register_builtin
-from .loss_wrappers import FixedFunctionMetric
+from .loss_wrappers import FixedFunctionMetric, register_metric
 
 
-@register_builtin
+@register_metric
 class BinaryCrossentropy(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.binary_crossentropy`."""
 
@@ -21,7 +20,7 @@ class BinaryCrossentropy(FixedFunctionMetric):
                          label_smoothing=label_smoothing)
 
 
-@register_builtin
+@register_metric
 class CategoricalCrossentropy(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.categorical_crossentropy` (one-hot labels)."""
 
@@ -33,7 +32,7 @@ class CategoricalCrossentropy(FixedFunctionMetric):
                          label_smoothing=label_smoothing, axis=axis)
 
 
-@register_builtin
+@register_metric
 class SparseCategoricalCrossentropy(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.sparse_categorical_crossentropy` (integer
     labels). As in Keras, a label equal to ``ignore_class`` adds a 0 to the mean (the
@@ -47,7 +46,7 @@ class SparseCategoricalCrossentropy(FixedFunctionMetric):
                          ignore_class=ignore_class, axis=axis)
 
 
-@register_builtin
+@register_metric
 class KLDivergence(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.kl_divergence`."""
 
@@ -55,7 +54,7 @@ class KLDivergence(FixedFunctionMetric):
         super().__init__(kl_divergence, name, dtype)
 
 
-@register_builtin
+@register_metric
 class Poisson(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.poisson`."""
 

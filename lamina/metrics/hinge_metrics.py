@@ -6,11 +6,10 @@ from .. import ops
 from ..losses.hinge import categorical_hinge, hinge, squared_hinge
 from ..losses.robust import log_cosh
 from ..losses.similarity import cosine_similarity as _negative_cosine
-from ..saving.object_registration import register_builtin
-from .loss_wrappers import FixedFunctionMetric
+from .loss_wrappers import FixedFunctionMetric, register_metric
 
 
-@register_builtin
+@register_metric
 class Hinge(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.hinge`."""
 
@@ -18,7 +17,7 @@ class Hinge(FixedFunctionMetric):
         super().__init__(hinge, name, dtype)
 
 
-@register_builtin
+@register_metric
 class SquaredHinge(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.squared_hinge`."""
 
@@ -26,7 +25,7 @@ class SquaredHinge(FixedFunctionMetric):
         super().__init__(squared_hinge, name, dtype)
 
 
-@register_builtin
+@register_metric
 class CategoricalHinge(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.categorical_hinge`."""
 
@@ -40,7 +39,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     return ops.negative(_negative_cosine(y_true, y_pred, axis=axis))
 
 
-@register_builtin
+@register_metric
 class CosineSimilarity(FixedFunctionMetric):
     """The weighted mean cosine between labels and predictions along ``axis``. As in Keras,
     the config holds only ``name`` and ``dtype``."""
@@ -49,7 +48,7 @@ class CosineSimilarity(FixedFunctionMetric):
         super().__init__(cosine_similarity, name, dtype, direction="up", axis=axis)
 
 
-@register_builtin
+@register_metric
 class LogCoshError(FixedFunctionMetric):
     """The weighted mean of :func:`lamina.losses.log_cosh`."""
 

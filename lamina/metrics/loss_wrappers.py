@@ -3,7 +3,21 @@ function's keyword arguments as attributes and in the config (Keras's pattern fo
 ``BinaryCrossentropy``, ``Hinge``, ``PearsonCorrelation`` ... as metrics)."""
 from __future__ import annotations
 
+from ..saving.object_registration import get_registered_object, register_builtin
 from .reduction_metrics import MeanMetricWrapper
+
+
+def register_metric(cls):
+    """``register_builtin`` for a metric that shares its class name with a loss
+    (``BinaryCrossentropy``, ``Hinge`` ...): the metric serializes as a built-in of
+    "keras.metrics", while the bare name in the global registry stays the loss's, as it
+    was before the metric existed (``lamina.metrics.deserialize`` finds the metric through
+    its own table). The generic ``deserialize_keras_object`` does not read "module" yet."""
+    taken = get_registered_object(cls.__name__)
+    register_builtin(cls)
+    if getattr(taken, "_keras_module", None) == "keras.losses":
+        register_builtin(taken)
+    return cls
 
 
 class FixedFunctionMetric(MeanMetricWrapper):

@@ -124,3 +124,19 @@ def test_new_metric_names_resolve_as_in_keras():
     assert type(metrics.get("log_cosh_error")) is metrics.LogCoshError
     assert metrics.get({"class_name": "F1Score", "config": {"average": "macro"}}).average \
         == "macro"
+
+
+@pytest.mark.parametrize("name", ["BinaryCrossentropy", "CategoricalCrossentropy",
+                                  "SparseCategoricalCrossentropy", "KLDivergence", "Poisson",
+                                  "Hinge", "SquaredHinge", "CategoricalHinge",
+                                  "CosineSimilarity"])
+def test_metrics_named_like_losses_keep_both_round_trips(name):
+    from lamina import losses
+    from lamina.saving import deserialize_keras_object, serialize_keras_object
+    metric_config = metrics.serialize(getattr(metrics, name)())
+    assert metric_config["module"] == "keras.metrics"
+    assert metric_config["registered_name"] is None
+    assert type(metrics.deserialize(metric_config)) is getattr(metrics, name)
+    # the generic deserializer still finds the loss under its bare name, as before
+    loss_config = serialize_keras_object(getattr(losses, name)())
+    assert type(deserialize_keras_object(loss_config)) is getattr(losses, name)
