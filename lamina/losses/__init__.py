@@ -20,6 +20,11 @@ from .focal_crossentropy import (BinaryFocalCrossentropy, CategoricalFocalCrosse
 from .hinge import (CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge,
                     squared_hinge)
 from .loss import Loss, LossFunctionWrapper
+from .circle import Circle, circle
+from .ctc import CTC, ctc
+from .generalized_crossentropy import (CategoricalGeneralizedCrossEntropy,
+                                       categorical_generalized_cross_entropy)
+from .overlap import Dice, Tversky, dice, tversky
 from .probabilistic import KLDivergence, Poisson, kl_divergence, poisson
 from .reduction import reduce_weighted_values, squeeze_or_expand_to_same_rank
 from .regression import (MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
@@ -33,12 +38,14 @@ _CLASSES = (Loss, LossFunctionWrapper, KLDivergence, Poisson, BinaryCrossentropy
             BinaryFocalCrossentropy, CategoricalCrossentropy, CategoricalFocalCrossentropy,
             SparseCategoricalCrossentropy, MeanSquaredError, MeanAbsoluteError,
             MeanAbsolutePercentageError, MeanSquaredLogarithmicError, CosineSimilarity,
-            LogCosh, Huber, Hinge, SquaredHinge, CategoricalHinge)
+            LogCosh, Huber, Hinge, SquaredHinge, CategoricalHinge, CTC,
+            CategoricalGeneralizedCrossEntropy, Circle, Dice, Tversky)
 _FUNCTIONS = (kl_divergence, poisson, binary_crossentropy, binary_focal_crossentropy,
               categorical_crossentropy, categorical_focal_crossentropy,
               sparse_categorical_crossentropy, mean_squared_error, mean_absolute_error,
               mean_absolute_percentage_error, mean_squared_logarithmic_error,
-              cosine_similarity, log_cosh, huber, hinge, squared_hinge, categorical_hinge)
+              cosine_similarity, log_cosh, huber, hinge, squared_hinge, categorical_hinge,
+              categorical_generalized_cross_entropy, circle, ctc, dice, tversky)
 
 # Keras's short and upper-case aliases, and names older Keras versions wrote.
 bce = BCE = binary_crossentropy
@@ -73,11 +80,11 @@ def serialize(loss) -> str | dict:
     return serialize_keras_object(loss)
 
 
-def deserialize(config, custom_objects: dict | None = None) -> Loss | Callable:
+def deserialize(name, custom_objects: dict | None = None) -> Loss | Callable:
     """The loss a name or a config dict stands for (a class name with its config gives an
     instance; a function name gives the function)."""
     try:
-        return deserialize_from("loss", config, ALL_OBJECTS, custom_objects)
+        return deserialize_from("loss", name, ALL_OBJECTS, custom_objects)
     except (UnknownObjectError, TypeError) as exc:
         if "losss" not in str(exc):
             raise

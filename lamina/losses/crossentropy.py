@@ -156,9 +156,9 @@ class CategoricalCrossentropy(BuiltinLoss):
 class SparseCategoricalCrossentropy(BuiltinLoss):
     """:func:`sparse_categorical_crossentropy` as a loss object."""
 
-    def __init__(self, from_logits=False, ignore_class=None, axis=-1,
-                 reduction="sum_over_batch_size", name="sparse_categorical_crossentropy",
-                 dtype=None):
+    def __init__(self, from_logits=False, ignore_class=None,
+                 reduction="sum_over_batch_size", axis=-1,
+                 name="sparse_categorical_crossentropy", dtype=None):
         owner = type(self).__name__
         super().__init__(sparse_categorical_crossentropy, name, reduction, dtype,
                          from_logits=check_bool(owner, "from_logits", from_logits),

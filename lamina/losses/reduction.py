@@ -147,6 +147,10 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
         sample_weight = convert_like(sample_weight, values)
     sample_weight = apply_mask(owner, sample_weight, mask, values, reduction)
     if sample_weight is not None:
+        if not values.shape and sample_weight.shape:
+            # One loss for the whole batch (Dice, Tversky with axis=None): as in Keras,
+            # each sample's weight scales that loss.
+            values = ops.multiply(ops.ones_like(sample_weight), values)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         sample_weight = align_weights(owner, sample_weight, values)
         values = ops.multiply(values, sample_weight)

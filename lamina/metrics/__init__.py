@@ -26,6 +26,23 @@ from .confusion_metrics import (FalseNegatives, FalsePositives, Precision, Recal
                                 TrueNegatives, TruePositives)
 from .metric import Metric
 from .reduction_metrics import Mean, MeanMetricWrapper, Sum
+from .at_threshold_metrics import (PrecisionAtRecall, RecallAtPrecision,
+                                   SensitivityAtSpecificity, SpecificityAtSensitivity)
+from .correlation_metrics import (ConcordanceCorrelation, PearsonCorrelation,
+                                  concordance_correlation, pearson_correlation)
+from .crossentropy_metrics import (BinaryCrossentropy, CategoricalCrossentropy, KLDivergence,
+                                   Poisson, SparseCategoricalCrossentropy)
+from .f_score_metrics import F1Score, FBetaScore
+from .hinge_metrics import CategoricalHinge, CosineSimilarity, Hinge, LogCoshError, SquaredHinge
+from .iou_metrics import IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from .r2_score import R2Score
+from ..losses.crossentropy import (binary_crossentropy, categorical_crossentropy,
+                                   sparse_categorical_crossentropy)
+from ..losses.focal_crossentropy import (binary_focal_crossentropy,
+                                         categorical_focal_crossentropy)
+from ..losses.hinge import categorical_hinge, hinge, squared_hinge
+from ..losses.probabilistic import kl_divergence, poisson
+from ..losses.robust import huber, log_cosh
 from .regression_metrics import (MeanAbsoluteError, MeanAbsolutePercentageError,
                                  MeanSquaredError, MeanSquaredLogarithmicError,
                                  RootMeanSquaredError, mean_absolute_error,
@@ -36,7 +53,12 @@ _CLASSES = (Metric, Mean, Sum, MeanMetricWrapper, MeanSquaredError, RootMeanSqua
             MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
             AUC, FalseNegatives, FalsePositives, Precision, Recall, TrueNegatives,
             TruePositives, Accuracy, BinaryAccuracy, CategoricalAccuracy,
-            SparseCategoricalAccuracy, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy)
+            SparseCategoricalAccuracy, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
+            BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,
+            KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge, CosineSimilarity,
+            LogCoshError, PearsonCorrelation, ConcordanceCorrelation, R2Score, F1Score,
+            FBetaScore, IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU, PrecisionAtRecall,
+            RecallAtPrecision, SensitivityAtSpecificity, SpecificityAtSensitivity)
 
 # Keras's table: class names, their snake-case forms ("auc", "precision",
 # "sparse_categorical_accuracy", ...) and the short aliases of the regression metrics.
@@ -47,13 +69,18 @@ ALL_OBJECTS.update({
     "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
     "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError,
     "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError,
+    "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
 })
 
 # The per-sample functions a MeanMetricWrapper config may name.
 METRIC_FUNCTIONS: dict[str, Any] = {fn.__name__: fn for fn in (
     _accuracy, binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
     top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mean_squared_error,
-    mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error)}
+    mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error,
+    binary_crossentropy, binary_focal_crossentropy, categorical_crossentropy,
+    categorical_focal_crossentropy, categorical_hinge, concordance_correlation, hinge, huber,
+    kl_divergence, log_cosh, pearson_correlation, poisson, sparse_categorical_crossentropy,
+    squared_hinge)}
 
 _COMPILE_ONLY = ("acc",)
 

@@ -46,10 +46,19 @@ def reduce_to_samplewise_values(owner: str, values, sample_weight, reduce_fn, dt
     ``values`` is reduced with ``reduce_fn`` over the axes ``sample_weight`` lacks, then
     weighted; weights of rank > 1 are reduced the same way, so ``sum(values) / sum(weights)``
     is the weighted mean over every weighted element. ``owner`` names the metric in errors.
+    A ``_keras_mask`` on ``values`` zeroes the weights of masked entries (only when there
+    are weights, as in Keras).
     """
+    mask = getattr(values, "_keras_mask", None)
     values = ops.cast(to_tensor(values), dtype)
     if sample_weight is not None:
         sample_weight = to_tensor(sample_weight, dtype=dtype, like=values)
+        if mask is not None:
+            # As Keras: a mask on the values (labels equal to ignore_class) zeroes their
+            # weights; without weights it is not applied.
+            mask, sample_weight = squeeze_or_expand_to_same_rank(ops.cast(mask, dtype),
+                                                                 sample_weight)
+            sample_weight = ops.multiply(sample_weight, mask)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         weight_ndim, values_ndim = sample_weight.ndim, values.ndim
         if values_ndim > weight_ndim:
