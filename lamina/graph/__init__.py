@@ -2,7 +2,7 @@
 tracing (trace.py), reverse mode on graphs (autodiff.py), the IR (ir.py), passes (passes/)
 and the flat executor (executor.py); ``jit`` compiles a function."""
 from ..core.symbolic import Node, SymbolicTensor
-from ..ops import scan_program as _scan_program
+from ..ops import step_program as _step_program
 from .autodiff import gradients as _gradients
 from .function import GraphFunction, jit
 from .ir import Graph
@@ -10,7 +10,7 @@ from .dot import to_dot
 from .errors import ExportError, GraphExecutionError
 from .exported import ExportedModel, load_exported
 
-_scan_program._gradients = _gradients     # a scan's backward step (ops cannot import graph)
+_step_program._gradients = _gradients     # a scan's backward step (ops cannot import graph)
 
 __all__ = ["Node", "SymbolicTensor", "Graph", "GraphFunction", "jit", "to_dot",
            "load_exported", "ExportedModel", "GraphExecutionError", "ExportError"]

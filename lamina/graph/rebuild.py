@@ -8,7 +8,7 @@ from ..autograd.tensor import Tensor
 from ..autograd.variable import Variable
 from ..errors import describe_shape
 from ..ops.op import OP_REGISTRY
-from ..ops.scan_body import StepBody
+from ..ops.step_body import StepBody
 from .errors import ExportError
 from .export_codec import decode
 from .ir import Graph

@@ -1,4 +1,4 @@
-"""Backpropagation through time: the forward of ``ScanGrad`` (``lamina/ops/scan.py``).
+"""Backpropagation through time: the forward of ``ScanGrad`` (``lamina/ops/step_loop.py``).
 
 The step's backward program (``StepBody.backward``) runs in reverse time order, carrying
 the carries' cotangents from step to step, writing each time step's sequence gradient into

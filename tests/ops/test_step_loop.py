@@ -6,7 +6,7 @@ import lamina
 from lamina import ops
 from lamina.errors import ShapeError
 from lamina.core.symbolic import SymbolicTensor
-from lamina.ops.scan import ScanGrad, capture_step, scan
+from lamina.ops.step_loop import ScanGrad, capture_step, scan
 from tests.harness import case, rand, run_case
 
 WRT = (0, 1, 2, 3, 4)

@@ -2,12 +2,12 @@
 TensorFlow's control-flow ops do, so a graph's size does not grow with sequence length.
 
 ``Scan(*sequences, *carries, *constants, body=StepBody, go_backwards=False)`` feeds the
-step ``body`` (``lamina/ops/scan_body.py``) the slices ``sequences[:, t]``, the carries
+step ``body`` (``lamina/ops/step_body.py``) the slices ``sequences[:, t]``, the carries
 (initial values, then the step's new carries) and the constants, for t = 0 .. T-1 (T-1 .. 0
 with ``go_backwards``). Outputs: the final carries, then each per-step output stacked on
 axis 1 in processing order: ``(batch, T, ...)``.
 
-Its gradient is ``ScanGrad`` (backpropagation through time, ``lamina/ops/scan_grad.py``):
+Its gradient is ``ScanGrad`` (backpropagation through time, ``lamina/ops/step_loop_grad.py``):
 one node that runs the step's vector-Jacobian program in reverse time order, accumulating
 the constants' gradients (a cell's weights). The forward values it reads come from the scan
 node, which in a graph keeps them as extra outputs once its gradient is built; eagerly
@@ -21,8 +21,8 @@ from ..errors import ShapeError, describe_shape
 from ..core.symbolic import SymbolicTensor
 from .core import as_tensor
 from .op import Op, Spec, register_op
-from .scan_body import StepBody, bind, capture_step
-from .scan_grad import backprop_through_time
+from .step_body import StepBody, bind, capture_step
+from .step_loop_grad import backprop_through_time
 
 __all__ = ["scan", "StepBody", "capture_step", "bind"]
 
