@@ -10,7 +10,8 @@ from . import activations as _activations, array as _array, compare as _compare
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
-from . import control_flow as _control_flow, loops as _loops
+from . import associative as _associative, control_flow as _control_flow, loops as _loops
+from . import gradient_override as _gradient_override, gufunc as _gufunc
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -30,6 +31,9 @@ from .slicing import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
 from .loops import *  # noqa: F401,F403
+from .associative import *  # noqa: F401,F403
+from .gradient_override import *  # noqa: F401,F403
+from .gufunc import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -39,7 +43,8 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _slicing, _softmax, _control_flow, _loops)
+             _random, _reduction, _replicate, _slicing, _softmax, _control_flow, _loops,
+             _associative, _gradient_override, _gufunc)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
