@@ -10,15 +10,17 @@ for every branch, once, while tracing. Gradients flow into the chosen branch onl
 
 ``while_loop`` traced with ``maximum_iterations`` runs as a ``scan`` of that many steps
 whose steps after the condition first fails keep the loop variables unchanged: one loop
-node, differentiable. Without ``maximum_iterations`` the trip count is data: it is one
-``while`` node, which (like ``jax.lax.while_loop``, Keras's JAX backend) cannot be
-differentiated in reverse mode; eagerly the loop is Python and the tape differentiates it.
+node. Without ``maximum_iterations`` the trip count is data: one ``while`` node, whose
+gradient (``lamina/ops/while_grad.py``) runs the loop again to learn it. Both are
+differentiable, as Keras's TensorFlow and torch backends are (its JAX backend cannot
+reverse-differentiate ``while_loop``); eagerly the loop is Python and the tape
+differentiates it.
 """
 from __future__ import annotations
 
 from .. import tree
 from ..core.symbolic import SymbolicTensor
-from ..errors import GradientError, ShapeError, describe_shape
+from ..errors import ShapeError, describe_shape
 from .compare import equal, logical_and
 from .core import cast
 from .loop_tracing import (active_trace, any_symbolic, check_carry, check_same_specs,
@@ -27,6 +29,7 @@ from .loops import scan
 from .math import clip, where
 from .op import Op, Spec, register_op
 from .step_body import capture_step
+from .while_grad import WhileGrad, while_gradient
 
 __all__ = ["cond", "switch", "while_loop"]
 
@@ -138,6 +141,13 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     return state if is_tuple else state[0]
 
 
+def traced_while(cond, body, loop_vars: tuple):
+    """``while_loop`` as one ``while`` node whatever its inputs (concrete ones run it now):
+    ``cond(*loop_vars)``, ``body(*loop_vars) -> tuple``."""
+    state = tuple(tensors_of("while_loop", loop_vars))
+    return _unbounded(lambda s: cond(*s), lambda s: tuple(body(*s)), state)
+
+
 def _iterations(maximum_iterations):
     if maximum_iterations is None:
         return None
@@ -222,7 +232,4 @@ class While(Op):
         return tuple(values)
 
     def gradient(self, ctx, *grads):
-        raise GradientError("while_loop: a loop whose trip count is data (no "
-                            "maximum_iterations) cannot be differentiated in a traced graph, "
-                            "as with Keras's JAX backend; pass maximum_iterations (the loop "
-                            "then runs as a differentiable scan) or use fori_loop or scan")
+        return while_gradient(ctx, grads, WhileGrad)

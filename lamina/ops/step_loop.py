@@ -92,7 +92,7 @@ class Scan(Op):
     """See the module docstring. With ``save`` (the ``wrt`` of its gradient, set by
     :meth:`gradient`) it also outputs, stacked over time (axis 0), the per-step values that
     the gradient's backward program reads, so the gradient need not run the loop again."""
-    name = "scan"
+    name = "step_loop"
 
     def output_spec(self, *inputs, body=None, go_backwards=False, save=()):
         length = _check_inputs(self.name, body, inputs)
@@ -122,7 +122,7 @@ class Scan(Op):
             for buffer, y in zip(stacked, outputs[n_carry:]):
                 backend.copy_(_time_step(backend, buffer, k), y)
             for buffer, i in zip(saved, kept):
-                backend.copy_(backend.getitem(buffer, k), slots[i])
+                backend.copy_(backend.getitem(buffer, (k, Ellipsis)), slots[i])
         return tuple(carries + stacked + saved)
 
     def gradient(self, ctx, *grads):
@@ -171,7 +171,7 @@ class ScanGrad(Op):
     cotangent per scan output (carries, stacked outputs), then with ``saved`` the values the
     scan kept for it; outputs the gradients of the inputs numbered in ``wrt``. Created only
     by ``Scan.gradient``; it has no gradient itself (no second order through a scan)."""
-    name = "scan_grad"
+    name = "step_loop_grad"
     differentiable = False
 
     def output_spec(self, *inputs, body=None, go_backwards=False, wrt=(), saved=False):
