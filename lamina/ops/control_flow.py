@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .. import tree
 from ..core.symbolic import SymbolicTensor
+from ..dtypes import is_float
 from ..errors import ShapeError, describe_shape
 from .compare import equal, logical_and
 from .core import cast
@@ -154,8 +155,8 @@ def _iterations(maximum_iterations):
     value = maximum_iterations
     if not isinstance(value, int):
         leaf = tensors_of("while_loop", value)[0]
-        value = None if isinstance(leaf, SymbolicTensor) else leaf.numpy()
-        value = int(value) if value is not None and value.shape == () else None
+        value = None if isinstance(leaf, SymbolicTensor) or is_float(leaf.dtype) or \
+            tuple(leaf.shape) != () else int(leaf.numpy())
     if value is None or isinstance(value, bool) or value < 0:
         raise ValueError(f"while_loop: argument 'maximum_iterations' must be a "
                          f"non-negative int known when the loop is built, or None; "
