@@ -1,4 +1,5 @@
-"""Branches and data-dependent loops: Keras's ``cond``, ``switch`` and ``while_loop``.
+"""Branches and data-dependent loops: Keras's ``cond``, ``switch``, ``while_loop`` and
+``fori_loop``.
 
 With a concrete predicate (or index) a branch is chosen in Python and only it runs, as in
 Keras's eager backends. With a symbolic one (a graph traced by ``lamina.jit`` or ``fit``)
@@ -23,7 +24,7 @@ from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
 from ..errors import ShapeError, describe_shape
 from .compare import equal, logical_and
-from .core import cast
+from .core import arange, cast
 from .loop_tracing import (active_trace, any_symbolic, check_carry, check_same_specs,
                            placeholders, tensors_of, writes)
 from .loops import scan
@@ -32,7 +33,7 @@ from .op import Op, Spec, register_op
 from .step_body import capture_step
 from .while_grad import WhileGrad, while_gradient
 
-__all__ = ["cond", "switch", "while_loop"]
+__all__ = ["cond", "switch", "while_loop", "fori_loop"]
 
 
 def cond(pred, true_fn, false_fn):
@@ -207,6 +208,31 @@ def _unbounded(call_cond, call_body, state):
     results = While(*leaves, *cond_consts, *body_consts, cond=cond_body, body=loop_body,
                     n_cond=len(cond_consts))
     return tree.pack_sequence_as(state, list(results))
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``val = body_fun(i, val)`` for ``i`` in ``[lower, upper)``. Bounds known when the
+    loop is built (Python ints, concrete tensors) make a ``scan`` (differentiable);
+    symbolic bounds make a ``while_loop``."""
+    low, high = _static_int(lower), _static_int(upper)
+    if low is None or high is None:
+        def below(i, val):
+            return i < upper
+        return while_loop(below, lambda i, val: (i + 1, body_fun(i, val)),
+                          (tensors_of("fori_loop", lower)[0], init_val))[1]
+    if high <= low:
+        return init_val
+    indices = arange(low, high, dtype="int32")
+    return scan(lambda val, i: (body_fun(i, val), None), init_val, indices)[0]
+
+
+def _static_int(x):
+    if isinstance(x, bool) or x is None:
+        return None
+    if isinstance(x, int):
+        return x
+    leaf = tensors_of("fori_loop", x)[0]
+    return None if isinstance(leaf, SymbolicTensor) else int(leaf.numpy())
 
 
 @register_op

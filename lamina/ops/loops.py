@@ -1,5 +1,5 @@
-"""Loops with a static trip count, Keras's ``scan``, ``map``, ``fori_loop`` and
-``vectorized_map``.
+"""Loops with a static trip count, Keras's ``scan``, ``map`` and ``vectorized_map``
+(``fori_loop`` with static bounds is a ``scan`` too: ``control_flow.py``).
 
 Eagerly they are Python loops over ``lamina.ops`` (the tape differentiates them). Traced
 into a graph (``lamina.jit``, ``fit``, a functional model), the step is traced once on
@@ -15,15 +15,14 @@ from .. import tree
 from ..errors import ShapeError, describe_shape
 from ..utils.ignored_arguments import warn_ignored
 from .array import concatenate, expand_dims, moveaxis, reshape, stack
-from ..core.symbolic import SymbolicTensor
-from .core import arange, cast, zeros
+from .core import cast, zeros
 from .loop_tracing import (active_trace, any_symbolic, check_carry, placeholders,
                            tensors_of, writes)
 from .replicate import flip
 from .step_body import bind, capture_step
 from .step_loop import scan as scan_node
 
-__all__ = ["scan", "map", "fori_loop", "vectorized_map"]
+__all__ = ["scan", "map", "vectorized_map"]
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
@@ -52,32 +51,6 @@ def vectorized_map(function, elements):
     """``function`` applied to each slice along the leading axis of ``elements`` (a tensor
     or a nested structure), the results stacked: Keras's ``vmap``, run as ``map``."""
     return map(function, elements)
-
-
-def fori_loop(lower, upper, body_fun, init_val):
-    """``val = body_fun(i, val)`` for ``i`` in ``[lower, upper)``. Bounds known when the
-    loop is built (Python ints, concrete tensors) make a ``scan`` (differentiable);
-    symbolic bounds make a ``while_loop``."""
-    from .control_flow import while_loop   # noqa: the two families call each other
-    low, high = _static_int(lower), _static_int(upper)
-    if low is None or high is None:
-        def cond(i, val):
-            return i < upper
-        return while_loop(cond, lambda i, val: (i + 1, body_fun(i, val)),
-                          (tensors_of("fori_loop", lower)[0], init_val))[1]
-    if high <= low:
-        return init_val
-    indices = arange(low, high, dtype="int32")
-    return scan(lambda val, i: (body_fun(i, val), None), init_val, indices)[0]
-
-
-def _static_int(x):
-    if isinstance(x, bool) or x is None:
-        return None
-    if isinstance(x, int):
-        return x
-    leaf = tensors_of("fori_loop", x)[0]
-    return None if isinstance(leaf, SymbolicTensor) else int(leaf.numpy())
 
 
 def _check_unroll(unroll) -> None:

@@ -103,6 +103,51 @@ def test_variable_writes_in_traced_branches_follow_the_chosen_branch():
     assert results["eager"][2] == results["graph"][2]
 
 
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_a_scan_step_that_writes_variables_is_traced_unrolled_and_equals_eager(reverse):
+    v = lamina.Variable(np.zeros(3, "float32"))
+
+    def step(c, e):
+        v.assign_add(c)
+        return c * e + 1.0, c
+
+    def fn(x):
+        return ops.scan(step, ops.ones((3,)), x, reverse=reverse)
+    x = ops.convert_to_tensor(np.arange(12, dtype="float32").reshape(4, 3) / 10)
+    eager = [t.numpy() for t in fn(x)] + [v.numpy().copy()]
+    v.assign(np.zeros(3, "float32"))
+    compiled = lamina.jit(fn)
+    graph = [t.numpy() for t in compiled(x)] + [v.numpy().copy()]
+    assert "step_loop" not in _names(_graph(compiled))
+    for e, g in zip(eager, graph):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+    assert eager[2][0] > 0
+
+
+def test_scan_unroll_true_unrolls_and_a_partial_unroll_warns_once():
+    x = ops.convert_to_tensor(np.arange(12, dtype="float32").reshape(4, 3) / 10)
+
+    def step(c, e):
+        return c * e + 1.0, c
+    expected = ops.scan(step, ops.ones((3,)), x)[1].numpy()
+    unrolled = lamina.jit(lambda x: ops.scan(step, ops.ones((3,)), x, unroll=True))
+    np.testing.assert_allclose(unrolled(x)[1].numpy(), expected, rtol=1e-6)
+    assert "step_loop" not in _names(_graph(unrolled))
+    from lamina.utils import ignored_arguments
+    ignored_arguments._warned.discard(("scan", "unroll"))
+    with pytest.warns(UserWarning, match=r"scan: argument 'unroll' \(unroll=2\) has no effect"):
+        lamina.jit(lambda x: ops.scan(step, ops.ones((3,)), x, unroll=2))(x)
+
+
+def test_fori_loop_with_symbolic_bounds_is_a_while_node():
+    compiled = lamina.jit(lambda n, v: ops.fori_loop(
+        0, n, lambda i, v: v * 2.0 + ops.cast(i, "float32"), v))
+    for n, expected in [(3, 12.0), (0, 1.0), (5, 58.0)]:
+        out = compiled(ops.convert_to_tensor(n, "int32"), ops.ones((2,)))
+        np.testing.assert_array_equal(out.numpy(), [expected, expected])
+    assert "while" in _names(_graph(compiled))
+
+
 class LoopLayer(layers.Layer):
     """A recurrence written with keras.ops control flow rather than an RNN layer."""
 
