@@ -23,13 +23,14 @@ __all__ = ["custom_gradient"]
 
 def custom_gradient(f):
     """Decorate ``f(*args) -> (output, grad_fn)``; ``grad_fn(upstream)`` (or
-    ``grad_fn(*args, upstream=...)``) returns one gradient per flattened argument."""
+    ``grad_fn(*args, upstream=...)``) returns one gradient per flattened positional
+    argument. Keyword arguments are passed to ``f`` and get no gradient."""
     if not callable(f):
         raise TypeError(f"custom_gradient: argument 'f' must be callable; received {f!r}")
 
     @functools.wraps(f)
-    def wrapped(*args):
-        result = f(*args)
+    def wrapped(*args, **kwargs):
+        result = f(*args, **kwargs)
         if not isinstance(result, (tuple, list)) or len(result) != 2 or \
                 not callable(result[1]):
             raise TypeError(f"custom_gradient: {_name(f)} must return a pair (output, "

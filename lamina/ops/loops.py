@@ -159,8 +159,7 @@ def _traced(f, init, carry, xs, seqs, length, reverse):
     captured = None
     if writes(trace) == before:
         outputs = [expand_dims(v, 0) if len(v.shape) == 0 else v for v in kept]
-        dummy = _placeholder((None,) if _needs_batch(carry, new_leaves, kept, seqs)
-                                    else (1,))
+        dummy = _placeholder((None,) if _needs_batch(carry, new_leaves, kept) else (1,))
         captured = capture_step([dummy, *x_ph], carry_ph, new_leaves, outputs)
     if captured is None:
         return _unrolled(f, init, carry, xs, seqs, length, reverse, x_ph, layouts,
@@ -181,10 +180,8 @@ def _traced(f, init, carry, xs, seqs, length, reverse):
 
 
 def _layout(seq) -> bool:
-    """True for a rank-1 leaf (its steps are scalars, fed as shape (1,) slices)."""
-    if len(seq.shape) == 0:
-        raise ShapeError("scan: every leaf of 'xs' must have a leading axis to loop over; "
-                         "received a scalar")
+    """True for a rank-1 leaf (its steps are scalars, fed as shape (1,) slices); ``_length``
+    has refused scalar leaves."""
     return len(seq.shape) == 1
 
 
@@ -197,7 +194,7 @@ def _placeholder(shape, dtype="float32"):
     return placeholders([_Spec(shape, dtype)], "x")[0]
 
 
-def _needs_batch(carry, new_leaves, kept, seqs) -> bool:
+def _needs_batch(carry, new_leaves, kept) -> bool:
     """A step value with an unknown leading size (a batch): the loop node takes that size
     from its first sequence, which must then be a tensor with that leading size."""
     values = [*carry, *new_leaves, *kept]
