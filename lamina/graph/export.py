@@ -109,10 +109,10 @@ def _encode_nodes(nodes, refs: "_Refs", constants: list) -> list[dict]:
 
 
 def _encode_body(value, constants: list):
-    """A loop's step sub-graph (``lamina/ops/scan_body.py``) as nested nodes whose refs are
+    """A loop's step sub-graph (``lamina/ops/step_body.py``) as nested nodes whose refs are
     local to the body (its inputs are the step's placeholders); None for other values."""
     try:
-        from ..ops.scan_body import StepBody
+        from ..ops.step_body import StepBody
     except ImportError:           # no loop ops in this version
         return None
     if not isinstance(value, StepBody):

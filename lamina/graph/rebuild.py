@@ -8,7 +8,7 @@ from ..autograd.tensor import Tensor
 from ..autograd.variable import Variable
 from ..errors import describe_shape
 from ..ops.op import OP_REGISTRY
-from ..ops.scan_body import StepBody
+from ..ops.step_body import StepBody
 from .errors import ExportError
 from .export_codec import decode
 from .ir import Graph
@@ -38,13 +38,18 @@ def rebuild_graph(name: str, nodes: list, signature: dict, variables: list,
     return Graph(inputs, outputs, bound, [], name=name)
 
 
+# Ops renamed since files were first exported: the loop node was "scan" before
+# ``lamina.ops.scan`` became Keras's function of that name.
+_RENAMED = {"scan": "step_loop", "scan_grad": "step_loop_grad"}
+
+
 def _rebuild_nodes(entries: list, values: dict, shared: dict) -> list:
     """Nodes from their JSON entries; ``values`` maps refs to tensors and is extended with
     each node's outputs. ``shared``: the file's constants, which loop bodies read too."""
     special = {"__step_body__": lambda content: _rebuild_body(content, shared)}
     nodes = []
     for k, entry in enumerate(entries):
-        op = OP_REGISTRY.get(entry["op"])
+        op = OP_REGISTRY.get(_RENAMED.get(entry["op"], entry["op"]))
         if op is None:
             raise ExportError(f"load_exported: node {k} uses op {entry['op']!r}, which is not "
                               f"in the op registry (a custom op? import the module that "

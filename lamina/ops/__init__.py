@@ -12,6 +12,8 @@ from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
 from . import fft as _fft, signal as _signal
 from . import attention as _attention, patches as _patches, ctc as _ctc
+from . import associative as _associative, control_flow as _control_flow, loops as _loops
+from . import gradient_override as _gradient_override, gufunc as _gufunc
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -34,6 +36,11 @@ from .signal import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
+from .control_flow import *  # noqa: F401,F403
+from .loops import *  # noqa: F401,F403
+from .associative import *  # noqa: F401,F403
+from .gradient_override import *  # noqa: F401,F403
+from .gufunc import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -43,8 +50,9 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _slicing, _softmax, _fft, _signal,
-             _attention, _patches, _ctc)
+             _random, _reduction, _replicate, _slicing, _softmax)
+_FAMILIES += (_fft, _signal, _attention, _patches, _ctc)
+_FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

@@ -93,7 +93,7 @@ def test_outputs_and_gradients_match_eager(name):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-6, err_msg=w.path)
     names = _node_names(compiled.trace(x))
     loops = LOOPS.get(name, 1)
-    assert names.count("scan") == loops and names.count("scan_grad") == loops
+    assert names.count("step_loop") == loops and names.count("step_loop_grad") == loops
 
 
 @pytest.mark.parametrize("name", ["simple_rnn", "lstm_mask", "gru_sequences",
@@ -113,7 +113,7 @@ def test_three_training_steps_match_eager(name):
     for a, b in zip(weights_g, weights_e):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
     (graph, _), = model.train_function.function._plans.values()
-    assert "scan_grad" in _node_names(graph)
+    assert "step_loop_grad" in _node_names(graph)
 
 
 def _train_graph(steps, **lstm_arguments):
@@ -138,13 +138,13 @@ def test_graph_size_does_not_grow_with_sequence_length(arguments):
     _, long = _train_graph(100, **arguments)
     assert len(long.nodes) == len(short.nodes)
     assert long.history[0] == short.history[0]       # the traced graph, before any pass
-    assert _node_names(long).count("scan") == 1
-    assert _node_names(long).count("scan_grad") == 1
+    assert _node_names(long).count("step_loop") == 1
+    assert _node_names(long).count("step_loop_grad") == 1
 
 
 def test_the_cells_weights_are_inputs_of_the_scan_node_and_get_updated():
     model, graph = _train_graph(6)
-    scan_node, = [n for n in graph.nodes if n.op.name == "scan"]
+    scan_node, = [n for n in graph.nodes if n.op.name == "step_loop"]
     placeholders = {id(p): v for v, p in graph.variables}
     read = {placeholders[id(x)].path for x in scan_node.inputs if id(x) in placeholders}
     cell = model.layers[0].cell
@@ -155,16 +155,16 @@ def test_the_cells_weights_are_inputs_of_the_scan_node_and_get_updated():
 
 def test_training_keeps_the_loop_values_for_the_gradient_and_inference_does_not():
     model, graph = _train_graph(6)
-    scan_node, = [n for n in graph.nodes if n.op.name == "scan"]
+    scan_node, = [n for n in graph.nodes if n.op.name == "step_loop"]
     assert scan_node.attrs.get("save") and len(scan_node.outputs) > 3
-    grad_node, = [n for n in graph.nodes if n.op.name == "scan_grad"]
+    grad_node, = [n for n in graph.nodes if n.op.name == "step_loop_grad"]
     assert grad_node.attrs["saved"]
     x = np.zeros((8, 6, 8), "float32")
     model.predict_on_batch(x)
     (predict_graph, _), = model.predict_function.function._plans.values()
     names = _node_names(predict_graph)
-    assert names.count("scan") == 1 and "scan_grad" not in names
-    inference_scan, = [n for n in predict_graph.nodes if n.op.name == "scan"]
+    assert names.count("step_loop") == 1 and "step_loop_grad" not in names
+    inference_scan, = [n for n in predict_graph.nodes if n.op.name == "step_loop"]
     assert not inference_scan.attrs.get("save") and len(inference_scan.outputs) == 3
 
 
@@ -198,7 +198,7 @@ def test_a_step_with_new_randomness_every_step_is_unrolled_and_matches_eager():
     out_g, grads_g = compiled(x)
     np.testing.assert_allclose(out_g.numpy(), out_e.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(grads_g[0].numpy(), grads_e[0].numpy(), rtol=1e-4, atol=1e-6)
-    assert "scan" not in _node_names(compiled.trace(x))
+    assert "step_loop" not in _node_names(compiled.trace(x))
 
 
 def test_the_loop_reads_a_weight_assigned_earlier_in_the_same_graph():
@@ -215,7 +215,7 @@ def test_the_loop_reads_a_weight_assigned_earlier_in_the_same_graph():
     out_g = compiled(x)
     layer.cell.kernel.assign(kernel)
     np.testing.assert_allclose(out_g.numpy(), f(x).numpy(), rtol=1e-5, atol=1e-6)
-    assert "scan" in _node_names(compiled.trace(x))
+    assert "step_loop" in _node_names(compiled.trace(x))
 
 
 def test_eager_mode_keeps_the_python_loop():
@@ -226,7 +226,7 @@ def test_eager_mode_keeps_the_python_loop():
         L.LSTM(3)(_data(steps=4))
     finally:
         eager.op_observer = None
-    assert "scan" not in seen and "matmul" in seen
+    assert "step_loop" not in seen and "matmul" in seen
 
 
 def test_a_stateful_rnn_carries_its_states_across_compiled_calls():

@@ -2,7 +2,7 @@
 ``lamina.ops`` so eager autograd differentiates it.
 
 Eagerly it is a Python loop. While a graph is traced it becomes one ``scan`` node
-(``lamina/ops/scan.py``): the step is traced once on placeholders into a sub-graph, so the
+(``lamina/ops/step_loop.py``): the step is traced once on placeholders into a sub-graph, so the
 graph's size and its compile time do not grow with the number of time steps.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from ... import ops, tree
 from ...graph import trace as graph_trace
 from ...core.symbolic import SymbolicTensor
-from ...ops.scan import bind, capture_step, scan
+from ...ops.step_loop import bind, capture_step, scan
 
 # A traced step that cannot be the loop body (it draws random numbers or writes variables
 # every step) runs unrolled; after this many such steps the rest are not tried as a body.

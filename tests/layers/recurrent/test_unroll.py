@@ -29,8 +29,8 @@ def test_unroll_traces_the_loop_unrolled_with_equal_numbers(make):
         np.testing.assert_allclose(y.numpy(), eager.numpy(), rtol=1e-5, atol=1e-6)
         results.append((y.numpy(), [g.numpy() for g in grads]))
         graphs.append([node.op.name for node in compiled.trace(x).nodes])
-    assert "scan" in graphs[0] and "scan_grad" in graphs[0]
-    assert "scan" not in graphs[1] and "scan_grad" not in graphs[1]
+    assert "step_loop" in graphs[0] and "step_loop_grad" in graphs[0]
+    assert "step_loop" not in graphs[1] and "step_loop_grad" not in graphs[1]
     assert len(graphs[1]) > len(graphs[0])
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5, atol=1e-6)
     for a, b in zip(results[1][1], results[0][1]):

@@ -1,4 +1,4 @@
-"""Backpropagation through time: the forward of ``ScanGrad`` (``lamina/ops/scan.py``).
+"""Backpropagation through time: the forward of ``ScanGrad`` (``lamina/ops/step_loop.py``).
 
 The step's backward program (``StepBody.backward``) runs in reverse time order, carrying
 the carries' cotangents from step to step, writing each time step's sequence gradient into
@@ -26,7 +26,7 @@ def backprop_through_time(backend, body, go_backwards: bool, wrt, arrays,
     fed = body.forward.input_slots[:n_seq] + body.forward.input_slots[first_const:]
     if saved:
         stacks = arrays[n_in + len(body.outputs):]
-        values = [[backend.getitem(s, k) for s in stacks] for k in range(length)]
+        values = [[backend.getitem(s, (k, Ellipsis)) for s in stacks] for k in range(length)]
     else:
         values = _run_forward(backend, body, kept, sequences, inputs[n_seq:first_const],
                               constants, order)

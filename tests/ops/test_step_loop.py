@@ -6,7 +6,7 @@ import lamina
 from lamina import ops
 from lamina.errors import ShapeError
 from lamina.core.symbolic import SymbolicTensor
-from lamina.ops.scan import ScanGrad, capture_step, scan
+from lamina.ops.step_loop import ScanGrad, capture_step, scan
 from tests.harness import case, rand, run_case
 
 WRT = (0, 1, 2, 3, 4)
@@ -75,7 +75,7 @@ def _scan_grad(saved):
         body = _rnn_body(x, h0, w, u, b)
         extra = []
         if saved:
-            outputs = ops.OP_REGISTRY["scan"](x, h0, w, u, b, body=body, save=WRT)
+            outputs = ops.OP_REGISTRY["step_loop"](x, h0, w, u, b, body=body, save=WRT)
             extra = list(outputs[2:])
         return ScanGrad(x, h0, w, u, b, dh, dys, *extra, body=body, wrt=WRT, saved=saved)
     return fn
@@ -86,12 +86,12 @@ INPUTS = [rand(2, 3, 2), rand(2, 3), rand(2, 3), rand(3, 3), rand(3)]
 COTANGENTS = [rand(2, 3), rand(2, 3, 3)]
 
 CASES = [
-    case("scan", _scan_rnn(), lambda *a: _np_rnn(*a), INPUTS),
-    case("scan", _scan_rnn(go_backwards=True), lambda *a: _np_rnn(*a, go_backwards=True),
+    case("step_loop", _scan_rnn(), lambda *a: _np_rnn(*a), INPUTS),
+    case("step_loop", _scan_rnn(go_backwards=True), lambda *a: _np_rnn(*a, go_backwards=True),
          INPUTS, label="go_backwards"),
-    case("scan", _masked_scan_rnn, lambda *a: _np_rnn(*a, mask=MASK), INPUTS, label="mask"),
-    case("scan_grad", _scan_grad(saved=False), _np_bptt, INPUTS + COTANGENTS, grad=False),
-    case("scan_grad", _scan_grad(saved=True), _np_bptt, INPUTS + COTANGENTS, grad=False,
+    case("step_loop", _masked_scan_rnn, lambda *a: _np_rnn(*a, mask=MASK), INPUTS, label="mask"),
+    case("step_loop_grad", _scan_grad(saved=False), _np_bptt, INPUTS + COTANGENTS, grad=False),
+    case("step_loop_grad", _scan_grad(saved=True), _np_bptt, INPUTS + COTANGENTS, grad=False,
          label="saved"),
 ]
 
@@ -108,7 +108,7 @@ def _tensors(arrays, dtype="float32"):
 def test_scan_checks_its_inputs_against_the_step():
     x, h0, w, u, b = _tensors(INPUTS)
     body = _rnn_body(x, h0, w, u, b)
-    op = ops.OP_REGISTRY["scan"]
+    op = ops.OP_REGISTRY["step_loop"]
     with pytest.raises(TypeError, match="attribute 'body' must be a StepBody"):
         op(x, h0, w, u, b, body="step")
     with pytest.raises(ValueError, match=r"1 sequences, 1 carries and 3 constants \(5 inputs\)"

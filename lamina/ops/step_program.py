@@ -1,4 +1,4 @@
-"""Running a scan's step (``lamina/ops/scan_body.py``): its forward and its
+"""Running a scan's step (``lamina/ops/step_body.py``): its forward and its
 vector-Jacobian product as flat lists of pre-bound kernel calls over numbered slots, as the
 graph executor runs a whole graph (no graph objects, no tape, no spec checks per step)."""
 from __future__ import annotations

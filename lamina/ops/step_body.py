@@ -1,5 +1,5 @@
-"""The step sub-graph of a scan (``lamina/ops/scan.py``): capturing a traced step (it runs
-through ``lamina/ops/scan_program.py``).
+"""The step sub-graph of a scan (``lamina/ops/step_loop.py``): capturing a traced step (it runs
+through ``lamina/ops/step_program.py``).
 
 A step is traced once on placeholders (the slices of the sequences at one time step, the
 carries); the nodes that depend on them form the *body*. Symbolic values from outside the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..core.symbolic import Node, SymbolicTensor
 from .op import OP_REGISTRY
-from .scan_program import Program, backward_program
+from .step_program import Program, backward_program
 
 
 class StepBody:

@@ -2,12 +2,12 @@
 TensorFlow's control-flow ops do, so a graph's size does not grow with sequence length.
 
 ``Scan(*sequences, *carries, *constants, body=StepBody, go_backwards=False)`` feeds the
-step ``body`` (``lamina/ops/scan_body.py``) the slices ``sequences[:, t]``, the carries
+step ``body`` (``lamina/ops/step_body.py``) the slices ``sequences[:, t]``, the carries
 (initial values, then the step's new carries) and the constants, for t = 0 .. T-1 (T-1 .. 0
 with ``go_backwards``). Outputs: the final carries, then each per-step output stacked on
 axis 1 in processing order: ``(batch, T, ...)``.
 
-Its gradient is ``ScanGrad`` (backpropagation through time, ``lamina/ops/scan_grad.py``):
+Its gradient is ``ScanGrad`` (backpropagation through time, ``lamina/ops/step_loop_grad.py``):
 one node that runs the step's vector-Jacobian program in reverse time order, accumulating
 the constants' gradients (a cell's weights). The forward values it reads come from the scan
 node, which in a graph keeps them as extra outputs once its gradient is built; eagerly
@@ -21,8 +21,8 @@ from ..errors import ShapeError, describe_shape
 from ..core.symbolic import SymbolicTensor
 from .core import as_tensor
 from .op import Op, Spec, register_op
-from .scan_body import StepBody, bind, capture_step
-from .scan_grad import backprop_through_time
+from .step_body import StepBody, bind, capture_step
+from .step_loop_grad import backprop_through_time
 
 __all__ = ["scan", "StepBody", "capture_step", "bind"]
 
@@ -92,7 +92,7 @@ class Scan(Op):
     """See the module docstring. With ``save`` (the ``wrt`` of its gradient, set by
     :meth:`gradient`) it also outputs, stacked over time (axis 0), the per-step values that
     the gradient's backward program reads, so the gradient need not run the loop again."""
-    name = "scan"
+    name = "step_loop"
 
     def output_spec(self, *inputs, body=None, go_backwards=False, save=()):
         length = _check_inputs(self.name, body, inputs)
@@ -122,7 +122,7 @@ class Scan(Op):
             for buffer, y in zip(stacked, outputs[n_carry:]):
                 backend.copy_(_time_step(backend, buffer, k), y)
             for buffer, i in zip(saved, kept):
-                backend.copy_(backend.getitem(buffer, k), slots[i])
+                backend.copy_(backend.getitem(buffer, (k, Ellipsis)), slots[i])
         return tuple(carries + stacked + saved)
 
     def gradient(self, ctx, *grads):
@@ -171,7 +171,7 @@ class ScanGrad(Op):
     cotangent per scan output (carries, stacked outputs), then with ``saved`` the values the
     scan kept for it; outputs the gradients of the inputs numbered in ``wrt``. Created only
     by ``Scan.gradient``; it has no gradient itself (no second order through a scan)."""
-    name = "scan_grad"
+    name = "step_loop_grad"
     differentiable = False
 
     def output_spec(self, *inputs, body=None, go_backwards=False, wrt=(), saved=False):
