@@ -9,6 +9,7 @@ Run as a script to print the count per namespace and every gap.
 import importlib
 import inspect
 import json
+import re
 import os
 
 HERE = os.path.dirname(__file__)
@@ -106,7 +107,9 @@ def render(obj):
 
 def _normalise(text):
     # `class(/, *args, **kwargs)` is how Keras renders a class without its own
-    # __init__; Lamina's equivalent renders `class()`.
+    # __init__; Lamina's equivalent renders `class()`. Annotations (a few Keras names
+    # have them, e.g. `raise_error: bool = False`) are not part of the comparison.
+    text = re.sub(r"(\w+): [\w\[\]|. ]+? = ", r"\1=", text)
     return "class()" if text == "class(/, *args, **kwargs)" else text
 
 

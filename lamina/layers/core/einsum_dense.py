@@ -18,10 +18,15 @@ class EinsumDense(Layer):
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, lora_rank=None,
-                 lora_alpha=None, **kwargs):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+                 kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 gptq_unpacked_column_size=None, quantization_config=None, **kwargs):
+        super().__init__(**kwargs)       # activity_regularizer arrives in kwargs, as Keras
+        for arg, value in (("gptq_unpacked_column_size", gptq_unpacked_column_size),
+                           ("quantization_config", quantization_config)):
+            if value is not None:
+                raise ValueError(f"{self.name}: argument '{arg}' (quantization) is not "
+                                 f"supported by Lamina; received {value!r}")
         split_equation(self.name, equation)
         sizes = (output_shape,) if isinstance(output_shape, int) else output_shape
         if not isinstance(sizes, (tuple, list)) or not all(

@@ -38,10 +38,12 @@ class LayerNormalization(Layer):
     stored as a list once the layer is built.
     """
 
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  **kwargs):
+        # Keras 3.15 takes the deprecated rms_scaling through **kwargs (use RMSNormalization)
+        rms_scaling = kwargs.pop("rms_scaling", False)
         super().__init__(**kwargs)
         self.axis = check_axes(self, axis)
         if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or epsilon < 0:

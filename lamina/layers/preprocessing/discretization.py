@@ -22,10 +22,10 @@ class Discretization(Layer):
     """
 
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
-                 sparse=False, dtype=None, **kwargs):
+                 sparse=False, dtype=None, name=None):
         if dtype is None:
             dtype = "int64" if output_mode == "int" else backend.floatx()
-        super().__init__(dtype=dtype, **kwargs)
+        super().__init__(dtype=dtype, name=name)
         self.output_mode = check_output_mode(self.name, output_mode,
                                              ("int", "one_hot", "multi_hot", "count"))
         self.sparse = check_not_sparse(self.name, sparse)
@@ -98,7 +98,9 @@ class Discretization(Layer):
         return encoded_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "bin_boundaries": list(self.bin_boundaries),
+        base = super().get_config()
+        base.pop("trainable", None)      # Keras's Discretization takes (and writes) no trainable
+        return {**base, "bin_boundaries": list(self.bin_boundaries),
                 "num_bins": self.num_bins, "epsilon": self.epsilon,
                 "output_mode": self.output_mode, "sparse": self.sparse}
 

@@ -12,9 +12,8 @@ class RandomBrightness(RandomImageLayer):
     ``f`` for ``(-f, f)`` or a pair, in [-1, 1]), and is clipped to
     ``value_range = (low, high)``."""
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None,
-                 **kwargs):
-        super().__init__(seed=seed, data_format=data_format, **kwargs)
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)          # data_format arrives in kwargs
         self.factor = factor_range(self.name, "factor", factor)
         self.value_range = sorted(check_value_range(self.name, value_range))
 

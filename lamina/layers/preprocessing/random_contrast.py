@@ -13,9 +13,8 @@ class RandomContrast(RandomImageLayer):
     ``value_range``. ``factor``: a number ``f`` in [0, 1] (``lower = upper = f``, as
     Keras documents) or a pair of them."""
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None,
-                 **kwargs):
-        super().__init__(seed=seed, data_format=data_format, **kwargs)
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)          # data_format arrives in kwargs
         self.factor = factor_range(self.name, "factor", factor, 0.0, 1.0,
                                    single=lambda f: (f, f))
         self.value_range = check_value_range(self.name, value_range)

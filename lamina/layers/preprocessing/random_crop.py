@@ -13,8 +13,8 @@ class RandomCrop(RandomImageLayer):
     is not larger than the target on both axes, the largest centered window with the
     target aspect ratio is resized (bilinear) to ``(height, width)``."""
 
-    def __init__(self, height, width, seed=None, data_format=None, **kwargs):
-        super().__init__(seed=seed, data_format=data_format, **kwargs)
+    def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
         self.height = check_size(self.name, "height", height)
         self.width = check_size(self.name, "width", width)
 

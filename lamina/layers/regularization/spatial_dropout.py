@@ -16,8 +16,8 @@ class _SpatialDropout(Layer):
     """Dropout with one draw per (sample, channel), shared over the spatial axes."""
     spatial_rank = 0
 
-    def __init__(self, rate, data_format=None, seed=None, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, rate, data_format=None, seed=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
         self.rate = check_rate(self, rate)
         self.seed = seed
         self.seed_generator = make_seed_generator(self, seed, rate > 0)
@@ -63,8 +63,8 @@ class SpatialDropout1D(_SpatialDropout):
     ``(batch, 1, channels)``."""
     spatial_rank = 1
 
-    def __init__(self, rate, seed=None, **kwargs):
-        super().__init__(rate, data_format="channels_last", seed=seed, **kwargs)
+    def __init__(self, rate, seed=None, name=None, dtype=None):
+        super().__init__(rate, data_format="channels_last", seed=seed, name=name, dtype=dtype)
 
 
 class SpatialDropout2D(_SpatialDropout):
