@@ -10,6 +10,8 @@ from . import activations as _activations, array as _array, compare as _compare
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
+from . import bitwise as _bitwise, exponents as _exponents, float_parts as _float_parts
+from . import trig as _trig
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -27,6 +29,10 @@ from .reduction import *  # noqa: F401,F403
 from .replicate import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
+from .bitwise import *  # noqa: F401,F403
+from .exponents import *  # noqa: F401,F403
+from .float_parts import *  # noqa: F401,F403
+from .trig import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -36,7 +42,8 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _slicing, _softmax)
+             _random, _reduction, _replicate, _slicing, _softmax,
+             _bitwise, _exponents, _float_parts, _trig)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
