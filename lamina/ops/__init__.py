@@ -12,6 +12,8 @@ from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
 from . import bitwise as _bitwise, exponents as _exponents, float_parts as _float_parts
 from . import trig as _trig
+from . import counting as _counting, cumulative as _cumulative, nan_reductions as _nan_reductions
+from . import quantiles as _quantiles, statistics as _statistics
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -33,6 +35,11 @@ from .bitwise import *  # noqa: F401,F403
 from .exponents import *  # noqa: F401,F403
 from .float_parts import *  # noqa: F401,F403
 from .trig import *  # noqa: F401,F403
+from .counting import *  # noqa: F401,F403
+from .cumulative import *  # noqa: F401,F403
+from .nan_reductions import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -43,7 +50,8 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
              _random, _reduction, _replicate, _slicing, _softmax,
-             _bitwise, _exponents, _float_parts, _trig)
+             _bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
+             _nan_reductions, _quantiles, _statistics)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
