@@ -2,7 +2,8 @@
 ``serialize`` and ``deserialize``.
 
 Most are the :mod:`lamina.ops` functions themselves (same arguments and defaults). Defined
-here: ``gelu`` (exact by default, as ``keras.activations.gelu``, where ``ops.gelu``
+here: ``relu`` (with Keras's ``negative_slope``/``max_value``/``threshold``, which
+``ops.relu`` does not take), ``gelu`` (exact by default, as ``keras.activations.gelu``, where ``ops.gelu``
 defaults to the tanh approximation), and the compositions ``mish``, ``glu``,
 ``sparse_sigmoid``, ``sparsemax`` and ``threshold``. A layer stores its activation as a
 name (``activation=None`` is stored as "linear").
@@ -15,9 +16,10 @@ from . import ops
 from .dtypes import floatx, is_float
 from .errors import ShapeError, describe_shape
 from .ops import (celu, elu, exponential, hard_shrink, hard_sigmoid, hard_silu, hard_tanh,
-                  leaky_relu, linear, log_sigmoid, log_softmax, relu, relu6, selu, sigmoid,
+                  leaky_relu, linear, log_sigmoid, log_softmax, relu6, selu, sigmoid,
                   silu, soft_shrink, softmax, softplus, softsign, sparse_plus, squareplus,
                   tanh, tanh_shrink)
+from .ops.activations import relu_with_options
 from .ops.core import as_tensor
 from .saving.object_registration import register_builtin, serialize_keras_object
 from .utils.object_lookup import deserialize_from, lookup_name
@@ -28,6 +30,14 @@ swish, hard_swish = silu, hard_silu
 def _float_input(name: str, x):
     x = as_tensor(name, x)
     return x if is_float(x.dtype) else ops.cast(x, floatx())
+
+
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """``max(x, 0)``, with Keras's activation arguments: values below ``threshold`` become
+    ``negative_slope * (x - threshold)`` and the result is capped at ``max_value``
+    (``lamina.ops.relu(x)`` is the plain form)."""
+    return relu_with_options(x, negative_slope=negative_slope, max_value=max_value,
+                             threshold=threshold)
 
 
 def gelu(x, approximate: bool = False):
