@@ -14,6 +14,8 @@ from . import bitwise as _bitwise, exponents as _exponents, float_parts as _floa
 from . import trig as _trig
 from . import counting as _counting, cumulative as _cumulative, nan_reductions as _nan_reductions
 from . import quantiles as _quantiles, statistics as _statistics
+from . import loss_functions as _loss_functions, normalization as _normalization
+from . import piecewise as _piecewise
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -40,6 +42,9 @@ from .cumulative import *  # noqa: F401,F403
 from .nan_reductions import *  # noqa: F401,F403
 from .quantiles import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from .loss_functions import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .piecewise import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -51,7 +56,8 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
              _random, _reduction, _replicate, _slicing, _softmax,
              _bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
-             _nan_reductions, _quantiles, _statistics)
+             _nan_reductions, _quantiles, _statistics, _loss_functions,
+             _normalization, _piecewise)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
