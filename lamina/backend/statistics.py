@@ -17,12 +17,22 @@ def cumulative(xp, fn: str, x, axis: int):
 
 def quantile(xp, x, q, axis, method: str, keepdims: bool, ignore_nan: bool):
     """numpy's (nan)quantile of ``x`` at ``q`` (a float or a tuple of floats) over ``axis``
-    (None or a tuple), in ``x``'s dtype; an all-NaN slice gives NaN without a warning."""
-    fn = xp.nanquantile if ignore_nan else xp.quantile
-    qs = xp.asarray(q, dtype="float64")
+    (None or a tuple), in ``x``'s dtype; an all-NaN slice gives NaN without a warning.
+
+    Where the array module lacks the function or the method (older CuPy has no
+    ``nanquantile`` nor "inverted_cdf"), the quantile is computed on the host by numpy and
+    copied back."""
+    name = "nanquantile" if ignore_nan else "quantile"
+    fn = getattr(xp, name, None)
+    on_host = fn is None or (method == "inverted_cdf" and xp.__name__ != "numpy")
+    data = x
+    if on_host:
+        import numpy
+        fn, data = getattr(numpy, name), xp.asnumpy(x)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = fn(x, qs, axis=axis, method=method, keepdims=keepdims)
+        result = fn(data, list(q) if isinstance(q, tuple) else q, axis=axis, method=method,
+                    keepdims=keepdims)
     return xp.asarray(result, dtype=x.dtype)
 
 

@@ -2,7 +2,7 @@
 sample crossentropies (``binary_crossentropy``, ``categorical_crossentropy``,
 ``sparse_categorical_crossentropy``; no reduction, no label smoothing) and ``psnr``.
 
-The numerics are those of :mod:`lamina.losses.numerics` (probabilities clipped to
+The numerics are those of :mod:`lamina.ops.crossentropy_numerics` (probabilities clipped to
 ``[epsilon, 1 - epsilon]``; logits through ``log_softmax`` or a stable softplus), shared
 with the loss classes. Integer inputs give ``floatx()``; ``target`` takes ``output``'s dtype.
 """
@@ -12,7 +12,8 @@ import math as _math
 
 from ..dtypes import floatx, is_float, is_int
 from ..errors import ShapeError, describe_shape
-from .array import squeeze, expand_dims
+from . import crossentropy_numerics as numerics
+from .array import expand_dims, squeeze
 from .core import as_tensor, cast
 from .indexing import take_along_axis
 from .math import log, multiply, negative, square, subtract
@@ -23,12 +24,6 @@ __all__ = ["binary_crossentropy", "categorical_crossentropy",
            "sparse_categorical_crossentropy", "psnr"]
 
 _INV_LN10 = 1.0 / _math.log(10.0)
-
-
-def _numerics():
-    # lamina.losses imports lamina.ops, so its numerics are bound at the first call
-    from ..losses import numerics
-    return numerics
 
 
 def _pair(op_name: str, target, output):
@@ -49,7 +44,6 @@ def binary_crossentropy(target, output, from_logits=False):
     """Elementwise ``-t log(p) - (1 - t) log(1 - p)``, ``p = sigmoid(output)`` with
     ``from_logits``, else ``output`` clipped to ``[epsilon, 1 - epsilon]``."""
     target, output = _pair("binary_crossentropy", target, output)
-    numerics = _numerics()
     if from_logits:
         return numerics.sigmoid_crossentropy_with_logits(target, output)
     return numerics.binary_crossentropy_from_probabilities(target, output)
@@ -63,7 +57,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
         raise ShapeError("categorical_crossentropy: arguments 'target' and 'output' must be "
                          "at least rank 1; received scalars")
     axis = normalize_axis("categorical_crossentropy", axis, output.ndim)
-    log_p = _numerics().log_probabilities(output, bool(from_logits), axis)
+    log_p = numerics.log_probabilities(output, bool(from_logits), axis)
     return negative(reduce_sum(multiply(target, log_p), axis=axis))
 
 
@@ -91,7 +85,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                          f"axis {axis} {describe_shape(expected)}; received "
                          f"target.shape={describe_shape(target.shape)}, "
                          f"output.shape={describe_shape(output.shape)}")
-    log_p = _numerics().log_probabilities(output, bool(from_logits), axis)
+    log_p = numerics.log_probabilities(output, bool(from_logits), axis)
     message = (f"{name}: 'target' holds the label {{bad}}, outside the valid range "
                f"[0, {{size}}) for 'output' with {{size}} classes on axis {axis} (received "
                f"labels from {{low}} to {{high}})")
