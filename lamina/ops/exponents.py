@@ -8,7 +8,7 @@ from __future__ import annotations
 import math as _math
 
 from ..backend import special_more
-from ..dtypes import is_int
+from ..dtypes import is_int, standardize
 from ..errors import DTypeError
 from .compare import equal, isfinite
 from .core import as_tensor, cast
@@ -125,8 +125,9 @@ def ldexp(x1, x2):
     """``x1 * 2**x2`` for an integer tensor (or Python int) ``x2``; integer ``x1`` gives
     floatx(). The gradient flows to ``x1`` only."""
     x1 = to_float("ldexp", x1)
-    if isinstance(x2, bool) or not (isinstance(x2, int) or is_int(getattr(x2, "dtype", ""))):
-        received = getattr(x2, "dtype", type(x2).__name__)
+    dtype = standardize(x2.dtype) if hasattr(x2, "dtype") else type(x2).__name__
+    if isinstance(x2, bool) or not (isinstance(x2, int) or is_int(dtype)):
+        received = dtype
         raise DTypeError(f"ldexp: argument 'x2' (the exponent) must be an integer tensor or "
                          f"int; received {received}")
     x2 = as_tensor("ldexp", x2) if not isinstance(x2, int) else x2

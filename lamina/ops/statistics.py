@@ -12,7 +12,8 @@ from .core import as_tensor, as_tensors, cast
 from .linalg import matmul
 from .math import clip, divide, multiply, sqrt, subtract
 from .op import normalize_axes, normalize_axis
-from .reduction import all as reduce_all, max as reduce_max, mean, min as reduce_min
+from .reduction import all as reduce_all, any as reduce_any, max as reduce_max, mean
+from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum
 from .replicate import flip, pad
 
@@ -23,12 +24,20 @@ _MODES = ("full", "same", "valid")
 
 
 def amax(x, axis=None, keepdims=False):
-    """The largest element over ``axis`` (``max``'s other name in Keras)."""
+    """The largest element over ``axis`` (``max``'s other name in Keras); for bools,
+    whether any is true."""
+    x = as_tensor("amax", x)
+    if x.dtype == "bool":
+        return reduce_any(x, axis=axis, keepdims=keepdims)
     return reduce_max(x, axis=axis, keepdims=keepdims)
 
 
 def amin(x, axis=None, keepdims=False):
-    """The smallest element over ``axis`` (``min``'s other name in Keras)."""
+    """The smallest element over ``axis`` (``min``'s other name in Keras); for bools,
+    whether all are true."""
+    x = as_tensor("amin", x)
+    if x.dtype == "bool":
+        return reduce_all(x, axis=axis, keepdims=keepdims)
     return reduce_min(x, axis=axis, keepdims=keepdims)
 
 

@@ -158,6 +158,10 @@ def test_matches_keras(backend):
     assert d.dtype == "int32" and d.numpy().tolist() == [3, 2, 1, 0]
     assert bool(ops.allclose(_t([np.nan]), _t([np.nan]), equal_nan=True).numpy())
     assert ops.trapezoid(xi).numpy().tolist() == [6.5, 3.5]
+    bools = ops.greater(xi, 1)
+    assert ops.amin(bools).dtype == "bool" and not bool(ops.amin(bools).numpy())
+    assert ops.amax(bools, axis=0).numpy().tolist() == [True, True, True]
+    assert ops.amax(xi, axis=0).numpy().tolist() == [4, 5, 3]
 
 
 def test_cumprod_gradient_at_an_exact_zero_is_zero(backend):

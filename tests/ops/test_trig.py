@@ -146,3 +146,7 @@ def test_ldexp_needs_an_integer_exponent(backend):
                   ops.convert_to_tensor(np.array([3, -1], np.int32)))
     assert y.dtype == "float32"
     np.testing.assert_array_equal(y.numpy(), [12.0, -1.0])       # Keras's numbers
+    host = ops.ldexp(ops.convert_to_tensor(np.array([1.5], np.float32)), np.array([2], np.int32))
+    assert host.numpy().tolist() == [6.0]
+    with pytest.raises(DTypeError, match="ldexp: argument 'x2'.*received float64"):
+        ops.ldexp(x, np.array([2.0]))
