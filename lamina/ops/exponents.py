@@ -10,10 +10,10 @@ import math as _math
 from ..backend import special_more
 from ..dtypes import is_int, standardize
 from ..errors import DTypeError
-from .compare import equal, isfinite
+from .compare import equal
 from .core import as_tensor, cast
-from .math import (FloatUnary, abs as abs_, add, divide, exp, log1p, maximum, multiply,
-                   negative, power, square, subtract, where)
+from .elementwise import Binary, unbroadcast
+from .math import FloatUnary, divide, exp, multiply, negative, power, square, subtract, where
 from .op import register_op
 from .trig import to_float, to_floats
 
@@ -92,6 +92,30 @@ class I1(FloatUnary):
         return (multiply(g, subtract(I0(x), ratio)),)
 
 
+@register_op
+class LogAddExp(Binary):
+    name = "logaddexp"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        y = ctx.outputs[0]
+        ga = unbroadcast(multiply(g, exp(subtract(a, y))), a) if ctx.needs_grad[0] else None
+        gb = unbroadcast(multiply(g, exp(subtract(b, y))), b) if ctx.needs_grad[1] else None
+        return ga, gb
+
+
+@register_op
+class LogAddExp2(Binary):
+    name = "logaddexp2"
+
+    def gradient(self, ctx, g):
+        a, b = ctx.inputs
+        y = ctx.outputs[0]
+        ga = unbroadcast(multiply(g, Exp2(subtract(a, y))), a) if ctx.needs_grad[0] else None
+        gb = unbroadcast(multiply(g, Exp2(subtract(b, y))), b) if ctx.needs_grad[1] else None
+        return ga, gb
+
+
 def cbrt(x):
     """The real cube root (negative for negative ``x``); integer input gives floatx()."""
     return Cbrt(to_float("cbrt", x))
@@ -103,22 +127,15 @@ def exp2(x):
 
 
 def logaddexp(x1, x2):
-    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``.
-
-    Equal infinities give that infinity (not NaN); integers give floatx().
-    """
-    a, b = to_floats("logaddexp", x1, x2)
-    big = maximum(a, b)
-    # where both are the same infinity, a - b is NaN: use 0 for the difference there
-    delta = subtract(a, b)
-    delta = where(isfinite(delta), delta, where(equal(a, b), 0.0, delta))
-    return add(big, log1p(exp(negative(abs_(delta)))))
+    """``log(exp(x1) + exp(x2))`` without overflow (numpy's ufunc: equal infinities give
+    that infinity); integers give floatx(). The gradient is ``exp(x1 - y)`` for ``x1``
+    (``sigmoid(x1 - x2)``), 1/2 each at a tie."""
+    return LogAddExp(*to_floats("logaddexp", x1, x2))
 
 
 def logaddexp2(x1, x2):
     """``log2(2**x1 + 2**x2)`` without overflow; integers give floatx()."""
-    a, b = to_floats("logaddexp2", x1, x2)
-    return divide(logaddexp(multiply(a, _LN2), multiply(b, _LN2)), _LN2)
+    return LogAddExp2(*to_floats("logaddexp2", x1, x2))
 
 
 def ldexp(x1, x2):
