@@ -3,15 +3,16 @@ ignoring forms) and the trapezoid rule, as Keras 3's ``keras.ops``.
 
 ``axis=None`` runs over the flattened input. Bools count as int32; ``dtype`` casts the input
 first. The gradient of ``cumsum`` is the reversed cumulative sum of the output gradient;
-that of ``cumprod`` is ``reverse_cumsum(g * y) / x``, which needs ``x`` nonzero (at an exact
-zero the gradient is taken as 0).
+that of ``cumprod`` is ``reverse_cumsum(g * y) / x`` before the first zero along the axis,
+exact at that zero (without dividing by it) and 0 after it. (Second derivatives are exact
+where ``x`` has no zeros; past a zero they miss the terms through the zero's factor.)
 """
 from __future__ import annotations
 
 from ..backend import statistics as kernels
 from ..dtypes import floatx, is_float
 from .array import reshape
-from .compare import equal, isnan
+from .compare import equal, greater, isnan, logical_and, logical_not
 from .core import as_tensor, cast
 from .math import add, divide, multiply, subtract, where
 from .op import Op, Spec, normalize_axis, register_op
@@ -36,8 +37,7 @@ class Cumsum(Cumulative):
     name = "cumsum"
 
     def gradient(self, ctx, g):
-        axis = ctx.attrs["axis"]
-        return (flip(Cumsum(flip(g, axis), axis=axis), axis),)
+        return (_reverse_cumsum(g, ctx.attrs["axis"]),)
 
 
 @register_op
@@ -45,11 +45,27 @@ class Cumprod(Cumulative):
     name = "cumprod"
 
     def gradient(self, ctx, g):
+        # d y_j / d x_i = prod_{k <= j, k != i} x_k for j >= i. Before the first zero along
+        # the axis that is y_j / x_i, so the gradient is reverse_cumsum(g * y) / x; after
+        # the first zero it is 0; at the first zero z it is
+        # prod_{k < z} x_k * sum_{j >= z} g_j prod_{z < k <= j} x_k (two more cumprods).
         x, y = ctx.inputs[0], ctx.outputs[0]
         axis = ctx.attrs["axis"]
-        tail = flip(Cumsum(flip(multiply(g, y), axis), axis=axis), axis)
         zero = equal(x, 0)
-        return (where(zero, 0.0, divide(tail, where(zero, 1.0, x))),)
+        seen = Cumsum(cast(zero, x.dtype), axis=axis)          # zeros up to here
+        clean = equal(seen, 0)
+        first = logical_and(zero, equal(seen, 1))
+        later = logical_and(greater(seen, 0), logical_not(first))
+        tail = _reverse_cumsum(multiply(g, y), axis)
+        regular = divide(tail, where(clean, x, 1.0))
+        before = Cumprod(where(clean, x, 1.0), axis=axis)       # prod_{k < z} x_k at z
+        after = Cumprod(where(later, x, 1.0), axis=axis)        # prod_{z < k <= j} x_k
+        at_zero = multiply(before, _reverse_cumsum(multiply(g, after), axis))
+        return (where(clean, regular, where(first, at_zero, 0.0)),)
+
+
+def _reverse_cumsum(x, axis: int):
+    return flip(Cumsum(flip(x, axis), axis=axis), axis)
 
 
 def _prepare(op_name: str, x, axis, dtype):
