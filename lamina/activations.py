@@ -2,10 +2,10 @@
 ``serialize`` and ``deserialize``.
 
 Most are the :mod:`lamina.ops` functions themselves (same arguments and defaults). Defined
-here: ``gelu`` (exact by default, as ``keras.activations.gelu``, where ``ops.gelu``
-defaults to the tanh approximation), and the compositions ``mish``, ``glu``,
-``sparse_sigmoid``, ``sparsemax`` and ``threshold``. A layer stores its activation as a
-name (``activation=None`` is stored as "linear").
+here: ``relu`` (with Keras's ``negative_slope``/``max_value``/``threshold``, which
+``ops.relu`` does not take), ``gelu`` (exact by default, as ``keras.activations.gelu``,
+where ``ops.gelu`` defaults to the tanh approximation), and the composition ``mish``. A
+layer stores its activation as a name (``activation=None`` is stored as "linear").
 """
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from typing import Callable
 
 from . import ops
 from .dtypes import floatx, is_float
-from .errors import ShapeError, describe_shape
 from .ops import (celu, elu, exponential, hard_shrink, hard_sigmoid, hard_silu, hard_tanh,
-                  leaky_relu, linear, log_sigmoid, log_softmax, relu, relu6, selu, sigmoid,
+                  leaky_relu, linear, log_sigmoid, log_softmax, relu6, selu, sigmoid,
                   silu, soft_shrink, softmax, softplus, softsign, sparse_plus, squareplus,
                   tanh, tanh_shrink)
+from .ops.activations import relu_with_options
 from .ops.core import as_tensor
+from .ops.piecewise import glu, sparse_sigmoid, sparsemax, threshold
 from .saving.object_registration import register_builtin, serialize_keras_object
 from .utils.object_lookup import deserialize_from, lookup_name
 
@@ -30,6 +31,14 @@ def _float_input(name: str, x):
     return x if is_float(x.dtype) else ops.cast(x, floatx())
 
 
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """``max(x, 0)``, with Keras's activation arguments: values below ``threshold`` become
+    ``negative_slope * (x - threshold)`` and the result is capped at ``max_value``
+    (``lamina.ops.relu(x)`` is the plain form)."""
+    return relu_with_options(x, negative_slope=negative_slope, max_value=max_value,
+                             threshold=threshold)
+
+
 def gelu(x, approximate: bool = False):
     """``x * Phi(x)``; exact (``erf``) by default, ``approximate=True`` for the tanh form."""
     return ops.gelu(x, approximate=bool(approximate))
@@ -39,50 +48,6 @@ def mish(x):
     """``x * tanh(softplus(x))`` (Misra, 2019)."""
     x = _float_input("mish", x)
     return ops.multiply(x, ops.tanh(ops.softplus(x)))
-
-
-def glu(x, axis: int = -1):
-    """Gated linear unit: ``a * sigmoid(b)`` for the two halves ``a, b`` of ``x`` along
-    ``axis``, which must have even size."""
-    x = _float_input("glu", x)
-    size = x.shape[axis] if -x.ndim <= axis < x.ndim else None
-    if size is None or size % 2:
-        raise ShapeError(f"glu: axis {axis} of 'x' must exist and have even size (glu "
-                         f"splits it in two halves); received shape {describe_shape(x.shape)}")
-    a, b = ops.split(x, 2, axis=axis)
-    return ops.multiply(a, ops.sigmoid(b))
-
-
-def sparse_sigmoid(x):
-    """0 for ``x <= -1``, ``(x + 1) / 2`` between, 1 for ``x >= 1``."""
-    return ops.multiply(ops.add(ops.clip(_float_input("sparse_sigmoid", x), -1, 1), 1), 0.5)
-
-
-def threshold(x, threshold: float, default_value: float):
-    """``x`` where ``x > threshold``, else ``default_value``."""
-    x = as_tensor("threshold", x)
-    return ops.where(ops.greater(x, threshold), x, default_value)
-
-
-def sparsemax(x, axis: int = -1):
-    """The Euclidean projection of ``x`` onto the probability simplex along ``axis``
-    (Martins & Astudillo, 2016): like softmax, but exact zeros for small entries.
-
-    Sort-free: element ``i`` is in the support when ``1 + k_i x_i > s_i``, where ``k_i``
-    counts the entries ``>= x_i`` and ``s_i`` is their sum; that takes ``n * n`` memory per
-    vector of length ``n``. The gradient flows through the threshold ``tau``.
-    """
-    x = _float_input("sparsemax", x)
-    z = ops.moveaxis(x, axis, -1)
-    zi, zj = ops.expand_dims(z, -1), ops.expand_dims(z, -2)
-    at_least = ops.cast(ops.greater_equal(zj, zi), z.dtype)     # [..., i, j]: z_j >= z_i
-    count = ops.sum(at_least, axis=-1)
-    total = ops.sum(ops.multiply(at_least, zj), axis=-1)
-    support = ops.cast(ops.greater(ops.add(ops.multiply(count, z), 1), total), z.dtype)
-    size = ops.sum(support, axis=-1, keepdims=True)
-    tau = ops.divide(ops.subtract(ops.sum(ops.multiply(support, z), axis=-1, keepdims=True),
-                                  1), size)
-    return ops.moveaxis(ops.relu(ops.subtract(z, tau)), -1, axis)
 
 
 # Every Keras 3 activation name; `swish` and `hard_swish` are aliases of silu and hard_silu.

@@ -187,7 +187,10 @@ def test_aliases_and_linear():
     assert activations.get(None) is activations.linear
     assert activations.serialize(None) == "linear"
     assert activations.serialize(ops.gelu) == "gelu"          # as Keras stores ops.gelu
-    assert activations.relu is ops.relu
+    # ops.relu is Keras's relu(x); the activation adds Keras's negative_slope/max_value/
+    # threshold, and ops.relu stored in a config comes back as the activation
+    assert activations.serialize(ops.relu) == "relu"
+    assert activations.get(activations.serialize(ops.relu)) is activations.relu
 
 
 def test_dict_configs():

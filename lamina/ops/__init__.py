@@ -14,6 +14,12 @@ from . import fft as _fft, signal as _signal
 from . import attention as _attention, patches as _patches, ctc as _ctc
 from . import associative as _associative, control_flow as _control_flow, loops as _loops
 from . import gradient_override as _gradient_override, gufunc as _gufunc
+from . import bitwise as _bitwise, exponents as _exponents, float_parts as _float_parts
+from . import trig as _trig
+from . import counting as _counting, cumulative as _cumulative, nan_reductions as _nan_reductions
+from . import quantiles as _quantiles, statistics as _statistics
+from . import loss_functions as _loss_functions, normalization as _normalization
+from . import piecewise as _piecewise
 from .activations import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
@@ -41,6 +47,18 @@ from .loops import *  # noqa: F401,F403
 from .associative import *  # noqa: F401,F403
 from .gradient_override import *  # noqa: F401,F403
 from .gufunc import *  # noqa: F401,F403
+from .bitwise import *  # noqa: F401,F403
+from .exponents import *  # noqa: F401,F403
+from .float_parts import *  # noqa: F401,F403
+from .trig import *  # noqa: F401,F403
+from .counting import *  # noqa: F401,F403
+from .cumulative import *  # noqa: F401,F403
+from .nan_reductions import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
+from .loss_functions import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .piecewise import *  # noqa: F401,F403
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -53,6 +71,9 @@ _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _
              _random, _reduction, _replicate, _slicing, _softmax)
 _FAMILIES += (_fft, _signal, _attention, _patches, _ctc)
 _FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
+_FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
+              _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
+              _piecewise)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

@@ -71,11 +71,18 @@ class Relu(Op):
         return (multiply(g, _step(greater(ctx.inputs[0], 0), g)),)
 
 
-def relu(x, negative_slope: float = 0.0, max_value: float | None = None,
-         threshold: float = 0.0):
-    """``max(x, 0)``. The keyword arguments are ``keras.activations.relu``'s: values below
-    ``threshold`` become ``negative_slope * (x - threshold)``, and the result is capped at
-    ``max_value``. With the defaults this is the ``relu`` primitive."""
+def relu(x):
+    """``max(x, 0)``: Keras's ``keras.ops.relu``, the ``relu`` primitive (integer input
+    keeps its dtype). ``lamina.activations.relu`` takes Keras's activation arguments
+    (``negative_slope``, ``max_value``, ``threshold``)."""
+    return Relu(as_tensor("relu", x))
+
+
+def relu_with_options(x, negative_slope: float = 0.0, max_value: float | None = None,
+                      threshold: float = 0.0):
+    """``keras.activations.relu``: values below ``threshold`` become
+    ``negative_slope * (x - threshold)``, and the result is capped at ``max_value``. With
+    the defaults this is the ``relu`` primitive."""
     x = as_tensor("relu", x)
     if (max_value is None and type(negative_slope) in (float, int) and negative_slope == 0
             and type(threshold) in (float, int) and threshold == 0):

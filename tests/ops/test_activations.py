@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import ops
+from lamina import activations, ops
 from lamina.ops.activations import SELU_ALPHA, SELU_SCALE
 from tests.harness import case, rand, rand_away_from, run_case
 
@@ -55,12 +55,12 @@ CASES = [
     case("relu", ops.relu, np_relu, [wide(3, 4)], second_order=True),
     case("relu", ops.relu, np_relu, [np.arange(-3, 3, dtype=np.int32)], grad=False,
          label="int"),
-    case("relu", lambda x: ops.relu(x, negative_slope=0.1, max_value=1.5, threshold=0.2),
+    case("relu", lambda x: activations.relu(x, negative_slope=0.1, max_value=1.5, threshold=0.2),
          lambda x: np_keras_relu(x, 0.1, 1.5, 0.2), [wide(3, 4, kinks=(0.2, 1.5))],
          second_order=True, label="keras-arguments"),
-    case("relu", lambda x: ops.relu(x, max_value=1.0), lambda x: np.clip(x, 0, 1.0),
+    case("relu", lambda x: activations.relu(x, max_value=1.0), lambda x: np.clip(x, 0, 1.0),
          [wide(3, 4, kinks=(0.0, 1.0))], label="max-value"),
-    case("leaky_relu", lambda x: ops.relu(x, negative_slope=0.3),
+    case("leaky_relu", lambda x: activations.relu(x, negative_slope=0.3),
          lambda x: np.where(x >= 0, x, 0.3 * x), [wide(6)], label="via-relu"),
     case("relu6", ops.relu6, lambda x: np.clip(x, 0, 6),
          [rand_away_from(3, 4, points=(0.0, 6.0), low=-2.0, high=8.0)], second_order=True),
@@ -156,7 +156,7 @@ def test_relu_with_a_threshold_only(threshold, backend):
     x = ops.convert_to_tensor(np.array([-1.0, -0.25, 0.25, 1.0]), dtype="float64")
     with lamina.GradientTape() as tape:
         tape.watch(x)
-        y = ops.relu(x, threshold=threshold)
+        y = activations.relu(x, threshold=threshold)
         total = ops.sum(y)
     np.testing.assert_array_equal(y.numpy(), np_keras_relu(x.numpy(), 0.0, None, threshold))
     np.testing.assert_array_equal(tape.gradient(total, x).numpy(), x.numpy() > threshold)
@@ -218,9 +218,9 @@ def test_leaky_relu_rejects_a_slope_that_is_not_a_number(backend):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda x: ops.relu(x, negative_slope=None), "relu: argument 'negative_slope'"),
-    (lambda x: ops.relu(x, max_value="6"), "relu: argument 'max_value'"),
-    (lambda x: ops.relu(x, threshold=[0.5]), "relu: argument 'threshold'"),
+    (lambda x: activations.relu(x, negative_slope=None), "relu: argument 'negative_slope'"),
+    (lambda x: activations.relu(x, max_value="6"), "relu: argument 'max_value'"),
+    (lambda x: activations.relu(x, threshold=[0.5]), "relu: argument 'threshold'"),
     (lambda x: ops.elu(x, alpha="1"), "elu: argument 'alpha'"),
     (lambda x: ops.celu(x, alpha=None), "celu: argument 'alpha'"),
     (lambda x: ops.soft_shrink(x, threshold="a"), "soft_shrink: argument 'threshold'"),

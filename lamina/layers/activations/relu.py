@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ... import ops
+from ...activations import relu
 from ..layer import Layer
 
 
@@ -34,8 +34,8 @@ class ReLU(Layer):
         self.supports_masking = True
 
     def call(self, inputs):
-        return ops.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
-                        threshold=self.threshold)
+        return relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
+                    threshold=self.threshold)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

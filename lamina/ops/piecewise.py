@@ -1,0 +1,60 @@
+"""Gated and piecewise activations that are compositions: ``glu``, ``sparse_sigmoid``,
+``sparsemax`` and ``threshold`` (Keras 3's ``keras.ops`` / ``keras.ops.nn`` and
+``keras.activations`` names; :mod:`lamina.activations` exports these same functions).
+Integer and bool inputs give ``floatx()`` (``threshold`` keeps ``x``'s dtype).
+"""
+from __future__ import annotations
+
+from ..errors import ShapeError, describe_shape
+from .activations import relu
+from .array import expand_dims, moveaxis, split
+from .compare import greater, greater_equal
+from .core import as_tensor, cast
+from .math import add, clip, divide, multiply, sigmoid, subtract, where
+from .reduction import sum as reduce_sum
+from .trig import to_float
+
+__all__ = ["glu", "sparse_sigmoid", "sparsemax", "threshold"]
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: ``a * sigmoid(b)`` for the two halves ``a, b`` of ``x`` along
+    ``axis``, which must have even size."""
+    x = to_float("glu", x)
+    size = x.shape[axis] if -x.ndim <= axis < x.ndim else None
+    if size is None or size % 2:
+        raise ShapeError(f"glu: axis {axis} of 'x' must exist and have even size (glu "
+                         f"splits it in two halves); received shape {describe_shape(x.shape)}")
+    a, b = split(x, 2, axis=axis)
+    return multiply(a, sigmoid(b))
+
+
+def sparse_sigmoid(x):
+    """0 for ``x <= -1``, ``(x + 1) / 2`` between, 1 for ``x >= 1``."""
+    return multiply(add(clip(to_float("sparse_sigmoid", x), -1, 1), 1), 0.5)
+
+
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value``."""
+    x = as_tensor("threshold", x)
+    return where(greater(x, threshold), x, default_value)
+
+
+def sparsemax(x, axis=-1):
+    """The Euclidean projection of ``x`` onto the probability simplex along ``axis``
+    (Martins & Astudillo, 2016): like softmax, but exact zeros for small entries.
+
+    Sort-free: element ``i`` is in the support when ``1 + k_i x_i > s_i``, where ``k_i``
+    counts the entries ``>= x_i`` and ``s_i`` is their sum; that takes ``n * n`` memory per
+    vector of length ``n``. The gradient flows through the threshold ``tau``.
+    """
+    x = to_float("sparsemax", x)
+    z = moveaxis(x, axis, -1)
+    zi, zj = expand_dims(z, -1), expand_dims(z, -2)
+    at_least = cast(greater_equal(zj, zi), z.dtype)     # [..., i, j]: z_j >= z_i
+    count = reduce_sum(at_least, axis=-1)
+    total = reduce_sum(multiply(at_least, zj), axis=-1)
+    support = cast(greater(add(multiply(count, z), 1), total), z.dtype)
+    size = reduce_sum(support, axis=-1, keepdims=True)
+    tau = divide(subtract(reduce_sum(multiply(support, z), axis=-1, keepdims=True), 1), size)
+    return moveaxis(relu(subtract(z, tau)), -1, axis)
