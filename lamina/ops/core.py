@@ -58,7 +58,7 @@ def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:
         return unchanged(x)
     target = get_backend(backend)
     if isinstance(x, (list, tuple)) and any(isinstance(v, TensorBase) for v in x):
-        from .array import stack
+        from .reshaping import stack
         return convert_to_tensor(stack([convert_to_tensor(v, backend=backend) for v in x]),
                                  dtype=dtype)
     dtype = standardize(dtype) if dtype is not None else _infer_host_dtype(x)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from ..autograd.tensor import Tensor
 from ..dtypes import is_int
 from ..errors import DTypeError, GradientError, ShapeError, describe_shape
-from .array import expand_dims
+from .reshaping import expand_dims
 from .core import convert_to_tensor, require_float
 from .indexing import check_indices
 from .math import clip, log, multiply, negative

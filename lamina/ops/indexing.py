@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..autograd.tensor import TensorBase
 from ..dtypes import floatx, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
-from .array import broadcast_to, reshape
+from .reshaping import broadcast_to, reshape
 from .compare import less
 from .core import as_tensor, cast, convert_to_tensor
 from .math import add, multiply
