@@ -13,7 +13,7 @@ import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
 from ..autograd.tensor import TensorBase
-from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
+from .core import as_tensor, as_tensors, convert_to_tensor, to_backend_tensor, unchanged
 from .elementwise import unbroadcast
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op, shape_from_like
 
@@ -403,5 +403,5 @@ def unstack(x, num=None, axis=0) -> list:
 def _index_tensor(values, like):
     """Host index data (a list or array) as a tensor on ``like``'s backend."""
     empty = isinstance(values, (list, tuple)) and not values      # would default to float
-    return convert_to_tensor(values, dtype="int32" if empty else None,
+    return to_backend_tensor(values, dtype="int32" if empty else None,
                              backend=getattr(like, "backend", None))
