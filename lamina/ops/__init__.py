@@ -11,6 +11,7 @@ from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, reshaping as _reshaping, slicing as _slicing
 from . import softmax as _softmax
+from . import introspection as _introspection
 from .activations import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -18,6 +19,7 @@ from .custom import custom_op
 from .core import (arange, cast, convert_to_numpy, convert_to_tensor, full, full_like, ones,
                    ones_like, stop_gradient, zeros, zeros_like)
 from .indexing import *  # noqa: F401,F403
+from .introspection import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
 from .op import OP_REGISTRY, Op, Spec, register_op
@@ -37,7 +39,8 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _reshaping, _slicing, _softmax)
+             _random, _reduction, _replicate, _reshaping, _slicing, _softmax,
+             _introspection)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
