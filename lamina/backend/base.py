@@ -33,6 +33,7 @@ nn           conv2d(x, w, strides, pads, dilation, groups, out)
              · max_pool2d_backprop(x, y, dy, pool_size, strides, pads)
              · max_pool2d_select(x, y, g, pool_size, strides, pads) (its adjoint in dy)
              · avg_pool2d_backprop(dy, input_shape, pool_size, strides, pads)
+ordering     argsort · searchsorted · unique · nonzero · isin · bitcast (ordering.py)
 random       random_uniform(shape, dtype, key, counter) · random_normal(shape, dtype, key,
              counter): counter-based, a pure function of (key, counter)
 
@@ -44,6 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import ConvKernels
+from .ordering import OrderingKernels
 from .rng import RandomKernels
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
@@ -55,7 +57,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, RandomKernels):
+class Backend(ConvKernels, RandomKernels, OrderingKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
@@ -75,6 +77,7 @@ class Backend(ConvKernels, RandomKernels):
         "nn": ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "pool2d",
                "max_pool2d_backprop", "max_pool2d_select", "avg_pool2d_backprop"),
         "random": ("random_uniform", "random_normal"),
+        "ordering": ("argsort", "searchsorted", "unique", "nonzero", "isin", "bitcast"),
     }
 
     def __repr__(self) -> str:
