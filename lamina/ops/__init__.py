@@ -12,6 +12,10 @@ from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, reshaping as _reshaping, slicing as _slicing
 from . import softmax as _softmax
 from . import introspection as _introspection
+from . import encoding as _encoding
+from . import conversion as _conversion
+from . import windows as _windows
+from . import selection as _selection
 from . import segments as _segments
 from . import products as _products
 from . import einsum as _einsum
@@ -28,6 +32,10 @@ from .core import (arange, cast, convert_to_numpy, convert_to_tensor, full, full
                    ones_like, stop_gradient, zeros, zeros_like)
 from .indexing import *  # noqa: F401,F403
 from .introspection import *  # noqa: F401,F403
+from .encoding import *  # noqa: F401,F403
+from .conversion import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
 from .segments import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
@@ -56,7 +64,7 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _compare, _conv, _indexing, _linalg, _math, _pooling,
              _random, _reduction, _replicate, _reshaping, _slicing, _softmax,
-             _introspection, _sorting, _joining, _rearranging, _creation, _diagonals, _einsum, _products, _segments)
+             _introspection, _sorting, _joining, _rearranging, _creation, _diagonals, _einsum, _products, _segments, _selection, _windows, _conversion, _encoding)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
