@@ -17,6 +17,16 @@ def _window_case(name, ref, *args, label=""):
                 [], grad=False, graph=False, label=label, fwd_rtol32=1e-6, fwd_atol32=1e-7)
 
 
+def _refused(fn, x):
+    """1 when ``fn`` refuses ``x`` with Lamina's complex-dtype DTypeError (the registry's
+    case for view_as_complex/view_as_real, which Lamina cannot support), else 0."""
+    try:
+        fn(x)
+    except DTypeError as error:
+        return ops.convert_to_tensor(int("has no complex dtypes" in str(error)))
+    return ops.convert_to_tensor(0)
+
+
 CASES = [
     _window_case("bartlett", np.bartlett, 6),
     _window_case("bartlett", np.bartlett, 1, label="one"),
@@ -50,6 +60,10 @@ CASES = [
     case("multi_hot", lambda x: ops.multi_hot(x, 4, dtype="int32"),
          lambda x: np.array([1, 0, 1, 1], np.int32), [np.array([0, 2, 3, 7])], grad=False,
          label="1d"),
+    case("view_as_complex", lambda x: _refused(ops.view_as_complex, x), lambda x: np.int32(1),
+         [rand(3, 2)], grad=False, graph=False),
+    case("view_as_real", lambda x: _refused(ops.view_as_real, x), lambda x: np.int32(1),
+         [rand(3, 2)], grad=False, graph=False),
     case("shape", lambda x: ops.convert_to_tensor(ops.shape(x)),
          lambda x: np.array(x.shape, np.int32), [rand(2, 3)], grad=False, graph=False),
     case("ndim", lambda x: ops.convert_to_tensor(ops.ndim(x)), lambda x: np.int32(x.ndim),
