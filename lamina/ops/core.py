@@ -241,18 +241,28 @@ def ones_like(x, dtype=None) -> TensorBase:
 
 
 def zeros(shape, dtype=None) -> Tensor:
-    backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), 0, standardize(dtype)), backend)
+    return full(shape, 0, dtype)
 
 
 def ones(shape, dtype=None) -> Tensor:
-    backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), 1, standardize(dtype)), backend)
+    return full(shape, 1, dtype)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value``. A size that ``lamina.ops.shape``
+    gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    from .introspection import DynamicDim, resolve_dims
+    if any(isinstance(d, DynamicDim) for d in shape):
+        dims, like = resolve_dims("full", shape)
+        backend = get_backend()
+        known = Tensor._wrap(backend.full(tuple(1 if d is None else d for d in dims), 0,
+                                          "bool"), backend)
+        from .math import add
+        probe = add(cast(known, like.dtype), like)         # the shape of the result
+        return Fill(probe, value=fill_value, dtype=standardize(dtype))
     backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), fill_value, standardize(dtype)), backend)
+    return Tensor._wrap(backend.full(shape, fill_value, standardize(dtype)), backend)
 
 
 def arange(start, stop=None, step=None, dtype=None) -> Tensor:

@@ -95,3 +95,78 @@ def test_gan_batch_size_from_shape_in_train_step_style_code():
     assert out.shape == (5, 7)
     np.testing.assert_allclose(out[:, :4], 1.0)
     assert np.all((out[:, 4:] >= 0) & (out[:, 4:] < 1))
+
+
+class GAN(lamina.Model):
+    """The keras-io GAN guide's ``train_step``, with its ``ops.shape(real_images)[0]``,
+    ``keras.random.normal(shape=(batch_size, latent_dim))`` and ``ops.ones((batch_size,
+    1))``: one batch-polymorphic trace serves every batch size."""
+
+    def __init__(self, discriminator, generator, latent_dim):
+        super().__init__()
+        self.discriminator = discriminator
+        self.generator = generator
+        self.latent_dim = latent_dim
+        self.seed_generator = lamina.random.SeedGenerator(1337)
+
+    def compile(self, d_optimizer, g_optimizer, **kwargs):
+        super().compile(**kwargs)
+        self.d_optimizer, self.g_optimizer = d_optimizer, g_optimizer
+        self.loss_fn = lamina.losses.BinaryCrossentropy(from_logits=True)
+
+    def train_step(self, real_images):
+        if isinstance(real_images, tuple):
+            real_images = real_images[0]
+        batch_size = ops.shape(real_images)[0]
+        latent = lamina.random.normal(shape=(batch_size, self.latent_dim),
+                                      seed=self.seed_generator)
+        generated = self.generator(latent)
+        combined = ops.concatenate([generated, real_images], axis=0)
+        labels = ops.concatenate([ops.ones((batch_size, 1)), ops.zeros((batch_size, 1))],
+                                 axis=0)
+        with lamina.GradientTape() as tape:
+            d_loss = self.loss_fn(labels, self.discriminator(combined))
+        grads = tape.gradient(d_loss, self.discriminator.trainable_weights)
+        self.d_optimizer.apply_gradients(zip(grads, self.discriminator.trainable_weights))
+        latent = lamina.random.normal(shape=(batch_size, self.latent_dim),
+                                      seed=self.seed_generator)
+        misleading = ops.zeros((batch_size, 1))
+        with lamina.GradientTape() as tape:
+            g_loss = self.loss_fn(misleading, self.discriminator(self.generator(latent)))
+        grads = tape.gradient(g_loss, self.generator.trainable_weights)
+        self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
+        return {"d_loss": d_loss, "g_loss": g_loss}
+
+
+def _run_gan(eager):
+    lamina.utils.set_random_seed(3)
+    discriminator = lamina.Sequential([lamina.Input((6,)), layers.Dense(8, activation="relu"),
+                                       layers.Dense(1)])
+    generator = lamina.Sequential([lamina.Input((4,)), layers.Dense(8, activation="relu"),
+                                   layers.Dense(6)])
+    gan = GAN(discriminator, generator, 4)
+    gan.compile(lamina.optimizers.Adam(1e-3), lamina.optimizers.Adam(1e-3), run_eagerly=eager)
+    real = np.random.default_rng(2).normal(size=(11, 6)).astype("float32")   # 4 + 4 + 3
+    history = gan.fit(real, batch_size=4, epochs=2, shuffle=False, verbose=0).history
+    if not eager:
+        function = gan.train_function.function
+        assert function.polymorphic_error is None and function.trace_count == 1
+    return history, [w.numpy() for w in gan.weights]
+
+
+def test_gan_guide_train_step_traces_once_and_matches_eager():
+    (h_e, w_e), (h_g, w_g) = _run_gan(True), _run_gan(False)
+    for key in ("d_loss", "g_loss"):
+        np.testing.assert_allclose(h_g[key], h_e[key], rtol=1e-4, atol=1e-5)
+    for a, b in zip(w_g, w_e):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_zeros_ones_full_take_a_dynamic_batch():
+    inp = lamina.Input((3,))
+    b = ops.shape(inp)[0]
+    y = ops.concatenate([ops.ones((b, 1)), ops.zeros((b, 1)), ops.full((b, 1), 7.0)], axis=1)
+    assert y.shape == (None, 3)
+    out = lamina.Model(inp, ops.add(inp, y)).predict(np.zeros((3, 3), np.float32),
+                                                     batch_size=2, verbose=0)
+    np.testing.assert_allclose(out, np.tile([[1.0, 0.0, 7.0]], (3, 1)))
