@@ -170,3 +170,14 @@ def test_zeros_ones_full_take_a_dynamic_batch():
     out = lamina.Model(inp, ops.add(inp, y)).predict(np.zeros((3, 3), np.float32),
                                                      batch_size=2, verbose=0)
     np.testing.assert_allclose(out, np.tile([[1.0, 0.0, 7.0]], (3, 1)))
+
+
+def test_reshape_takes_a_dynamic_batch():
+    # the attention tutorials' ops.reshape(x, (batch_size, -1, heads, depth))
+    inp = lamina.Input((4, 6))
+    batch = ops.shape(inp)[0]
+    y = ops.transpose(ops.reshape(inp, (batch, -1, 2, 3)), (0, 2, 1, 3))
+    assert y.shape == (None, 2, 4, 3)
+    x = np.arange(2 * 4 * 6, dtype="float32").reshape(2, 4, 6)
+    out = lamina.Model(inp, y).predict(x, verbose=0)
+    np.testing.assert_allclose(out, x.reshape(2, -1, 2, 3).transpose(0, 2, 1, 3))
