@@ -330,7 +330,7 @@ def _noise_shape(x, noise_shape) -> tuple:
     bad = len(dims) != len(x.shape)
     resolved = []
     for d, size in zip(dims, x.shape):
-        if d is None:
+        if d is None or isinstance(d, DynamicDim):      # x's size (ops.shape's batch size)
             resolved.append(size)
             continue
         if isinstance(d, bool) or not isinstance(d, numbers.Integral) or \

@@ -181,3 +181,12 @@ def test_reshape_takes_a_dynamic_batch():
     x = np.arange(2 * 4 * 6, dtype="float32").reshape(2, 4, 6)
     out = lamina.Model(inp, y).predict(x, verbose=0)
     np.testing.assert_allclose(out, x.reshape(2, -1, 2, 3).transpose(0, 2, 1, 3))
+
+
+def test_dropout_noise_shape_from_ops_shape():
+    inp = lamina.Input((3, 4))
+    mask_shape = (ops.shape(inp)[0], 1, ops.shape(inp)[2])      # whole timesteps share a mask
+    out = lamina.random.dropout(inp, 0.5, noise_shape=mask_shape, seed=4)
+    y = lamina.Model(inp, out).predict(np.ones((5, 3, 4), np.float32), batch_size=2, verbose=0)
+    assert y.shape == (5, 3, 4) and set(np.unique(y)) <= {0.0, 2.0}
+    np.testing.assert_array_equal(y[:, 0], y[:, 2])             # one mask along axis 1
