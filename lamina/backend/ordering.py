@@ -12,16 +12,20 @@ from __future__ import annotations
 class OrderingKernels:
     """Mixin of :class:`~lamina.backend.base.Backend`: see the module docstring."""
 
+    # keyword arguments that make ``xp.argsort`` stable (cupy's sort always is, and it
+    # refuses ``kind``)
+    STABLE_SORT: dict = {"kind": "stable"}
+
     def argsort(self, x, axis: int, descending: bool = False):
         xp = self.xp
         if descending:
             # stable descending order: sort the reversed axis ascending by negated rank
             # (ties keep their first-come order, as a stable sort of -x would)
             flipped = xp.flip(x, axis)
-            order = xp.argsort(flipped, axis=axis, kind="stable")
+            order = xp.argsort(flipped, axis=axis, **self.STABLE_SORT)
             order = xp.flip(order, axis)
             return (x.shape[axis] - 1 - order).astype("int32")
-        return xp.argsort(x, axis=axis, kind="stable").astype("int32")
+        return xp.argsort(x, axis=axis, **self.STABLE_SORT).astype("int32")
 
     def searchsorted(self, sorted_sequence, values, side: str):
         return self.xp.searchsorted(sorted_sequence, values, side=side).astype("int32")
