@@ -11,6 +11,7 @@ graph serves every batch size, the last partial batch included.
 from __future__ import annotations
 
 from ..autograd.tensor import Tensor, TensorBase
+from ..autograd.variable import Variable
 from ..errors import ShapeError
 from .core import as_tensor
 
@@ -71,9 +72,9 @@ def dtype(x) -> str:
 
 
 def is_tensor(x) -> bool:
-    """Whether ``x`` is a Lamina tensor (a concrete Tensor or Variable); host arrays and
-    Python numbers are not. Symbolic tensors are not either, as in Keras."""
-    return isinstance(x, Tensor)
+    """Whether ``x`` is a concrete Lamina tensor. As in Keras 3, host arrays, Python
+    numbers, Variables and symbolic tensors are not."""
+    return isinstance(x, Tensor) and not isinstance(x, Variable)
 
 
 def resolve_dims(op_name: str, dims: tuple):

@@ -43,6 +43,9 @@ def test_shape_eager_and_symbolic():
     assert ops.dtype(x) == "float32" and ops.dtype(np.zeros(2, "int64")) == "int64"
     assert ops.shape([[1, 2, 3]]) == (1, 3)
     assert ops.is_tensor(x) and not ops.is_tensor(np.ones(2)) and not ops.is_tensor(1.0)
+    # Keras 3.15.1: a Variable, a symbolic tensor and a list are not tensors
+    assert not ops.is_tensor(lamina.Variable([1.0, 2.0])) and not ops.is_tensor([1, 2])
+    assert not ops.is_tensor(lamina.Input((2,)))
     inp = lamina.Input((3,))
     batch, dim = ops.shape(inp)
     assert isinstance(batch, DynamicDim) and dim == 3 and ops.ndim(inp) == 2
