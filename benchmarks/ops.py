@@ -16,6 +16,7 @@ import sys
 import time
 
 import numpy as np
+from lamina.ops.core import to_backend_tensor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -98,8 +99,8 @@ def median_call_us(fn, calls: int = 20000) -> float:
 
 
 def bench_overhead(backend_name: str) -> tuple[float, float]:
-    a = ops.convert_to_tensor(np.arange(4, dtype="float32"), backend=backend_name)
-    b = ops.convert_to_tensor(np.ones(4, dtype="float32"), backend=backend_name)
+    a = to_backend_tensor(np.arange(4, dtype="float32"), backend=backend_name)
+    b = to_backend_tensor(np.ones(4, dtype="float32"), backend=backend_name)
     eager = median_call_us(lambda: ops.add(a, b))
     raw_a, raw_b = a.data, b.data
     xp = lamina.backend.get_backend(backend_name).xp

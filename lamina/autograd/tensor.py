@@ -198,7 +198,7 @@ class Tensor(TensorBase):
     __slots__ = ("data", "backend", "_owner", "_keras_mask", "__weakref__")
 
     def __init__(self, data, dtype=None, backend=None):
-        t = _ops.convert_to_tensor(data, dtype=dtype, backend=backend)
+        t = _ops.core.to_backend_tensor(data, dtype=dtype, backend=backend)
         self.data = t.data if t._owner is None else t.data.copy()
         self.backend = t.backend
         self._owner = None

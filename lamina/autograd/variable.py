@@ -56,7 +56,7 @@ class Variable(Tensor):
     def _create(self, initializer, shape, dtype, trainable, autocast, aggregation,
                 synchronization, name, backend) -> None:
         from ..dtypes import floatx, is_float, standardize
-        from ..ops.core import convert_to_tensor
+        from ..ops.core import convert_to_tensor, to_backend_tensor
         if callable(initializer) and not isinstance(initializer, Tensor):
             if shape is None:
                 raise ValueError("Variable: argument 'shape' is required when the initializer "
@@ -64,7 +64,7 @@ class Variable(Tensor):
             dtype = standardize(dtype) if dtype is not None else floatx()
             weight_budget.charge(shape, itemsize(dtype), name or "variable")
             initializer = initializer(tuple(shape), dtype=dtype)
-        value = convert_to_tensor(initializer, dtype=dtype, backend=backend)
+        value = to_backend_tensor(initializer, dtype=dtype, backend=backend)
         if dtype is None and is_float(value.dtype) and value.dtype != floatx():
             value = convert_to_tensor(value, dtype=floatx())   # Keras: floats default to floatx
         if shape is not None and tuple(shape) != value.shape:
@@ -126,8 +126,8 @@ class Variable(Tensor):
         views.clear()
 
     def _coerce(self, value, method: str):
-        from ..ops.core import convert_to_tensor
-        t = convert_to_tensor(value, dtype=self.dtype, backend=self.backend)
+        from ..ops.core import to_backend_tensor
+        t = to_backend_tensor(value, dtype=self.dtype, backend=self.backend)
         if t.shape != self.shape:
             raise ShapeError(f"Variable '{self.name}'.{method}: expected a value of shape "
                              f"{describe_shape(self.shape)}; received shape "

@@ -33,6 +33,7 @@ nn           conv2d(x, w, strides, pads, dilation, groups, out)
              · max_pool2d_backprop(x, y, dy, pool_size, strides, pads)
              · max_pool2d_select(x, y, g, pool_size, strides, pads) (its adjoint in dy)
              · avg_pool2d_backprop(dy, input_shape, pool_size, strides, pads)
+ordering     argsort · searchsorted · unique · nonzero · isin · bitcast (ordering.py)
 random       random_uniform(shape, dtype, key, counter) · random_normal(shape, dtype, key,
              counter): counter-based, a pure function of (key, counter)
 linalg       (lamina/backend/linalg.py, stacks of matrices) cholesky · solve · solve_triangular
@@ -51,6 +52,7 @@ from typing import Any
 from .conv import ConvKernels
 from .ctc import CTCKernels
 from .linalg import LinalgKernels
+from .ordering import OrderingKernels
 from .rng import RandomKernels
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
@@ -62,7 +64,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels):
+class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
@@ -86,6 +88,7 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels):
                    "slogdet", "eigh", "eig", "svd", "qr", "pinv", "matrix_rank", "lu_factor",
                    "fft"),
         "sequence": ("ctc_decode",),
+        "ordering": ("argsort", "searchsorted", "unique", "nonzero", "isin", "bitcast"),
     }
 
     def __repr__(self) -> str:

@@ -150,6 +150,7 @@ class CupyBackend(Backend):
     """Kernels on an NVIDIA GPU through CuPy (CUDA 12)."""
 
     name = "cupy"
+    STABLE_SORT: dict = {}          # cupy's argsort is stable and takes no `kind`
 
     def __init__(self) -> None:
         cupy = _import_cupy()

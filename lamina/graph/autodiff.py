@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import ops
 from ..core.symbolic import SymbolicTensor
 from ..errors import GradientError
-from ..ops.array import broadcast_like
+from ..ops.reshaping import broadcast_like
 from ..ops.op import Context
 
 

@@ -9,6 +9,8 @@ from .. import ops
 from ..autograd.tensor import Tensor, TensorBase
 from ..dtypes import is_int
 from ..errors import ShapeError, describe_shape
+from ..ops.core import to_backend_tensor
+from ..ops.indexing import checked_take_along_axis
 from ..saving.object_registration import register_builtin
 from .checks import (as_prediction, check_axis, check_bool, check_number, check_optional_int,
                      class_axis, prepare)
@@ -59,7 +61,7 @@ def _integer_labels(name: str, y_true, y_pred, axis: int, given_axis: int):
     """``y_true`` as integer labels with ``y_pred``'s shape minus the class axis."""
     if not isinstance(y_true, TensorBase):
         backend = y_pred.backend if isinstance(y_pred, Tensor) else None
-        y_true = ops.convert_to_tensor(y_true, backend=backend)
+        y_true = to_backend_tensor(y_true, backend=backend)
     if len(y_true.shape) == len(y_pred.shape) and y_true.shape[-1] == 1:
         y_true = ops.squeeze(y_true, -1)
     expected = y_pred.shape[:axis] + y_pred.shape[axis + 1:]
@@ -106,9 +108,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
         valid = ops.not_equal(labels, ignore_class)
         labels = ops.where(valid, labels, ops.zeros_like(labels))
     log_p = log_probabilities(y_pred, from_logits, axis)
-    picked = ops.take_along_axis(log_p, ops.expand_dims(labels, axis), axis=axis,
-                                 range_message=_label_range_message(name, given_axis,
-                                                                    ignore_class))
+    picked = checked_take_along_axis(log_p, ops.expand_dims(labels, axis), axis=axis,
+                                     range_message=_label_range_message(name, given_axis,
+                                                                        ignore_class))
     result = ops.negative(ops.squeeze(picked, axis))
     if valid is not None:
         result = ops.where(valid, result, ops.zeros_like(result))

@@ -18,6 +18,7 @@ import math
 from .. import ops
 from ..autograd.tensor import Tensor, TensorBase
 from ..errors import ShapeError, describe_shape
+from ..ops.core import to_backend_tensor
 
 REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 _AVERAGES = ("sum_over_batch_size", "mean")
@@ -135,7 +136,7 @@ def convert_like(x, reference, dtype=None):
     if isinstance(x, TensorBase):
         return x if x.dtype == dtype else ops.cast(x, dtype)
     backend = reference.backend if isinstance(reference, Tensor) else None
-    return ops.convert_to_tensor(x, dtype=dtype, backend=backend)
+    return to_backend_tensor(x, dtype=dtype, backend=backend)
 
 
 def reduce_weighted_values(values, sample_weight=None, mask=None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import ops
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
+from ..ops.indexing import checked_take_along_axis
 from ..saving.object_registration import register_builtin
 from .metrics_utils import as_pair, check_matching, check_positive_int
 from .metrics_utils import squeeze_or_expand_to_same_rank as same_rank
@@ -77,7 +78,7 @@ def in_top_k(targets, predictions, k: int, name: str = "in_top_k"):
         raise ShapeError(f"in_top_k: expected targets of shape (n,) and predictions of shape "
                          f"(n, classes); received {describe_shape(targets.shape)} and "
                          f"{describe_shape(predictions.shape)}")
-    at_label = ops.take_along_axis(
+    at_label = checked_take_along_axis(
         predictions, ops.expand_dims(targets, -1), axis=-1,
         range_message=f"{name}: y_true holds the label {{bad}}, outside the valid range "
                       f"[0, {{size}}) for y_pred with {{size}} classes (received labels from "

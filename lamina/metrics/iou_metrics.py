@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import ops
+from ..ops.core import to_backend_tensor
 from ..backend import epsilon
 from ..dtypes import is_float
 from ..saving.object_registration import register_builtin
@@ -100,8 +101,7 @@ class IoU(_IoUBase):
         eye = ops.one_hot(ops.arange(n, dtype="int32"), n, dtype="float32")
         tp = ops.sum(ops.multiply(cm, eye), axis=1)
         denominator = ops.subtract(ops.add(ops.sum(cm, axis=0), ops.sum(cm, axis=1)), tp)
-        ids = ops.convert_to_tensor(self.target_class_ids, dtype="int32",
-                                    backend=self._backend)
+        ids = to_backend_tensor(self.target_class_ids, dtype="int32", backend=self._backend)
         tp, denominator = ops.take(tp, ids), ops.take(denominator, ids)
         present = ops.greater(denominator, 1e-9)
         iou = ops.divide(tp, ops.add(denominator, epsilon()))

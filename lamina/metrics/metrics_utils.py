@@ -14,6 +14,7 @@ from ..errors import ShapeError, describe_shape
 # re-exported for the metric modules: one implementation, shared with the losses
 from ..losses.reduction import divide_no_nan, squeeze_or_expand_to_same_rank  # noqa: F401
 from ..ops.op import broadcast_shapes
+from ..ops.core import to_backend_tensor
 
 
 def to_tensor(x, dtype=None, like=None):
@@ -26,7 +27,7 @@ def to_tensor(x, dtype=None, like=None):
         backend = None
     if dtype is None and isinstance(x, (list, tuple)) and _has_float(x):
         dtype = floatx()      # [0, 0.5] is float data (convert_to_tensor reads only x[0])
-    return ops.convert_to_tensor(x, dtype=dtype, backend=backend)
+    return to_backend_tensor(x, dtype=dtype, backend=backend)
 
 
 def _has_float(data) -> bool:

@@ -6,10 +6,9 @@ Every family module lists its public functions in ``__all__``.
 """
 import sys as _sys
 
-from . import activations as _activations, array as _array, compare as _compare
+from . import activations as _activations, compare as _compare
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
-from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
 from . import fft as _fft, signal as _signal
 from . import attention as _attention, patches as _patches, ctc as _ctc
 from . import associative as _associative, control_flow as _control_flow, loops as _loops
@@ -20,14 +19,41 @@ from . import counting as _counting, cumulative as _cumulative, nan_reductions a
 from . import quantiles as _quantiles, statistics as _statistics
 from . import loss_functions as _loss_functions, normalization as _normalization
 from . import piecewise as _piecewise
+from . import replicate as _replicate, reshaping as _reshaping, slicing as _slicing
+from . import softmax as _softmax
+from . import introspection as _introspection
+from . import encoding as _encoding
+from . import conversion as _conversion
+from . import windows as _windows
+from . import selection as _selection
+from . import segments as _segments
+from . import products as _products
+from . import einsum as _einsum
+from . import diagonals as _diagonals
+from . import creation as _creation
+from . import rearranging as _rearranging
+from . import joining as _joining
+from . import sorting as _sorting
 from .activations import *  # noqa: F401,F403
-from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .custom import custom_op
 from .core import (arange, cast, convert_to_numpy, convert_to_tensor, full, full_like, ones,
                    ones_like, stop_gradient, zeros, zeros_like)
 from .indexing import *  # noqa: F401,F403
+from .introspection import *  # noqa: F401,F403
+from .encoding import *  # noqa: F401,F403
+from .conversion import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
+from .segments import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .einsum import *  # noqa: F401,F403
+from .diagonals import *  # noqa: F401,F403
+from .creation import *  # noqa: F401,F403
+from .rearranging import *  # noqa: F401,F403
+from .joining import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
 from .op import OP_REGISTRY, Op, Spec, register_op
@@ -35,6 +61,7 @@ from .pooling import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .replicate import *  # noqa: F401,F403
+from .reshaping import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
@@ -67,8 +94,10 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
-_FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _slicing, _softmax)
+_FAMILIES = (_activations, _compare, _conv, _indexing, _linalg, _math, _pooling,
+             _random, _reduction, _replicate, _reshaping, _slicing, _softmax)
+_FAMILIES += (_introspection, _sorting, _joining, _rearranging, _creation, _diagonals,
+              _einsum, _products, _segments, _selection, _windows, _conversion, _encoding)
 _FAMILIES += (_fft, _signal, _attention, _patches, _ctc)
 _FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
 _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,

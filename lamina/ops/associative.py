@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import tree
 from ..errors import ShapeError, describe_shape
-from .array import concatenate, reshape, stack
+from .reshaping import concatenate, reshape, stack
 from .loop_tracing import same_structure, tensors_of
 from .op import normalize_axis
 from .replicate import flip

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ShapeError, describe_shape
-from .array import transpose
+from .reshaping import transpose
 from .compare import logical_and
 from .core import as_tensors, cast, convert_to_tensor
 from .linalg import matmul

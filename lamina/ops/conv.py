@@ -13,7 +13,7 @@ after, with ``total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
 from __future__ import annotations
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .array import reshape
+from .reshaping import reshape
 from .core import as_tensors, require_float
 from .op import Op, Spec, check_rank, register_op
 

@@ -42,12 +42,20 @@ def _infer_host_dtype(data) -> str:
     return result_dtype(*kinds)
 
 
-def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:
-    """Keras's ``keras.ops.convert_to_tensor``: data of any kind -> a Tensor.
+def convert_to_tensor(x, dtype=None, sparse=None, ragged=None) -> Tensor:
+    """Keras's ``keras.ops.convert_to_tensor``: data of any kind -> a dense Tensor on the
+    active backend (host data is copied to the device here, explicitly). Lamina tensors
+    are dense: ``sparse=True`` and ``ragged=True`` are refused."""
+    for arg, value in (("sparse", sparse), ("ragged", ragged)):
+        if value:
+            raise ValueError(f"convert_to_tensor: {arg}=True is not supported; Lamina "
+                             f"tensors are dense (received {arg}={value!r})")
+    return to_backend_tensor(x, dtype=dtype)
 
-    ``backend`` names the target ("numpy"/"cupy"); it defaults to the active one. Host data
-    is copied to the device here, explicitly.
-    """
+
+def to_backend_tensor(x, dtype=None, backend=None) -> Tensor:
+    """``convert_to_tensor`` onto a named backend: ``backend`` ("numpy"/"cupy" or a
+    Backend) defaults to the active one. Lamina's internal conversion."""
     if isinstance(x, TensorBase):
         if backend is not None and not isinstance(x, Tensor):
             raise BackendError("convert_to_tensor: a symbolic tensor has no value to move")
@@ -58,8 +66,8 @@ def convert_to_tensor(x, dtype=None, backend=None) -> Tensor:
         return unchanged(x)
     target = get_backend(backend)
     if isinstance(x, (list, tuple)) and any(isinstance(v, TensorBase) for v in x):
-        from .array import stack
-        return convert_to_tensor(stack([convert_to_tensor(v, backend=backend) for v in x]),
+        from .reshaping import stack
+        return to_backend_tensor(stack([to_backend_tensor(v, backend=backend) for v in x]),
                                  dtype=dtype)
     dtype = standardize(dtype) if dtype is not None else _infer_host_dtype(x)
     if not target.is_array(x) and type(x).__module__.split(".")[0] == "cupy":
@@ -200,9 +208,9 @@ class StopGradient(Op):
         return x
 
 
-def stop_gradient(x) -> TensorBase:
-    """``x`` unchanged, but no gradient flows back through it."""
-    return StopGradient(as_tensor("stop_gradient", x))
+def stop_gradient(variable) -> TensorBase:
+    """``variable`` (any tensor) unchanged, but no gradient flows back through it."""
+    return StopGradient(as_tensor("stop_gradient", variable))
 
 
 @register_op
@@ -233,21 +241,35 @@ def ones_like(x, dtype=None) -> TensorBase:
 
 
 def zeros(shape, dtype=None) -> Tensor:
-    backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), 0, standardize(dtype)), backend)
+    return full(shape, 0, dtype)
 
 
 def ones(shape, dtype=None) -> Tensor:
-    backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), 1, standardize(dtype)), backend)
+    return full(shape, 1, dtype)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value``. A size that ``lamina.ops.shape``
+    gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    from .introspection import DynamicDim, resolve_dims
+    if any(isinstance(d, DynamicDim) for d in shape):
+        dims, like = resolve_dims("full", shape)
+        backend = get_backend()
+        known = Tensor._wrap(backend.full(tuple(1 if d is None else d for d in dims), 0,
+                                          "bool"), backend)
+        from .math import add
+        probe = add(cast(known, like.dtype), like)         # the shape of the result
+        return Fill(probe, value=fill_value, dtype=standardize(dtype))
     backend = get_backend()
-    return Tensor._wrap(backend.full(tuple(shape), fill_value, standardize(dtype)), backend)
+    return Tensor._wrap(backend.full(shape, fill_value, standardize(dtype)), backend)
 
 
-def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+def arange(start, stop=None, step=None, dtype=None) -> Tensor:
+    """Evenly spaced values in [start, stop) (numpy's rule); ``step`` defaults to 1. Ints
+    give int32, anything else floatx() unless ``dtype`` is given."""
+    if step is None:
+        step = 1
     if stop is None:
         start, stop = 0, start
     if dtype is None:

@@ -5,7 +5,7 @@ search, a backend kernel without gradient). Keras 3's signatures and conventions
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .array import concatenate, expand_dims, reshape, stack
+from .reshaping import concatenate, expand_dims, reshape, stack
 from .compare import less, logical_and, not_equal
 from .core import arange, as_tensor, cast, full, stop_gradient
 from .indexing import take_along_axis

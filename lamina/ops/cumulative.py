@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..backend import statistics as kernels
 from ..dtypes import floatx, is_float
-from .array import reshape
+from .reshaping import reshape
 from .compare import equal, greater, isnan, logical_and, logical_not
 from .core import as_tensor, cast
 from .math import add, divide, multiply, subtract, where

@@ -10,7 +10,7 @@ symmetric perturbations as JAX's are. ``eig`` and ``lu_factor`` have no gradient
 from __future__ import annotations
 
 from ..errors import GradientError, ShapeError, describe_shape
-from .array import expand_dims, swapaxes
+from .reshaping import expand_dims, swapaxes
 from .core import as_tensor, ones_like, require_float
 from .linalg import matmul
 from .math import add, divide, multiply, subtract

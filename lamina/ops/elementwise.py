@@ -40,7 +40,7 @@ def unbroadcast(g, x):
     """Sum ``g`` down to ``x``'s shape: the gradient of numpy broadcasting."""
     if g.shape == x.shape:
         return g
-    from .array import reshape
+    from .reshaping import reshape
     from .reduction import sum as reduce_sum
     lead = len(g.shape) - len(x.shape)
     axes = tuple(range(lead)) + tuple(

@@ -8,7 +8,7 @@ The discrete Fourier transform is linear, so its gradient is its adjoint: ``n * 
 from __future__ import annotations
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .array import concatenate
+from .reshaping import concatenate
 from .core import as_tensor, zeros_like
 from .math import multiply, negative
 from .op import Op, Spec, register_op

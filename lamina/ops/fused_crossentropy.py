@@ -25,8 +25,8 @@ from __future__ import annotations
 from ..autograd.tensor import Tensor
 from ..dtypes import is_int
 from ..errors import DTypeError, GradientError, ShapeError, describe_shape
-from .array import expand_dims
-from .core import convert_to_tensor, require_float
+from .reshaping import expand_dims
+from .core import convert_to_tensor, require_float, to_backend_tensor
 from .indexing import check_indices
 from .math import clip, log, multiply, negative
 from .op import Op, Spec, normalize_axis, register_op
@@ -154,7 +154,7 @@ def log_bounds(bounds, like) -> list:
     """``log(lo), log(hi)`` as constants of ``like``'s dtype and backend, rounded in that
     dtype as the eager chain rounds them."""
     backend = like.backend.name if isinstance(like, Tensor) else None
-    lo, hi = (convert_to_tensor(b, dtype=like.dtype, backend=backend) for b in bounds)
+    lo, hi = (to_backend_tensor(b, dtype=like.dtype, backend=backend) for b in bounds)
     return [log(lo), log(hi)]
 
 

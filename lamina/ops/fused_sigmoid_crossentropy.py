@@ -12,7 +12,7 @@ the chain's gradient simplified, equal to eager's up to rounding.
 from __future__ import annotations
 
 from ..errors import GradientError, ShapeError, describe_shape
-from .array import expand_dims
+from .reshaping import expand_dims
 from .fused_crossentropy import _check, _inside, _keep_axis
 from .math import clip, log, multiply, sigmoid, subtract
 from .op import Op, Spec, register_op

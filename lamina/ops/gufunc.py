@@ -7,7 +7,7 @@ import functools
 import re
 
 from ..errors import ShapeError, describe_shape
-from .array import broadcast_to, reshape
+from .reshaping import broadcast_to, reshape
 from .loop_tracing import tensors_of
 from .loops import vectorized_map
 from .op import broadcast_shapes

@@ -9,8 +9,9 @@ the index. The check runs in the ops' ``forward`` (one min/max read-back per cal
 ``Backend.index_bounds``), so eager mode, compiled graphs and every backend refuse alike
 (numpy's gathers raise a bare error; cupy's wrap silently).
 
-``take`` and ``take_along_axis`` take an optional ``range_message`` attribute, set by callers
-whose indices have a meaning (Embedding ids, sparse crossentropy labels): such indices must
+``checked_take`` and ``checked_take_along_axis`` (internal) are the two gathers with a
+``range_message`` attribute, for callers whose indices have a meaning (Embedding ids,
+sparse crossentropy labels): such indices must
 lie in ``[0, size)`` (no counting from the end) and the error is the message, formatted with
 ``size`` (the axis size), ``bad`` (the first value out of range) and ``low``/``high`` (the
 smallest and largest index received).
@@ -20,9 +21,9 @@ from __future__ import annotations
 from ..autograd.tensor import TensorBase
 from ..dtypes import floatx, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
-from .array import broadcast_to, reshape
+from .reshaping import broadcast_to, reshape
 from .compare import less
-from .core import as_tensor, cast, convert_to_tensor
+from .core import as_tensor, cast, convert_to_tensor, to_backend_tensor
 from .math import add, multiply
 from .op import Op, Spec, broadcast_shapes, normalize_axis, register_op
 from .reduction import sum as reduce_sum
@@ -40,7 +41,7 @@ def _as_indices(op: str, arg: str, indices, like):
     """``indices`` as an integer tensor on ``like``'s backend (host lists are converted)."""
     if not isinstance(indices, TensorBase):
         empty = isinstance(indices, (list, tuple)) and not indices   # would default to float
-        indices = convert_to_tensor(indices, dtype="int32" if empty else None,
+        indices = to_backend_tensor(indices, dtype="int32" if empty else None,
                                     backend=getattr(like, "backend", None))
     _require_int(op, arg, indices)
     return indices
@@ -115,10 +116,15 @@ class ScatterAdd(Op):
         return Take(g, indices, axis=ctx.attrs["axis"]), None
 
 
-def take(x, indices, axis=None, range_message=None):
+def take(x, indices, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (of the flattened ``x`` when None):
-    the result has ``indices``' shape in place of that axis. The gradient sums duplicates.
-    ``range_message``: see the module docstring (indices in [0, size), this error)."""
+    the result has ``indices``' shape in place of that axis. The gradient sums duplicates."""
+    return checked_take(x, indices, axis)
+
+
+def checked_take(x, indices, axis=None, range_message=None):
+    """``take`` whose indices must lie in [0, size), else ``range_message`` is the error
+    (see the module docstring); without a message it is ``take``."""
     x = as_tensor("take", x)
     indices = _as_indices("take", "indices", indices, x)
     if axis is None:
@@ -185,11 +191,15 @@ class PutAlongAxisAdd(Op):
         return TakeAlongAxis(g, indices, axis=ctx.attrs["axis"]), None
 
 
-def take_along_axis(x, indices, axis=None, range_message=None):
+def take_along_axis(x, indices, axis=None):
     """``x`` gathered at ``indices`` along ``axis``, as numpy: ``indices`` has ``x``'s rank
     and the two broadcast on the other axes (with ``axis=None``, ``x`` is flattened and
-    ``indices`` must be 1-D). The gradient sums duplicates. ``range_message``: see the
-    module docstring."""
+    ``indices`` must be 1-D). The gradient sums duplicates."""
+    return checked_take_along_axis(x, indices, axis)
+
+
+def checked_take_along_axis(x, indices, axis=None, range_message=None):
+    """``take_along_axis`` with a ``range_message`` (see the module docstring)."""
     x = as_tensor("take_along_axis", x)
     indices = _as_indices("take_along_axis", "indices", indices, x)
     if axis is None:
@@ -280,9 +290,9 @@ def scatter(indices, values, shape):
         strides[j] = strides[j + 1] * shape[j + 1]
     indices = cast(indices, dtype)
     wrapped = add(indices, multiply(cast(less(indices, 0), dtype),
-                                    convert_to_tensor(list(shape[:k]), dtype=dtype,
+                                    to_backend_tensor(list(shape[:k]), dtype=dtype,
                                                       backend=backend)))
-    flat = reduce_sum(multiply(wrapped, convert_to_tensor(strides, dtype=dtype,
+    flat = reduce_sum(multiply(wrapped, to_backend_tensor(strides, dtype=dtype,
                                                           backend=backend)), axis=-1)
     rows = reshape(values, (-1,) + shape[k:])
     result = ScatterAdd(rows, reshape(flat, (-1,)), size=positions, axis=0)

@@ -13,9 +13,9 @@ import math as _math
 from ..dtypes import floatx, is_float, is_int
 from ..errors import ShapeError, describe_shape
 from . import crossentropy_numerics as numerics
-from .array import expand_dims, squeeze
+from .reshaping import expand_dims, squeeze
 from .core import as_tensor, cast
-from .indexing import take_along_axis
+from .indexing import checked_take_along_axis
 from .math import log, multiply, negative, square, subtract
 from .op import normalize_axis
 from .reduction import mean, sum as reduce_sum
@@ -89,8 +89,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     message = (f"{name}: 'target' holds the label {{bad}}, outside the valid range "
                f"[0, {{size}}) for 'output' with {{size}} classes on axis {axis} (received "
                f"labels from {{low}} to {{high}})")
-    picked = take_along_axis(log_p, expand_dims(target, axis), axis=axis,
-                             range_message=message)
+    picked = checked_take_along_axis(log_p, expand_dims(target, axis), axis=axis,
+                                     range_message=message)
     return negative(squeeze(picked, axis))
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError
 from .compare import greater, greater_equal, less, less_equal, logical_or
-from .core import as_tensor, as_tensors, cast, convert_to_tensor, require_float, unchanged
+from .core import (as_tensor, as_tensors, cast, convert_to_tensor, require_float,
+                   to_backend_tensor, unchanged)
 from .elementwise import Binary, Unary, unbroadcast
 from .op import Op, Spec, broadcast_shapes, register_op
 
@@ -234,7 +235,7 @@ def where(condition, x1=None, x2=None):
         condition = cast(condition, "bool")
     if not hasattr(x1, "dtype") and not hasattr(x2, "dtype") and hasattr(condition, "data"):
         # two Python values: make them on the condition's backend, not the default one
-        x1 = convert_to_tensor(x1, backend=condition.backend)
+        x1 = to_backend_tensor(x1, backend=condition.backend)
     a, b = as_tensors("where", x1, x2)
     return Where(condition, a, b)
 

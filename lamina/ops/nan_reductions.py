@@ -9,7 +9,7 @@ or -1 (``nanarg*``); integer and bool inputs hold no NaN and reduce as the plain
 from __future__ import annotations
 
 from ..dtypes import floatx, is_float
-from .array import reshape
+from .reshaping import reshape
 from .compare import isnan, logical_not
 from .core import as_tensor, cast
 from .compare import equal

@@ -16,7 +16,7 @@ import warnings
 
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
-from .array import reshape, squeeze
+from .reshaping import reshape, squeeze
 from .core import as_tensor, cast
 from .math import add, clip, maximum, minimum, multiply, negative, power, rsqrt, square
 from .math import abs as abs_, divide

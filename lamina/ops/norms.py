@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ShapeError
-from .array import moveaxis, reshape
+from .reshaping import moveaxis, reshape
 from .core import as_tensor, cast
 from .decompositions import svd
 from .math import abs as absolute, multiply, power, sqrt
@@ -59,7 +59,7 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 
 def _expand(x, axis):
-    from .array import expand_dims
+    from .reshaping import expand_dims
     return expand_dims(x, axis)
 
 

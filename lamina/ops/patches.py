@@ -5,7 +5,7 @@ scatter-add), and ``separable_conv`` (a depthwise then a 1x1 convolution)."""
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .array import reshape, transpose
+from .reshaping import reshape, transpose
 from .conv import conv, depthwise_conv
 from .core import as_tensor, convert_to_tensor
 from .indexing import ScatterAdd, take

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
 from .activations import relu
-from .array import expand_dims, moveaxis, split
+from .reshaping import expand_dims, moveaxis, split
 from .compare import greater, greater_equal
 from .core import as_tensor, cast
 from .math import add, clip, divide, multiply, sigmoid, subtract, where

@@ -17,7 +17,7 @@ from ..autograd.tensor import Tensor, TensorBase
 from ..backend import statistics as kernels
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError
-from .array import expand_dims, reshape
+from .reshaping import expand_dims, reshape
 from .compare import equal, greater
 from .core import as_tensor, cast, stop_gradient
 from .math import add, divide, multiply, subtract, where

@@ -34,6 +34,7 @@ from ..backend.rng import UNIFORM_BITS
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor, cast, require_float, unchanged
+from .introspection import DynamicDim, resolve_dims
 from .math import add, multiply, subtract
 from .op import Op, Spec, register_op, shape_from_like
 
@@ -143,14 +144,15 @@ def _count(backend, mask) -> int:
 
 # --------------------------------------------------------------------------- arguments
 def _shape(op_name: str, shape) -> tuple:
-    """An int or a sequence of non-negative ints -> a tuple of ints."""
+    """An int or a sequence of non-negative ints -> a tuple of ints (a ``DynamicDim`` from
+    ``lamina.ops.shape`` of a symbolic tensor stays, for ``_draw`` to resolve)."""
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     try:
-        dims = tuple(operator.index(d) for d in dims)
+        dims = tuple(d if isinstance(d, DynamicDim) else operator.index(d) for d in dims)
     except TypeError:
         raise ShapeError(f"{op_name}: argument 'shape' must be a tuple of non-negative "
                          f"ints; received {shape!r}") from None
-    if any(d < 0 for d in dims):
+    if any(not isinstance(d, DynamicDim) and d < 0 for d in dims):
         raise ShapeError(f"{op_name}: argument 'shape' must be a tuple of non-negative "
                          f"ints; received {shape!r}")
     return dims
@@ -178,6 +180,8 @@ def _draw(op: Op, op_name: str, shape: tuple, seed, backend, like=None, **attrs)
     """Resolve ``seed``, apply ``op``, then advance the generator the draw came from."""
     from ..random.seed_generator import draw_state
     key, counter, generator = draw_state(op_name, seed, backend)
+    if like is None and any(isinstance(d, DynamicDim) for d in shape):
+        shape, like = resolve_dims(op_name, shape)
     inputs = (counter,) if like is None else (counter, like)
     result = op(*inputs, shape=shape, key=key, **attrs)
     if generator is not None:
@@ -326,7 +330,7 @@ def _noise_shape(x, noise_shape) -> tuple:
     bad = len(dims) != len(x.shape)
     resolved = []
     for d, size in zip(dims, x.shape):
-        if d is None:
+        if d is None or isinstance(d, DynamicDim):      # x's size (ops.shape's batch size)
             resolved.append(size)
             continue
         if isinstance(d, bool) or not isinstance(d, numbers.Integral) or \

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError, ShapeError, describe_shape
-from .array import broadcast_like, expand_dims, squeeze
+from .reshaping import broadcast_like, expand_dims, squeeze
 from .compare import equal, isfinite
 from .core import as_tensor, cast, ones_like, require_float, stop_gradient, unchanged
 from .math import add, divide, exp, log, maximum, minimum, multiply, sqrt, subtract, where

@@ -2,7 +2,7 @@
 
 Keras 3's ``keras.ops`` names and signatures. Primitives: pad (constant), tile, repeat and
 flip; pad's reflect/symmetric/edge/wrap modes and repeat with per-element counts are
-composed of them and of the movement ops in ``array.py``.
+composed of them and of the movement ops in ``reshaping.py``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import builtins
 import numbers
 
 from ..errors import ShapeError, describe_shape
-from .array import _index_tensor, _ints, concatenate, expand_dims, reshape
+from .reshaping import _index_tensor, _ints, concatenate, expand_dims, reshape
 from .core import as_tensor, unchanged
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
 

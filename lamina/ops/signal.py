@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .array import reshape
+from .reshaping import reshape
 from .core import as_tensor, convert_to_tensor
 from .fft import complex_pair, irfft, rfft
 from .indexing import take

@@ -13,7 +13,7 @@ import operator
 from ..autograd.tensor import TensorBase
 from ..dtypes import is_int
 from ..errors import DTypeError, ShapeError, describe_shape
-from .array import _index_tensor, moveaxis
+from .reshaping import _index_tensor, moveaxis
 from .core import as_tensor, cast, unchanged, zeros_like
 from .elementwise import unbroadcast
 from .indexing import take

@@ -8,7 +8,7 @@ where the rank does not change (Golub and Pereyra).
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .array import expand_dims, squeeze
+from .reshaping import expand_dims, squeeze
 from .core import as_tensors, require_float
 from .decompositions import Triangle, eye_like, mT, matrices, square_matrix
 from .elementwise import unbroadcast

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
-from .array import broadcast_to, expand_dims, reshape, transpose
+from .reshaping import broadcast_to, expand_dims, reshape, transpose
 from .compare import isclose, not_equal
 from .core import as_tensor, as_tensors, cast
 from .linalg import matmul

@@ -7,6 +7,7 @@ import warnings
 from .. import ops
 from ..autograd.tensor import TensorBase
 from ..errors import ShapeError, describe_shape
+from ..ops.core import to_backend_tensor
 
 
 def prepare_gradients(owner: str, grads, variables) -> tuple[list, list]:
@@ -27,7 +28,7 @@ def prepare_gradients(owner: str, grads, variables) -> tuple[list, list]:
         if g is None:
             continue
         if not isinstance(g, TensorBase):
-            g = ops.convert_to_tensor(g, dtype=v.dtype, backend=v.backend)
+            g = to_backend_tensor(g, dtype=v.dtype, backend=v.backend)
         if tuple(g.shape) != tuple(v.shape):
             raise ShapeError(f"{owner}.apply_gradients: the gradient for variable "
                              f"'{v.path}' must have the variable's shape "

@@ -37,6 +37,7 @@ from .moving_average import accumulate_gradients, update_moving_averages
 from .optimizer_state import OptimizerState
 from .schedules.learning_rate_schedule import LearningRateSchedule
 from .weight_decay import WeightDecay
+from ..ops.core import to_backend_tensor
 
 _BASE_CONFIG = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
                 "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
@@ -122,7 +123,7 @@ class Optimizer(WeightDecay, OptimizerState):
     def _learning_rate_tensor(self):
         rate = self.learning_rate
         if not isinstance(rate, TensorBase):
-            rate = ops.convert_to_tensor(rate, backend=self._iterations.backend)
+            rate = to_backend_tensor(rate, backend=self._iterations.backend)
         return rate
 
     # ------------------------------------------------------------------ the loop

@@ -20,6 +20,7 @@ from lamina.backend.cupy_backend import CupyBackend
 from lamina.backend.numpy_backend import NumpyBackend
 from lamina.errors import BackendError, DTypeError
 from tests.conftest import cupy_unavailable_reason
+from lamina.ops.core import to_backend_tensor
 
 ROOT = pathlib.Path(lamina.__file__).parent.parent
 INSTALL_HINT = 'pip install "lamina[gpu]"'
@@ -177,7 +178,7 @@ def test_the_cupy_backend_modules_import_without_cupy():
     lambda: lb.set_backend("cupy"),
     lambda: lb.use("cupy").__enter__(),
     lambda: ops.convert_to_tensor([1.0]).to("cupy"),
-    lambda: ops.convert_to_tensor([1.0], backend="cupy"),
+    lambda: to_backend_tensor([1.0], backend="cupy"),
 ], ids=["get_backend", "set_backend", "use", "Tensor.to", "convert_to_tensor"])
 def test_asking_for_cupy_without_a_gpu_explains_how_to_install(ask):
     before = lb.get_backend()

@@ -6,6 +6,7 @@ import lamina
 from lamina import ops
 
 from . import numpy_reference
+from lamina.ops.core import to_backend_tensor
 
 # loss = sum(0.5 * A * w^2 + B * w) per weight, so the gradient is A * w + B.
 W0 = [np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.5]]), np.array([0.3, -0.7, 2.0])]
@@ -28,8 +29,8 @@ def quadratic_gradient(i, w):
     """The gradient ``A * w + B`` with Lamina ops (for a Variable) or numpy (for arrays)."""
     if isinstance(w, np.ndarray):
         return A[i].astype(w.dtype) * w + B[i].astype(w.dtype)
-    a = ops.convert_to_tensor(A[i].astype(w.dtype), backend=w.backend)
-    b = ops.convert_to_tensor(B[i].astype(w.dtype), backend=w.backend)
+    a = to_backend_tensor(A[i].astype(w.dtype), backend=w.backend)
+    b = to_backend_tensor(B[i].astype(w.dtype), backend=w.backend)
     return ops.add(ops.multiply(a, w), b)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import constraints, initializers, ops, regularizers
 from ...dtypes import is_float
+from ...ops.indexing import checked_take
 from ..layer import Layer
 
 
@@ -61,7 +62,7 @@ class Embedding(Layer):
         message = (f"{self.name}: input ids must be in [0, {self.input_dim}) (argument "
                    f"'input_dim' is {self.input_dim}); received id {{bad}} (ids from {{low}} "
                    f"to {{high}})")
-        outputs = ops.take(self.embeddings, inputs, axis=0, range_message=message)
+        outputs = checked_take(self.embeddings, inputs, axis=0, range_message=message)
         return ops.cast(outputs, self.compute_dtype)
 
     def compute_mask(self, inputs, mask=None):

@@ -7,6 +7,7 @@ from ...errors import ShapeError, describe_shape
 from ..input_spec import InputSpec
 from ..layer import Layer
 from .spatial import int_tuple, layout, spatial_axes, standardize_data_format
+from ...ops.core import to_backend_tensor
 
 _INTERPOLATIONS = ("nearest", "bilinear")
 
@@ -62,9 +63,9 @@ class UpSampling2D(Layer):
         where = getattr(x, "backend", None)
         shape = [1] * len(x.shape)
         shape[axis] = len(weights)
-        w = ops.reshape(ops.convert_to_tensor(weights, dtype=x.dtype, backend=where), shape)
-        low = ops.take(x, ops.convert_to_tensor(lower, dtype="int32", backend=where), axis)
-        high = ops.take(x, ops.convert_to_tensor(upper, dtype="int32", backend=where), axis)
+        w = ops.reshape(to_backend_tensor(weights, dtype=x.dtype, backend=where), shape)
+        low = ops.take(x, to_backend_tensor(lower, dtype="int32", backend=where), axis)
+        high = ops.take(x, to_backend_tensor(upper, dtype="int32", backend=where), axis)
         return ops.add(low, ops.multiply(ops.subtract(high, low), w))
 
     def compute_output_shape(self, input_shape):

@@ -13,8 +13,9 @@ import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
 from ..autograd.tensor import TensorBase
-from .core import as_tensor, as_tensors, convert_to_tensor, unchanged
+from .core import as_tensor, as_tensors, convert_to_tensor, to_backend_tensor, unchanged
 from .elementwise import unbroadcast
+from .introspection import DynamicDim
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op, shape_from_like
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
@@ -75,11 +76,13 @@ class Reshape(Op):
 
 
 def reshape(x, newshape):
-    """Keras's ``keras.ops.reshape(x, newshape)``; one size may be -1."""
+    """Keras's ``keras.ops.reshape(x, newshape)``; one size may be -1. A size that
+    ``lamina.ops.shape`` gave for a symbolic tensor (its batch size) stays unknown."""
     x = as_tensor("reshape", x)
     if isinstance(newshape, int):
         newshape = (newshape,)
-    shape = _resolve_shape("reshape", x.shape, tuple(newshape))
+    newshape = tuple(None if isinstance(d, DynamicDim) else d for d in newshape)
+    shape = _resolve_shape("reshape", x.shape, newshape)
     if shape == tuple(x.shape):
         return unchanged(x)
     return Reshape(x, shape=shape)
@@ -403,5 +406,5 @@ def unstack(x, num=None, axis=0) -> list:
 def _index_tensor(values, like):
     """Host index data (a list or array) as a tensor on ``like``'s backend."""
     empty = isinstance(values, (list, tuple)) and not values      # would default to float
-    return convert_to_tensor(values, dtype="int32" if empty else None,
+    return to_backend_tensor(values, dtype="int32" if empty else None,
                              backend=getattr(like, "backend", None))

@@ -1,0 +1,26 @@
+"""``multi_hot``: integer labels as multi-hot vectors (Keras 3's ``keras.ops.multi_hot``)."""
+from __future__ import annotations
+
+from .core import as_tensor, cast
+from .indexing import one_hot
+from .reduction import max as reduce_max
+
+__all__ = ["multi_hot"]
+
+
+def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
+    """Per sample (row of a 2-D ``inputs``; the whole of a 1-D one), a vector of
+    ``num_classes`` with 1 at every label it holds (labels outside [0, num_classes) are
+    ignored): Keras's rule, the maximum of ``one_hot(inputs, num_classes, axis)`` over axis
+    1 (axis 0 for 1-D inputs). ``num_tokens`` is Keras's old name for ``num_classes``."""
+    if num_classes is None and "num_tokens" in kwargs:
+        num_classes = kwargs.pop("num_tokens")
+    if kwargs:
+        raise TypeError(f"multi_hot: unexpected keyword arguments {sorted(kwargs)}")
+    if num_classes is None:
+        raise ValueError("multi_hot: argument 'num_classes' must be specified")
+    if sparse:
+        raise ValueError("multi_hot: sparse=True is not supported; Lamina tensors are dense")
+    x = cast(as_tensor("multi_hot", inputs), "int32")
+    encoded = one_hot(x, num_classes, axis=axis, dtype=dtype)
+    return reduce_max(encoded, axis=1 if x.ndim > 1 else 0)

@@ -1,0 +1,163 @@
+"""Segment reductions and scattered updates: segment_sum, segment_max, segment_min,
+segment_prod, scatter_update (Keras 3's ``keras.ops`` names, JAX's semantics).
+
+Both are built on one membership mask: ``mask[s, i]`` is true when row ``i`` belongs to
+segment (or flat position) ``s``. A reduction over the rows of ``where(mask, data,
+identity)`` gives each segment's value: empty segments hold the identity (0 for sums, 1
+for products, -inf/+inf or the integer limits for max/min), and ids outside
+``[0, num_segments)`` belong to no segment (dropped, as JAX drops them). Everything is a
+composition of ops, so gradients come free (``max``/``min`` split them between ties). The
+mask costs ``num_segments * rows`` booleans.
+"""
+from __future__ import annotations
+
+from ..autograd.tensor import Tensor
+from ..dtypes import is_float, is_int
+from ..errors import DTypeError, ShapeError, describe_shape
+from .compare import equal, less
+from .core import arange, as_tensor, cast, full_like, to_backend_tensor
+from .indexing import CheckIndexRange, scatter, take
+from .math import add, maximum, minimum, multiply, where
+from .reduction import any as reduce_any, argmax, max as reduce_max, min as reduce_min
+from .reduction import prod as reduce_prod, sum as reduce_sum
+from .reshaping import expand_dims, reshape
+
+__all__ = ["segment_sum", "segment_max", "segment_min", "segment_prod", "scatter_update"]
+
+
+def _identity(kind: str, dtype: str):
+    if kind == "sum":
+        return 0
+    if kind == "prod":
+        return 1
+    if is_float(dtype):
+        return float("-inf") if kind == "max" else float("inf")
+    if dtype == "bool":
+        return kind != "max"
+    bits = int(dtype.lstrip("uint"))
+    low, high = (0, 2 ** bits - 1) if dtype.startswith("u") else (-2 ** (bits - 1),
+                                                                  2 ** (bits - 1) - 1)
+    return low if kind == "max" else high
+
+
+_REDUCE = {"sum": reduce_sum, "max": reduce_max, "min": reduce_min, "prod": reduce_prod}
+
+
+def _member_mask(ids, count: int, rank: int):
+    """(count, n, 1, ..., 1) booleans: ``ids[i] == s`` (``rank`` trailing unit axes)."""
+    segments = reshape(arange(count), (count, 1))
+    mask = equal(expand_dims(cast(ids, "int32"), 0), segments)
+    return reshape(mask, (count, -1) + (1,) * rank) if rank else mask
+
+
+def _reduce_rows(kind: str, data, mask):
+    """Per segment, the ``kind`` reduction of the rows of ``data`` that ``mask`` marks."""
+    filled = where(mask, expand_dims(data, 0), full_like(data, _identity(kind, data.dtype)))
+    return _REDUCE[kind](filled, axis=1)
+
+
+def _segment(kind: str, data, segment_ids, num_segments):
+    op = f"segment_{kind}"
+    data = as_tensor(op, data)
+    ids = as_tensor(op, segment_ids)
+    if not is_int(ids.dtype):
+        raise DTypeError(f"{op}: argument 'segment_ids' must be an integer tensor; received "
+                         f"dtype {ids.dtype}")
+    if ids.ndim != 1 or data.ndim < 1 or (None not in (ids.shape[0], data.shape[0])
+                                          and ids.shape[0] != data.shape[0]):
+        raise ShapeError(f"{op}: argument 'segment_ids' must be 1-D with one id per row of "
+                         f"'data'; received shapes {describe_shape(ids.shape)} and "
+                         f"{describe_shape(data.shape)}")
+    if num_segments is None:
+        if not isinstance(ids, Tensor):
+            raise ValueError(f"{op}: argument 'num_segments' is required when tracing a graph "
+                             "(the number of segments would depend on the values)")
+        num_segments = int(reduce_max(ids).numpy()) + 1 if ids.shape[0] else 0
+    if not isinstance(num_segments, int) or isinstance(num_segments, bool) or num_segments < 0:
+        raise ValueError(f"{op}: argument 'num_segments' must be a non-negative int; "
+                         f"received {num_segments!r}")
+    if data.dtype == "bool" and kind in ("sum", "prod"):
+        data = cast(data, "int32")
+    return _reduce_rows(kind, data, _member_mask(ids, num_segments, data.ndim - 1))
+
+
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):
+    """Per segment id ``s`` in ``[0, num_segments)``, the sum of the rows of ``data`` whose
+    id is ``s`` (0 for none). ``num_segments`` defaults to ``max(segment_ids) + 1`` (eager
+    only); ``sorted`` says the ids are sorted, which the result does not depend on."""
+    return _segment("sum", data, segment_ids, num_segments)
+
+
+def segment_max(data, segment_ids, num_segments=None, sorted=False):
+    """Per segment, the largest row element (-inf, or the dtype's minimum, for none)."""
+    return _segment("max", data, segment_ids, num_segments)
+
+
+def segment_min(data, segment_ids, num_segments=None, sorted=False):
+    """Per segment, the smallest row element (+inf, or the dtype's maximum, for none)."""
+    return _segment("min", data, segment_ids, num_segments)
+
+
+def segment_prod(data, segment_ids, num_segments=None, sorted=False):
+    """Per segment, the product of its rows (1 for none)."""
+    return _segment("prod", data, segment_ids, num_segments)
+
+
+_UPDATES = (None, "add", "max", "min", "mul")
+
+
+def scatter_update(inputs, indices, updates, reduction=None):
+    """``inputs`` with ``updates`` written at ``indices`` (shape (n, k): the first k axes):
+    with ``reduction=None`` the last update of a position wins; "add", "max", "min" and
+    "mul" combine the updates and the value there. Negative indices count from the end."""
+    if reduction not in _UPDATES:
+        raise ValueError(f"scatter_update: argument 'reduction' must be one of {_UPDATES}; "
+                         f"received {reduction!r}")
+    x = as_tensor("scatter_update", inputs)
+    if not hasattr(indices, "shape"):
+        indices = to_backend_tensor(indices, dtype="int32", backend=getattr(x, "backend", None))
+    indices = as_tensor("scatter_update", indices)
+    updates = cast(as_tensor("scatter_update", updates), x.dtype)
+    if indices.ndim != 2 or indices.shape[1] is None or indices.shape[1] > x.ndim:
+        raise ShapeError(f"scatter_update: argument 'indices' must have shape (n, k) with k <= "
+                         f"{x.ndim}; received {describe_shape(indices.shape)}")
+    k = indices.shape[1]
+    shape = tuple(x.shape)
+    if None in shape:
+        raise ShapeError(f"scatter_update: argument 'inputs' must have known sizes; received "
+                         f"{describe_shape(shape)}")
+    positions = 1
+    for d in shape[:k]:
+        positions *= d
+    if reduction == "add":
+        return add(x, scatter(indices, updates, shape))
+    flat = _flat_positions(indices, shape[:k])
+    rest = len(shape) - k
+    mask = _member_mask(flat, positions, rest)
+    rows = reshape(x, (positions,) + shape[k:])
+    touched = reduce_any(mask, axis=1)
+    if reduction is None:
+        order = reshape(add(arange(flat.shape[0]), 1), (1, -1) + (1,) * rest)
+        last = argmax(where(mask, order, full_like(order, 0)), axis=1)    # the last writer
+        winner = take(updates, reshape(last, (-1,)), axis=0)
+        result = where(touched, winner, rows)
+    else:
+        kind = {"max": "max", "min": "min", "mul": "prod"}[reduction]
+        combined = _reduce_rows(kind, updates, mask)
+        merge = {"max": maximum, "min": minimum, "mul": multiply}[reduction]
+        result = where(touched, merge(rows, combined), rows)
+    return reshape(result, shape)
+
+
+def _flat_positions(indices, dims):
+    """Row-major positions of the index rows into ``dims``: negatives count from the end,
+    out-of-range rows are an IndexRangeError in eager and graph mode alike."""
+    indices = cast(CheckIndexRange(indices, sizes=tuple(dims), op="scatter_update"), "int32")
+    backend = getattr(indices, "backend", None)
+    sizes = to_backend_tensor(list(dims), dtype="int32", backend=backend)
+    strides = [1] * len(dims)
+    for j in range(len(dims) - 2, -1, -1):
+        strides[j] = strides[j + 1] * dims[j + 1]
+    wrapped = add(indices, multiply(cast(less(indices, 0), "int32"), sizes))
+    return reduce_sum(multiply(wrapped, to_backend_tensor(strides, dtype="int32",
+                                                          backend=backend)), axis=-1)
