@@ -12,7 +12,16 @@ from . import activations, config, constraints, initializers, regularizers, savi
 from . import callbacks, datasets, layers, losses, metrics, models, optimizers
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
+from .models.function import Function
 from .graph import jit
+from .backend.device import device
+from .layers.name_scope import name_scope
+from .ops.operation import Operation
+from .initializers import Initializer
+from .losses import Loss
+from .metrics import Metric
+from .optimizers import Optimizer
+from .regularizers import Regularizer
 
 from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
 
@@ -27,4 +36,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
-           "Sequential", "Functional", "__version__"]
+           "Sequential", "Functional", "__version__", "Function", "device", "name_scope",
+           "Operation", "Initializer", "Loss", "Metric", "Optimizer", "Regularizer"]

@@ -46,8 +46,16 @@ class Variable(Tensor):
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
-                 synchronization: str = "auto", name: str | None = None, backend=None):
+                 synchronization: str = "auto", name: str | None = None, layout=None,
+                 **kwargs):
         from ..graph import trace
+        backend = kwargs.pop("backend", None)      # Lamina's: which backend holds the value
+        if kwargs:
+            raise TypeError(f"Variable: unrecognized keyword arguments {sorted(kwargs)}")
+        if layout is not None:
+            raise ValueError(f"Variable: argument 'layout' (a keras.distribution "
+                             f"TensorLayout) is not supported yet: Lamina has no "
+                             f"keras.distribution; received {layout!r}")
         # Initial values are real numbers, also when a variable is created while tracing.
         with trace.suspended():
             self._create(initializer, shape, dtype, trainable, autocast, aggregation,

@@ -48,16 +48,26 @@ class SymbolicTensor(TensorBase):
     """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input)."""
     # ``history``: (layer, node index, output index) when a layer call made this tensor
     # (the functional API's graph); ``node``: the op node, for ops applied between layers.
-    __slots__ = ("shape", "dtype", "node", "index", "name", "history", "_keras_mask",
+    __slots__ = ("shape", "dtype", "node", "index", "name", "history", "record_history",
+                 "_keras_mask",
                  "__weakref__")
 
-    def __init__(self, shape, dtype=None, node: Node | None = None, index: int = 0,
-                 name: str | None = None):
+    def __init__(self, shape, dtype="float32", sparse=False, ragged=False, record_history=True,
+                 name: str | None = None, **kwargs):
+        # Keras's signature; Lamina's graph bookkeeping (the producing node and output
+        # index) travels as the keywords ``node`` and ``index``.
+        node, index = kwargs.pop("node", None), kwargs.pop("index", 0)
+        if kwargs:
+            raise TypeError(f"KerasTensor: unrecognized keyword arguments {sorted(kwargs)}")
+        if sparse or ragged:
+            raise ValueError(f"KerasTensor: sparse and ragged tensors are not supported; "
+                             f"received sparse={sparse!r}, ragged={ragged!r}")
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = standardize(dtype)
         self.node = node
         self.index = index
         self.name = name
+        self.record_history = record_history
         self.history = None
 
     def numpy(self):
@@ -79,7 +89,8 @@ def symbolic_apply(op, inputs, attrs):
     several = isinstance(spec, tuple) and not hasattr(spec, "dtype")
     node = Node(op, inputs, attrs, layer=current_layer_path(), several=several)
     if several:
-        node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node, i) for i, s in enumerate(spec))
+        node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node=node, index=i)
+                             for i, s in enumerate(spec))
         return node.outputs
-    node.outputs = (SymbolicTensor(spec.shape, spec.dtype, node, 0),)
+    node.outputs = (SymbolicTensor(spec.shape, spec.dtype, node=node, index=0),)
     return node.outputs[0]

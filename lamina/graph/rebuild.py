@@ -66,7 +66,7 @@ def _rebuild_nodes(entries: list, values: dict, shared: dict) -> list:
             got = ", ".join(f"{describe_shape(s.shape)} {s.dtype}" for s in specs)
             raise ExportError(f"load_exported: {where} computes {got} here but the file "
                               f"records {recorded}: the op changed since the export")
-        node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node, j)
+        node.outputs = tuple(SymbolicTensor(s.shape, s.dtype, node=node, index=j)
                              for j, s in enumerate(specs))
         for j, out in enumerate(node.outputs):
             values[f"node:{k}:{j}"] = out

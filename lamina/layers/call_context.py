@@ -73,6 +73,14 @@ def weight_path(name: str) -> str:
     return "/".join([*_get("scope", []), name])
 
 
+def scope_stack() -> list:
+    """The current thread's list of scope names (what ``weight_path`` prefixes)."""
+    scope = _get("scope", None)
+    if scope is None:
+        scope = _state.scope = []
+    return scope
+
+
 @contextlib.contextmanager
 def name_scope(name: str):
     scope = _get("scope", None)

@@ -7,14 +7,14 @@ from ..errors import ShapeError, describe_shape
 class InputSpec:
     """Rank and fixed sizes a layer's input must have (Keras's ``InputSpec``).
 
-    ``layout`` says in words what the axes mean, for error messages:
-    ``InputSpec(ndim=4, layout="(batch, height, width, channels)")``.
+    ``layout`` (Lamina's) says in words what the axes mean, for error messages:
+    ``InputSpec.described("(batch, height, width, channels)", ndim=4)``.
     """
 
     def __init__(self, dtype=None, shape=None, ndim: int | None = None,
                  max_ndim: int | None = None, min_ndim: int | None = None,
                  axes: dict[int, int] | None = None, allow_last_axis_squeeze: bool = False,
-                 name: str | None = None, optional: bool = False, layout: str = ""):
+                 name: str | None = None, optional: bool = False):
         self.dtype = dtype
         self.shape = tuple(shape) if shape is not None else None
         self.ndim = len(self.shape) if self.shape is not None else ndim
@@ -24,7 +24,14 @@ class InputSpec:
         self.allow_last_axis_squeeze = allow_last_axis_squeeze
         self.name = name
         self.optional = optional
-        self.layout = layout
+        self.layout = ""
+
+    @classmethod
+    def described(cls, layout: str, **kwargs) -> "InputSpec":
+        """An InputSpec whose errors describe the axes as ``layout``."""
+        spec = cls(**kwargs)
+        spec.layout = layout
+        return spec
 
     def __repr__(self) -> str:
         return (f"InputSpec(ndim={self.ndim}, min_ndim={self.min_ndim}, "

@@ -158,7 +158,7 @@ def _save_for_gradient(ctx, body, wrt) -> list:
         spec = Scan.output_spec(*node.inputs, **node.attrs)
         first = len(node.outputs)
         node.outputs = node.outputs + tuple(
-            SymbolicTensor(s.shape, s.dtype, node, first + j)
+            SymbolicTensor(s.shape, s.dtype, node=node, index=first + j)
             for j, s in enumerate(spec[first:]))
     if node.attrs["save"] != wrt:
         return []

@@ -61,7 +61,7 @@ class Attention(Layer):
                              f"received value {describe_shape(value)}, key "
                              f"{describe_shape(key)}")
         self._build_weights(query[-1])
-        self.input_spec = [InputSpec(ndim=3, layout="(batch, steps, dim)")] * len(shapes)
+        self.input_spec = [InputSpec.described("(batch, steps, dim)", ndim=3)] * len(shapes)
 
     def _build_weights(self, dim) -> None:
         self.scale = self.concat_score_weight = None

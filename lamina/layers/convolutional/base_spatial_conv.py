@@ -37,7 +37,7 @@ class BaseSpatialConv(Layer):
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self._set_weight_arguments("bias", bias_initializer, bias_regularizer, bias_constraint)
-        self.input_spec = InputSpec(ndim=rank + 2, layout=cu.layout(rank, self.data_format))
+        self.input_spec = InputSpec.described(cu.layout(rank, self.data_format), ndim=rank + 2)
 
     # ------------------------------------------------------------------ subclass hooks
     def build_kernels(self, channels: int) -> None:
@@ -93,8 +93,8 @@ class BaseSpatialConv(Layer):
         if self.use_bias:
             self.bias = self._add_weight_from("bias", "bias",
                                               (self.output_channels(channels),))
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={axis: channels},
-                                    layout=cu.layout(self.rank, self.data_format))
+        self.input_spec = InputSpec.described(cu.layout(self.rank, self.data_format),
+                                              ndim=self.rank + 2, axes={axis: channels})
 
     def call(self, inputs):
         x = cu.to_channels_last(inputs, self.data_format)

@@ -36,7 +36,7 @@ class Dense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(min_ndim=2, layout="(batch, ..., features)")
+        self.input_spec = InputSpec.described("(batch, ..., features)", min_ndim=2)
         self.supports_masking = True
 
     def build(self, input_shape):
@@ -54,8 +54,8 @@ class Dense(Layer):
                                         initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
-        self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim},
-                                    layout="(batch, ..., features)")
+        self.input_spec = InputSpec.described("(batch, ..., features)",
+                                              min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs):
         x = ops.matmul(inputs, self.kernel)

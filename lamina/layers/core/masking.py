@@ -20,7 +20,7 @@ class Masking(Layer):
                             f"received {mask_value!r}")
         self.mask_value = mask_value
         self.supports_masking = True
-        self.input_spec = InputSpec(min_ndim=2, layout="(batch, ..., features)")
+        self.input_spec = InputSpec.described("(batch, ..., features)", min_ndim=2)
 
     def _keep(self, inputs, keepdims: bool):
         return ops.any(ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=keepdims)

@@ -21,8 +21,8 @@ class BaseGlobalPooling(Layer):
                              f"received {keepdims!r}")
         self.keepdims = keepdims
         self.rank = pool_dimensions
-        self.input_spec = InputSpec(ndim=pool_dimensions + 2,
-                                    layout=cu.layout(pool_dimensions, self.data_format))
+        self.input_spec = InputSpec.described(cu.layout(pool_dimensions, self.data_format),
+                                              ndim=pool_dimensions + 2)
         self.built = True
 
     @property

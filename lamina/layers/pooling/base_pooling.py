@@ -26,8 +26,8 @@ class BasePooling(Layer):
         self.padding = cu.standardize_padding(self.name, padding)
         self.data_format = cu.standardize_data_format(self.name, data_format)
         self.rank = pool_dimensions
-        self.input_spec = InputSpec(ndim=pool_dimensions + 2,
-                                    layout=cu.layout(pool_dimensions, self.data_format))
+        self.input_spec = InputSpec.described(cu.layout(pool_dimensions, self.data_format),
+                                              ndim=pool_dimensions + 2)
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)          # errors name the layer

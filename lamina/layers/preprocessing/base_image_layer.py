@@ -21,7 +21,7 @@ class BaseImageLayer(Layer):
         self.data_format = standardize_data_format(self.name, data_format)
         layout = ("(batch, channels, height, width)" if self.data_format == "channels_first"
                   else "(batch, height, width, channels)")
-        self.input_spec = InputSpec(min_ndim=3, max_ndim=4, layout=layout)
+        self.input_spec = InputSpec.described(layout, min_ndim=3, max_ndim=4)
 
     def _apply(self, inputs, transform):
         """``transform`` applied to ``inputs`` as an NHWC batch, in the compute dtype."""

@@ -47,7 +47,7 @@ class CellRNN(RNN):
         cell = self.cell_class(**cell_arguments, name=self.cell_name,
                                dtype=kwargs.get("dtype"), trainable=kwargs.get("trainable", True))
         self._init_rnn(cell, **rnn_arguments)
-        self.input_spec = InputSpec(ndim=3, layout="(batch, timesteps, features)")
+        self.input_spec = InputSpec.described("(batch, timesteps, features)", ndim=3)
 
     def __getattr__(self, name: str):
         # Only reached when normal lookup fails: the cell's constructor arguments.

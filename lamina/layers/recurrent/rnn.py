@@ -59,7 +59,7 @@ class RNN(Layer):
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.supports_masking = True
-        self.input_spec = InputSpec(min_ndim=3, layout="(batch, timesteps, features)")
+        self.input_spec = InputSpec.described("(batch, timesteps, features)", min_ndim=3)
         self.states = None
 
     @property
@@ -76,8 +76,9 @@ class RNN(Layer):
             self.cell.built = True
         spec = self.input_spec
         if isinstance(spec, InputSpec) and sequences_shape[-1] is not None:
-            self.input_spec = InputSpec(ndim=spec.ndim, min_ndim=spec.min_ndim,
-                                        axes={-1: sequences_shape[-1]}, layout=spec.layout)
+            self.input_spec = InputSpec.described(spec.layout,
+                                                  ndim=spec.ndim, min_ndim=spec.min_ndim,
+                                                  axes={-1: sequences_shape[-1]})
         if self.stateful and self.states is None:
             batch_size = sequences_shape[0]
             if batch_size is None:

@@ -31,7 +31,7 @@ class TimeDistributed(Layer):
                              f"Dense(8)); received {layer!r}")
         self.layer = layer
         self.supports_masking = True
-        self.input_spec = InputSpec(min_ndim=3, layout="(batch, timesteps, ...)")
+        self.input_spec = InputSpec.described("(batch, timesteps, ...)", min_ndim=3)
 
     def build(self, input_shape):
         step_shape = (None, *tuple(input_shape)[2:])

@@ -24,7 +24,7 @@ class _SpatialDropout(Layer):
         self.data_format = self._check_data_format(data_format)
         last, first = _LAYOUTS[self.spatial_rank]
         layout = last if self.data_format == "channels_last" else first
-        self.input_spec = InputSpec(ndim=self.spatial_rank + 2, layout=layout)
+        self.input_spec = InputSpec.described(layout, ndim=self.spatial_rank + 2)
         self.supports_masking = True
 
     def _check_data_format(self, data_format):

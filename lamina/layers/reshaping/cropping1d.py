@@ -15,7 +15,7 @@ class Cropping1D(Layer):
     def __init__(self, cropping=(1, 1), **kwargs):
         super().__init__(**kwargs)
         self.cropping = int_tuple(self.name, "cropping", cropping, 2, allow_zero=True)
-        self.input_spec = InputSpec(ndim=3, layout=layout(1, "channels_last"))
+        self.input_spec = InputSpec.described(layout(1, "channels_last"), ndim=3)
 
     def call(self, inputs):
         return crop(self.name, inputs, (self.cropping,), "channels_last")

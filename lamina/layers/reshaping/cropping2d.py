@@ -17,7 +17,7 @@ class Cropping2D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.cropping = int_pairs(self.name, "cropping", cropping, 2)
-        self.input_spec = InputSpec(ndim=4, layout=layout(2, self.data_format))
+        self.input_spec = InputSpec.described(layout(2, self.data_format), ndim=4)
 
     def call(self, inputs):
         return crop(self.name, inputs, self.cropping, self.data_format)

@@ -17,7 +17,7 @@ class Cropping3D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.cropping = int_pairs(self.name, "cropping", cropping, 3)
-        self.input_spec = InputSpec(ndim=5, layout=layout(3, self.data_format))
+        self.input_spec = InputSpec.described(layout(3, self.data_format), ndim=5)
 
     def call(self, inputs):
         return crop(self.name, inputs, self.cropping, self.data_format)

@@ -19,7 +19,7 @@ class Flatten(Layer):
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
-        self.input_spec = InputSpec(min_ndim=1, layout="(batch, ...)")
+        self.input_spec = InputSpec.described("(batch, ...)", min_ndim=1)
 
     def call(self, inputs):
         rank = len(inputs.shape)

@@ -18,7 +18,7 @@ class RepeatVector(Layer):
             raise ValueError(f"{self.name}: argument 'n' must be a positive int; "
                              f"received {n}")
         self.n = n
-        self.input_spec = InputSpec(ndim=2, layout="(batch, features)")
+        self.input_spec = InputSpec.described("(batch, features)", ndim=2)
 
     def call(self, inputs):
         return ops.repeat(ops.expand_dims(inputs, 1), self.n, axis=1)

@@ -16,7 +16,7 @@ class UpSampling1D(Layer):
             raise ValueError(f"{self.name}: argument 'size' must be a positive int; "
                              f"received {size!r}")
         self.size = size
-        self.input_spec = InputSpec(ndim=3, layout="(batch, steps, features)")
+        self.input_spec = InputSpec.described("(batch, steps, features)", ndim=3)
 
     def call(self, inputs):
         return ops.repeat(inputs, self.size, axis=1)

@@ -31,7 +31,7 @@ class UpSampling2D(Layer):
                              f"'bilinear' (Keras's 'bicubic', 'lanczos3', 'lanczos5' and "
                              f"'area' are not supported); received {interpolation!r}")
         self.interpolation = mode
-        self.input_spec = InputSpec(ndim=4, layout=layout(2, self.data_format))
+        self.input_spec = InputSpec.described(layout(2, self.data_format), ndim=4)
 
     def call(self, inputs):
         axes = spatial_axes(2, self.data_format)

@@ -15,7 +15,7 @@ class UpSampling3D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.size = int_tuple(self.name, "size", size, 3)
-        self.input_spec = InputSpec(ndim=5, layout=layout(3, self.data_format))
+        self.input_spec = InputSpec.described(layout(3, self.data_format), ndim=5)
 
     def call(self, inputs):
         for axis, factor in zip(spatial_axes(3, self.data_format), self.size):

@@ -16,7 +16,7 @@ class ZeroPadding1D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.padding = int_tuple(self.name, "padding", padding, 2, allow_zero=True)
-        self.input_spec = InputSpec(ndim=3, layout=layout(1, self.data_format))
+        self.input_spec = InputSpec.described(layout(1, self.data_format), ndim=3)
 
     def call(self, inputs):
         return pad(inputs, (self.padding,), self.data_format)

@@ -17,7 +17,7 @@ class ZeroPadding2D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.padding = int_pairs(self.name, "padding", padding, 2)
-        self.input_spec = InputSpec(ndim=4, layout=layout(2, self.data_format))
+        self.input_spec = InputSpec.described(layout(2, self.data_format), ndim=4)
 
     def call(self, inputs):
         return pad(inputs, self.padding, self.data_format)

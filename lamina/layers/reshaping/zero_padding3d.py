@@ -16,7 +16,7 @@ class ZeroPadding3D(Layer):
         super().__init__(**kwargs)
         self.data_format = standardize_data_format(self.name, data_format)
         self.padding = int_pairs(self.name, "padding", padding, 3)
-        self.input_spec = InputSpec(ndim=5, layout=layout(3, self.data_format))
+        self.input_spec = InputSpec.described(layout(3, self.data_format), ndim=5)
 
     def call(self, inputs):
         return pad(inputs, self.padding, self.data_format)

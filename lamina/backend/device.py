@@ -1,0 +1,22 @@
+"""Keras 3's ``keras.device(device_name)``: run what is inside on a device. "cpu" means the
+numpy backend and "gpu"/"cuda" (with an optional ":index", where only 0 exists per process
+here) the cupy backend; a missing cupy gives the error naming the extra to install."""
+from __future__ import annotations
+
+import contextlib
+
+_KINDS = {"cpu": "numpy", "gpu": "cupy", "cuda": "cupy"}
+
+
+@contextlib.contextmanager
+def device(device_name):
+    from . import use
+    if not isinstance(device_name, str):
+        raise ValueError(f"device: argument 'device_name' must be a string such as 'cpu' or "
+                         f"'gpu:0'; received {device_name!r}")
+    kind, _, index = device_name.lower().partition(":")
+    if kind not in _KINDS or (index and index != "0"):
+        raise ValueError(f"device: argument 'device_name' must be 'cpu', 'gpu' or 'cuda', "
+                         f"optionally with ':0'; received {device_name!r}")
+    with use(_KINDS[kind]):
+        yield
