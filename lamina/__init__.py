@@ -10,6 +10,8 @@ from . import graph, random, tree
 from .ops import stop_gradient
 from . import activations, config, constraints, initializers, regularizers, saving, utils
 from . import callbacks, datasets, layers, losses, metrics, models, optimizers
+from . import dtype_policies, mixed_precision
+from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
 from .graph import jit
@@ -27,4 +29,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
-           "Sequential", "Functional", "__version__"]
+           "Sequential", "Functional", "__version__",
+           "dtype_policies", "mixed_precision", "DTypePolicy", "FloatDTypePolicy"]

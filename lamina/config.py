@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .backend import (epsilon, floatx, image_data_format, set_epsilon, set_floatx,
                       set_image_data_format)
+from .dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 
 _unsafe_deserialization = False
 _interactive_logging = True
@@ -49,4 +50,5 @@ def is_interactive_logging_enabled() -> bool:
 __all__ = ["backend", "epsilon", "floatx", "image_data_format", "set_epsilon", "set_floatx",
            "set_image_data_format", "enable_unsafe_deserialization",
            "unsafe_deserialization_enabled", "enable_interactive_logging",
-           "disable_interactive_logging", "is_interactive_logging_enabled"]
+           "disable_interactive_logging", "is_interactive_logging_enabled", "dtype_policy",
+           "set_dtype_policy"]

@@ -34,7 +34,7 @@ from ..errors import DTypeError
 
 WORD = 1 << 64
 # Random bits kept per uniform value: the significand width, so values are exact and < 1.
-UNIFORM_BITS = {"float16": 11, "float32": 24, "float64": 53}
+UNIFORM_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 _TWO_PI = 2.0 * math.pi
 _HALF_ULP_53 = 2.0 ** -53
 

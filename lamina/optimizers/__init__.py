@@ -17,12 +17,14 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .lion import Lion
+from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
+_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion,
+            LossScaleOptimizer)
 
 # Keras looks names up case-insensitively: "adam", "Adam", "RMSprop", "rmsprop", ...
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
