@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy
 
+from ..dtypes import standardize
+
 try:                                   # registers numpy.dtype("bfloat16")
     import ml_dtypes
 except ImportError:                    # pragma: no cover - depends on the environment
@@ -73,3 +75,9 @@ class HalfPrecisionCompute:
             result = super().reduce(fn, x.astype(_FLOAT32), axis, keepdims)
             return _round_into(result, x.dtype, out)
         return super().reduce(fn, x, axis, keepdims, out=out)
+
+
+def bfloat16_dtype():
+    """numpy's bfloat16 dtype (from ml_dtypes), or DTypeError naming the extra to install."""
+    standardize("bfloat16")            # raises when ml_dtypes is missing
+    return numpy.dtype(ml_dtypes.bfloat16)

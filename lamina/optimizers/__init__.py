@@ -23,8 +23,7 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion,
-            LossScaleOptimizer)
+_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
 
 # Keras looks names up case-insensitively: "adam", "Adam", "RMSprop", "rmsprop", ...
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
@@ -70,4 +69,5 @@ def get(identifier) -> Optimizer | None:
 
 
 __all__ = ["Optimizer", "get", "serialize", "deserialize", "schedules", "ALL_OBJECTS",
+           "LossScaleOptimizer",
            *(cls.__name__ for cls in _CLASSES)]
