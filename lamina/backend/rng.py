@@ -40,14 +40,14 @@ _HALF_ULP_53 = 2.0 ** -53
 
 
 def float_dtype_name(op_name: str, dtype) -> str:
-    """``dtype`` as Lamina's name; DTypeError unless it is float16, float32 or float64."""
+    """``dtype`` as Lamina's name; DTypeError unless it is a float dtype."""
     try:
         name = standardize(dtype)
     except DTypeError:
         name = None
     if name not in FLOAT_DTYPES:
-        raise DTypeError(f"{op_name}: expected a float dtype (float16, float32, float64); "
-                         f"received {getattr(dtype, 'name', dtype)}")
+        raise DTypeError(f"{op_name}: expected a float dtype (float16, bfloat16, float32, "
+                         f"float64); received {getattr(dtype, 'name', dtype)}")
     return name
 
 
