@@ -133,3 +133,17 @@ def test_scale_state_saved_and_restored(mixed_float16, tmp_path, suffix):
         np.testing.assert_allclose(a, b, rtol=1e-6)
     assert float(restored.optimizer.dynamic_scale.numpy()) == \
         float(model.optimizer.dynamic_scale.numpy())
+
+
+def test_checkpoint_during_fit_keeps_the_scale(mixed_float16, tmp_path):
+    model = _model()
+    model.compile(optimizers.SGD(1e-3), "mse")
+    path = str(tmp_path / "ckpt.keras")
+    model.fit(X, Y, batch_size=4, epochs=1, shuffle=False, verbose=0,
+              callbacks=[lamina.callbacks.ModelCheckpoint(path)])
+    restored = lamina.saving.load_model(path)
+    assert float(model.optimizer.dynamic_scale.numpy()) < 32768.0     # it moved
+    assert float(restored.optimizer.dynamic_scale.numpy()) == \
+        float(model.optimizer.dynamic_scale.numpy())
+    assert int(restored.optimizer.step_counter.numpy()) == \
+        int(model.optimizer.step_counter.numpy())
