@@ -109,9 +109,10 @@ def set_dtype_policy(policy) -> None:
 
 
 def dtype_policy() -> DTypePolicy:
-    """The global dtype policy (``DTypePolicy(floatx())`` until one is set)."""
+    """The global dtype policy: the one set, else ``DTypePolicy(floatx())`` (following
+    ``set_floatx`` until a policy is set)."""
     if _global_policy is None:
-        set_dtype_policy(DTypePolicy(floatx()))
+        return DTypePolicy(floatx())
     return _global_policy
 
 

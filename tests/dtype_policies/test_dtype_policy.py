@@ -7,6 +7,7 @@ import json
 import pytest
 
 import lamina
+from lamina.dtype_policies import reset_dtype_policy
 from lamina import dtype_policies, layers, mixed_precision
 from lamina.dtype_policies import DTypePolicy, DTypePolicyMap, FloatDTypePolicy
 
@@ -14,7 +15,7 @@ from lamina.dtype_policies import DTypePolicy, DTypePolicyMap, FloatDTypePolicy
 @pytest.fixture(autouse=True)
 def _float32_policy():
     yield
-    lamina.config.set_dtype_policy("float32")
+    reset_dtype_policy()
 
 
 @pytest.mark.parametrize("name,compute,variable", [
@@ -159,3 +160,15 @@ def test_policy_map_lookup_and_errors():
     with pytest.raises(TypeError, match=r"DTypePolicyMap: argument 'policy_map' must be a "
                        r"dict; received 3 \(of type int\)"):
         DTypePolicyMap(policy_map=3)
+
+
+def test_unset_global_policy_follows_floatx():
+    reset_dtype_policy()
+    lamina.config.set_floatx("float64")
+    try:
+        assert lamina.config.dtype_policy().name == "float64"
+        assert layers.Dense(2).variable_dtype == "float64"
+        lamina.config.set_dtype_policy("mixed_float16")      # an explicit policy wins
+        assert layers.Dense(2).compute_dtype == "float16"
+    finally:
+        lamina.config.set_floatx("float32")

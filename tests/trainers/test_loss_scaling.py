@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import lamina
+from lamina.dtype_policies import reset_dtype_policy
 from lamina import layers, optimizers
 from lamina.optimizers import LossScaleOptimizer
 
@@ -22,7 +23,7 @@ Y = (_rng.normal(size=(16, 1)) * 300.0).astype("float32")   # float16 gradients 
 def mixed_float16():
     lamina.config.set_dtype_policy("mixed_float16")
     yield
-    lamina.config.set_dtype_policy("float32")
+    reset_dtype_policy()
 
 
 def _model():
@@ -55,7 +56,7 @@ def test_float32_and_mixed_bfloat16_models_are_not_wrapped():
         model = _model()
         model.compile("adam", "mse")
     finally:
-        lamina.config.set_dtype_policy("float32")
+        reset_dtype_policy()
     assert isinstance(model.optimizer, optimizers.Adam)
 
 
