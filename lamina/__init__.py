@@ -10,6 +10,8 @@ from . import graph, random, tree
 from .ops import stop_gradient
 from . import activations, config, constraints, initializers, regularizers, saving, utils
 from . import callbacks, datasets, layers, losses, metrics, models, optimizers
+from . import dtype_policies, mixed_precision
+from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .layers import Input, InputSpec, Layer
 from .models import Functional, Model, Sequential
 from .models.function import Function
@@ -37,4 +39,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
            "Sequential", "Functional", "__version__", "Function", "device", "name_scope",
-           "Operation", "Initializer", "Loss", "Metric", "Optimizer", "Regularizer"]
+           "Operation", "Initializer", "Loss", "Metric", "Optimizer", "Regularizer",
+           "dtype_policies", "mixed_precision", "DTypePolicy", "FloatDTypePolicy"]

@@ -12,6 +12,7 @@ import warnings
 
 from .backend import (epsilon, floatx, image_data_format, set_epsilon, set_floatx,
                       set_image_data_format)
+from .dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 
 _unsafe_deserialization = False
 _interactive_logging = True
@@ -144,4 +145,5 @@ __all__ = ["set_max_epochs", "max_epochs", "set_max_steps_per_epoch", "max_steps
            "is_traceback_filtering_enabled", "backend", "epsilon", "floatx", "image_data_format", "set_epsilon", "set_floatx",
            "set_image_data_format", "enable_unsafe_deserialization",
            "unsafe_deserialization_enabled", "enable_interactive_logging",
-           "disable_interactive_logging", "is_interactive_logging_enabled"]
+           "disable_interactive_logging", "is_interactive_logging_enabled", "dtype_policy",
+           "set_dtype_policy"]

@@ -5,16 +5,18 @@ backend report the same names (``array.dtype.name``).
 """
 from __future__ import annotations
 
+import importlib.util
+
 from .errors import DTypeError
 
-FLOAT_DTYPES = ("float16", "float32", "float64")
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES
 
 # Promotion order: bool < integers < floats. An integer meeting a float takes the float,
 # as in Keras 3 and JAX (not numpy's int64 + float16 -> float64).
 _RANK = {"bool": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "uint32": 5,
-         "int32": 6, "uint64": 7, "int64": 8, "float16": 10, "float32": 11, "float64": 12}
+         "int32": 6, "uint64": 7, "int64": 8, "float16": 10, "bfloat16": 10, "float32": 11, "float64": 12}
 _ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16",
             "bool_": "bool", "boolean": "bool"}
 
@@ -48,9 +50,24 @@ def standardize(dtype) -> str:
         elif name == "int":
             name = "int64"          # Python's int type; numpy agrees
     name = _ALIASES.get(name, name)
+    if name == "bfloat16":
+        _require_bfloat16()
     if name not in _RANK:
         raise DTypeError(f"unknown dtype {dtype!r}; expected one of {ALL_DTYPES}")
     return name
+
+
+def _require_bfloat16() -> None:
+    """bfloat16 arrays come from the optional ``ml_dtypes`` package."""
+    global _bfloat16_available
+    if _bfloat16_available is None:
+        _bfloat16_available = importlib.util.find_spec("ml_dtypes") is not None
+    if not _bfloat16_available:
+        raise DTypeError("dtype 'bfloat16' needs the optional package ml_dtypes; install it "
+                         "with `pip install lamina[bfloat16]` (or `pip install ml_dtypes`)")
+
+
+_bfloat16_available: bool | None = None
 
 
 def is_float(dtype: str) -> bool:
@@ -67,6 +84,8 @@ def result_dtype(*dtypes: str) -> str:
     for d in dtypes[1:]:
         if _RANK[d] > _RANK[best]:
             best = d
+        elif _RANK[d] == _RANK[best] and d != best and is_float(d):
+            best = "float32"        # float16 with bfloat16: neither holds the other (JAX)
     return best
 
 

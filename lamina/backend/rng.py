@@ -35,20 +35,20 @@ from ..errors import DTypeError
 
 WORD = 1 << 64
 # Random bits kept per uniform value: the significand width, so values are exact and < 1.
-UNIFORM_BITS = {"float16": 11, "float32": 24, "float64": 53}
+UNIFORM_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 _TWO_PI = 2.0 * math.pi
 _HALF_ULP_53 = 2.0 ** -53
 
 
 def float_dtype_name(op_name: str, dtype) -> str:
-    """``dtype`` as Lamina's name; DTypeError unless it is float16, float32 or float64."""
+    """``dtype`` as Lamina's name; DTypeError unless it is a float dtype."""
     try:
         name = standardize(dtype)
     except DTypeError:
         name = None
     if name not in FLOAT_DTYPES:
-        raise DTypeError(f"{op_name}: expected a float dtype (float16, float32, float64); "
-                         f"received {getattr(dtype, 'name', dtype)}")
+        raise DTypeError(f"{op_name}: expected a float dtype (float16, bfloat16, float32, "
+                         f"float64); received {getattr(dtype, 'name', dtype)}")
     return name
 
 

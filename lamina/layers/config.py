@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import inspect
 
-from ..dtypes import floatx, standardize
+from .. import dtype_policies
+from ..dtype_policies import DTypePolicy
 
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -16,31 +17,41 @@ def _is_plain(value) -> bool:
     return isinstance(value, _PLAIN)
 
 
-def policy_name(dtype) -> str:
-    """A dtype policy's name from a dtype, a policy name or Keras's DTypePolicy config."""
-    if dtype is None:
-        return floatx()
-    if isinstance(dtype, dict):              # {"class_name": "DTypePolicy", "config": {...}}
-        return policy_name(dtype.get("config", {}).get("name"))
-    name = getattr(dtype, "name", dtype)
-    if isinstance(name, str) and name.startswith("mixed_"):
-        if name != "mixed_float16":
-            raise ValueError(f"dtype policy {name!r} is not supported; use 'mixed_float16', "
-                             f"'float16', 'float32' or 'float64'")
-        return name
-    return standardize(name)
+_KERAS2_POLICIES = ("Policy", "PolicyV1")
+
+
+def layer_policy(dtype) -> DTypePolicy:
+    """A layer's policy from its ``dtype`` argument: None (the global policy), a name, a
+    dtype, a DTypePolicy or its config (Keras 2's ``Policy`` configs included)."""
+    if isinstance(dtype, dict) and dtype.get("class_name") in _KERAS2_POLICIES:
+        dtype = (dtype.get("config") or {}).get("name")
+    return dtype_policies.get(dtype)
 
 
 class LayerConfigMixin:
     """dtype policy attributes and Keras's config protocol, shared by layers and models."""
 
     def _set_dtype_policy(self, dtype) -> None:
-        name = policy_name(dtype)
-        self.dtype_policy = name
-        if name == "mixed_float16":
-            self.variable_dtype, self.compute_dtype = "float32", "float16"
-        else:
-            self.variable_dtype = self.compute_dtype = name
+        self.__dict__["_dtype_policy"] = layer_policy(dtype)
+
+    @property
+    def dtype_policy(self) -> DTypePolicy:
+        """The layer's DTypePolicy (Keras 3); assigning a name or policy replaces it."""
+        return self.__dict__["_dtype_policy"]
+
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:
+        self._set_dtype_policy(value)
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in (its outputs' dtype)."""
+        return self.dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype the layer creates its weights in."""
+        return self.dtype_policy.variable_dtype
 
     @property
     def dtype(self) -> str:
@@ -54,8 +65,7 @@ class LayerConfigMixin:
         (numbers, strings, lists) gets them recorded automatically, as in Keras 3.
         """
         config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": {"module": "keras", "class_name": "DTypePolicy",
-                            "config": {"name": self.dtype_policy}, "registered_name": None}}
+                  "dtype": dtype_policies.serialize(self.dtype_policy)}
         if type(self).get_config is not LayerConfigMixin.get_config:
             return config
         extra = self._auto_config()

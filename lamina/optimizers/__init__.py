@@ -17,6 +17,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .lion import Lion
+from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -68,4 +69,5 @@ def get(identifier) -> Optimizer | None:
 
 
 __all__ = ["Optimizer", "get", "serialize", "deserialize", "schedules", "ALL_OBJECTS",
+           "LossScaleOptimizer",
            *(cls.__name__ for cls in _CLASSES)]

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..errors import LaminaError, describe_shape
+from ..backend.half_precision import bfloat16_dtype
 from ..h5_guard import check_contained, create_checked, read_dataset
 from .errors import CorruptFileError, WeightMismatchError
 from .object_graph import Saveable, saveables
@@ -37,7 +38,9 @@ def write_weights(model, target, objects_to_skip=()) -> None:
             group = f.create_group(saveable.group)
             group.attrs["name"] = str(getattr(saveable.obj, "name", ""))
             for i, variable in enumerate(saveable.variables):
-                create_checked(group, str(i), variable.numpy())
+                dataset = create_checked(group, str(i), variable.numpy())
+                if variable.dtype == "bfloat16":       # Keras's mark for its opaque bytes
+                    dataset.attrs["dtype"] = "bfloat16"
 
 
 def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
@@ -113,14 +116,21 @@ def _stored_arrays(group, saveable: Saveable, filepath: str) -> list:
         if not isinstance(dataset, h5py.Dataset):
             raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' should be a "
                                    f"dataset; found a {type(dataset).__name__}")
-        if dataset.attrs.get("dtype") in ("bfloat16", b"bfloat16"):
-            raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' holds bfloat16 "
-                                   f"values, which Lamina does not support")
-        if dataset.dtype.kind not in _NUMERIC_KINDS:
+        if _is_bfloat16(dataset):
+            if dataset.dtype.itemsize != 2:
+                raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' is marked "
+                                       f"bfloat16 but holds {dataset.dtype.itemsize}-byte "
+                                       f"values; expected 2")
+            bfloat16_dtype()            # ml_dtypes must be installed to read it
+        elif dataset.dtype.kind not in _NUMERIC_KINDS:
             raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' holds "
                                    f"{dataset.dtype} values; expected numbers")
         arrays.append(dataset)
     return arrays
+
+
+def _is_bfloat16(dataset) -> bool:
+    return dataset.attrs.get("dtype") in ("bfloat16", b"bfloat16")
 
 
 def _describe(saveable: Saveable) -> str:
@@ -157,6 +167,8 @@ def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list
                              f"{describe_shape(variable.shape)}, found "
                              f"{describe_shape(dataset.shape)} in the file")
         array = np.asarray(read_dataset(dataset, filepath))
+        if _is_bfloat16(dataset):       # Keras writes bfloat16 as opaque 2-byte values
+            array = array.view(bfloat16_dtype())
         if array.dtype != np.dtype(variable.dtype):
             array = array.astype(variable.dtype)
         plan.append((variable, array))

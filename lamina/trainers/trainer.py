@@ -24,8 +24,9 @@ class Trainer:
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
         """Configure training (Keras 3's arguments). ``steps_per_execution`` other than 1
-        and ``jit_compile=True`` have no effect here and warn once; ``auto_scale_loss``
-        matters in Keras only with a global mixed_float16 policy, which Lamina lacks."""
+        and ``jit_compile=True`` have no effect here and warn once. With
+        ``auto_scale_loss`` and a model whose dtype policy is ``mixed_float16`` the
+        optimizer is wrapped in a ``LossScaleOptimizer``, as in Keras 3."""
         from .. import metrics as metrics_module
         from .. import optimizers
         unknown = set(kwargs) - {"sample_weight_mode", "target_tensors", "distribute",
@@ -37,6 +38,11 @@ class Trainer:
             raise ValueError(f"{self.name}.compile: argument 'steps_per_execution' must be a "
                              f"positive int; received {steps_per_execution!r}")
         self.optimizer = optimizers.get(optimizer)
+        if (auto_scale_loss and self.dtype_policy.name == "mixed_float16"
+                and self.optimizer is not None
+                and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)):
+            self.optimizer = optimizers.LossScaleOptimizer(self.optimizer,
+                                                           name="loss_scale_optimizer")
         names = self._output_names_for_compile()
         self.loss = loss
         self.loss_weights = loss_weights
@@ -143,10 +149,12 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+            scaled_loss = self.optimizer.scale_loss(loss) if self.optimizer is not None \
+                else loss
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self.trainable_weights
         if variables:
-            grads = tape.gradient(loss, variables)
+            grads = tape.gradient(scaled_loss, variables)
             self.optimizer.apply_gradients(zip(grads, variables))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 

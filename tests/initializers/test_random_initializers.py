@@ -88,7 +88,7 @@ def test_configs():
 
 def test_random_initializers_need_float_dtypes():
     with pytest.raises(DTypeError, match=r"RandomUniform: argument 'dtype' must be a float "
-                                         r"dtype \('float16', 'float32', 'float64'\); "
+                                         r"dtype \('float16', 'bfloat16', 'float32', 'float64'\); "
                                          r"received 'int32'"):
         RandomUniform()((2,), dtype="int32")
     assert RandomNormal(seed=1)((2,), dtype="float16").dtype == "float16"

@@ -118,11 +118,11 @@ def test_errors():
                                         "or None; received 3"):
         MeanSquaredError(name=3)
     with pytest.raises(DTypeError, match=r"MeanSquaredError: argument 'dtype' must be a float "
-                                         r"dtype \('float16', 'float32', 'float64'\); "
+                                         r"dtype \('float16', 'bfloat16', 'float32', 'float64'\); "
                                          r"received 'int32'"):
         MeanSquaredError(dtype="int32")
     with pytest.raises(DTypeError, match="LogCosh: argument 'dtype' must be a float dtype "
-                                         r"\('float16', 'float32', 'float64'\); "
+                                         r"\('float16', 'bfloat16', 'float32', 'float64'\); "
                                          "received 'double precision'"):
         losses.LogCosh(dtype="double precision")
     with pytest.raises(TypeError, match="LossFunctionWrapper: argument 'fn' must be a function "

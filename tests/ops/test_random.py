@@ -119,7 +119,8 @@ def test_kernel_scalar_and_empty_shapes(backend):
 
 def test_kernels_reject_bad_dtype_key_and_counter(backend):
     with pytest.raises(DTypeError, match=r"random_uniform: expected a float dtype "
-                                         r"\(float16, float32, float64\); received int32"):
+                                         r"\(float16, bfloat16, float32, float64\); "
+                                         r"received int32"):
         backend.random_uniform((2,), "int32", KEY, 0)
     with pytest.raises(ValueError, match=r"random_normal: expected 'key' to be two integers "
                                          r"in \[0, 2\*\*64\); received \(-1, 0\)"):
@@ -313,7 +314,7 @@ def test_shape_errors(backend):
 
 def test_dtype_errors(backend):
     with pytest.raises(DTypeError, match=r"random_uniform: argument 'dtype' must be one of "
-                                         r"\('float16', 'float32', 'float64'\); "
+                                         r"\('float16', 'bfloat16', 'float32', 'float64'\); "
                                          r"received 'int32'"):
         ops.random_uniform((2,), dtype="int32")
     with pytest.raises(DTypeError, match=r"random_truncated_normal: argument 'dtype' must be "
@@ -400,7 +401,7 @@ def test_op_spec_errors(backend):
         op(ops.convert_to_tensor(np.zeros(1, dtype="int64")), shape=(2,), dtype="float32",
            key=KEY)
     with pytest.raises(DTypeError, match=r"random_normal: argument 'dtype' must be one of "
-                                         r"\('float16', 'float32', 'float64'\); "
+                                         r"\('float16', 'bfloat16', 'float32', 'float64'\); "
                                          r"received 'int64'"):
         random_ops.RandomNormal(counter(), shape=(2,), dtype="int64", key=KEY)
     with pytest.raises(ShapeError, match=r"random_uniform: a shape with unknown sizes needs a "

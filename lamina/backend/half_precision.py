@@ -1,0 +1,83 @@
+"""16-bit floats on the CPU: computed in float32, stored in 16 bits.
+
+numpy has no float16 or bfloat16 BLAS: its half-precision matmul is a scalar loop, 62-467x
+slower than float32, and ml_dtypes' bfloat16 sums run element by element too. The CPU
+backend therefore widens 16-bit operands of contractions (matmul, the convolutions) and of
+float reductions to float32, computes there and rounds the result once, as a GPU's
+half-precision GEMM accumulates in float32. Mixed precision then costs about what float32
+does, and the values are at least as accurate as a native 16-bit loop.
+
+bfloat16 comes from ``ml_dtypes`` (an optional dependency: ``pip install lamina[bfloat16]``);
+importing it registers the ``"bfloat16"`` dtype name with numpy.
+"""
+from __future__ import annotations
+
+import numpy
+
+from ..dtypes import standardize
+
+try:                                   # registers numpy.dtype("bfloat16")
+    import ml_dtypes
+except ImportError:                    # pragma: no cover - depends on the environment
+    ml_dtypes = None
+
+HALF_DTYPES = ("float16", "bfloat16")
+_FLOAT32 = numpy.dtype("float32")
+
+
+def _is_half(a) -> bool:
+    return a.dtype.name in HALF_DTYPES
+
+
+def _round_into(result, dtype, out):
+    """``result`` (float32) rounded to ``dtype``, written into ``out`` when given."""
+    if out is None:
+        return result.astype(dtype)
+    numpy.copyto(out, result, casting="unsafe")
+    return out
+
+
+class HalfPrecisionCompute:
+    """Mixed into the numpy backend: 16-bit contractions and reductions run in float32."""
+
+    def matmul(self, a, b, out=None):
+        if _is_half(a) or _is_half(b):
+            dtype = (out.dtype if out is not None
+                     else numpy.result_type(a.dtype, b.dtype) if a.dtype == b.dtype
+                     else a.dtype if _is_half(a) else b.dtype)
+            result = super().matmul(a.astype(_FLOAT32), b.astype(_FLOAT32))
+            return _round_into(result, dtype, out)
+        return super().matmul(a, b, out=out)
+
+    def _widened(self, method: str, first, second, *args, out=None):
+        if not (_is_half(first) or _is_half(second)):
+            return getattr(super(), method)(first, second, *args, out=out)
+        dtype = first.dtype if _is_half(first) else second.dtype
+        result = getattr(super(), method)(first.astype(_FLOAT32), second.astype(_FLOAT32),
+                                          *args)
+        return _round_into(result, dtype, out)
+
+    def conv2d(self, x, w, strides, pads, dilation, groups, out=None):
+        return self._widened("conv2d", x, w, strides, pads, dilation, groups, out=out)
+
+    def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
+                              out=None):
+        return self._widened("conv2d_backprop_input", dy, w, input_shape, strides, pads,
+                             dilation, groups, out=out)
+
+    def conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation, groups,
+                               out=None):
+        return self._widened("conv2d_backprop_filter", x, dy, filter_shape, strides, pads,
+                             dilation, groups, out=out)
+
+    def reduce(self, fn: str, x, axis, keepdims: bool, out=None):
+        if fn in ("sum", "mean", "prod") and _is_half(x):
+            result = super().reduce(fn, x.astype(_FLOAT32), axis, keepdims)
+            return _round_into(result, x.dtype, out)
+        return super().reduce(fn, x, axis, keepdims, out=out)
+
+
+def bfloat16_dtype():
+    """numpy's bfloat16 dtype (from ml_dtypes), or DTypeError naming the extra to install."""
+    standardize("bfloat16")            # raises when ml_dtypes is missing
+    return numpy.dtype(ml_dtypes.bfloat16)
