@@ -1,0 +1,50 @@
+"""Writes keras_outputs.npz: Keras 3.15.1's outputs for fixed weights and inputs.
+
+Run by hand with a Keras install (never by the tests, which only read the .npz):
+``KERAS_BACKEND=jax /work/kerasenv/bin/python tests/layers/keras11/make_fixtures.py``.
+Each entry ``<key>`` stores ``<key>/x`` (the input), ``<key>/w<i>`` (the weights, in
+``layer.weights`` order, drawn from a fixed generator), ``<key>/y`` (Keras's output) and
+``<key>/names`` (the weight paths' last parts, in order).
+"""
+import pathlib
+
+import numpy as np
+import keras
+from keras import layers
+
+SPECS = {
+    "conv3d_transpose_valid": (lambda: layers.Conv3DTranspose(3, (2, 3, 2)), (2, 3, 4, 3, 2)),
+    "conv3d_transpose_same_s2": (lambda: layers.Conv3DTranspose(
+        2, 3, strides=(2, 1, 2), padding="same"), (1, 3, 3, 4, 2)),
+    "conv3d_transpose_outpad": (lambda: layers.Conv3DTranspose(
+        2, (3, 2, 2), strides=2, padding="valid", output_padding=1), (1, 2, 3, 2, 1)),
+    "conv3d_transpose_dilated_cf": (lambda: layers.Conv3DTranspose(
+        2, 2, dilation_rate=2, padding="same", data_format="channels_first"), (1, 2, 3, 3, 4)),
+}
+
+
+def run(key, make, shape, rng):
+    layer = make()
+    x = rng.standard_normal(shape).astype("float32")
+    layer(x)
+    weights = [rng.standard_normal(tuple(w.shape)).astype("float32") * 0.5
+               for w in layer.weights]
+    layer.set_weights(weights)
+    y = layer(x)
+    out = {f"{key}/x": x, f"{key}/y": np.asarray(y),
+           f"{key}/names": np.array([w.path.split("/")[-1] for w in layer.weights])}
+    out.update({f"{key}/w{i}": w for i, w in enumerate(weights)})
+    return out
+
+
+def main():
+    data = {}
+    for i, (key, (make, shape)) in enumerate(sorted(SPECS.items())):
+        data.update(run(key, make, shape, np.random.default_rng(i)))
+    path = pathlib.Path(__file__).with_name("keras_outputs.npz")
+    np.savez_compressed(path, **data)
+    print(f"wrote {len(SPECS)} cases to {path}")
+
+
+if __name__ == "__main__":
+    main()
