@@ -20,6 +20,13 @@ SPECS = {
         2, (3, 2, 2), strides=2, padding="valid", output_padding=1), (1, 2, 3, 2, 1)),
     "conv3d_transpose_dilated_cf": (lambda: layers.Conv3DTranspose(
         2, 2, dilation_rate=2, padding="same", data_format="channels_first"), (1, 2, 3, 3, 4)),
+    "conv_lstm1d": (lambda: layers.ConvLSTM1D(2, 3, padding="same", return_sequences=True),
+                    (2, 3, 5, 2)),
+    "conv_lstm2d": (lambda: layers.ConvLSTM2D(3, (2, 3), strides=(1, 2)), (2, 4, 4, 5, 2)),
+    "conv_lstm2d_cf_backwards": (lambda: layers.ConvLSTM2D(
+        2, 2, data_format="channels_first", go_backwards=True, return_sequences=True,
+        unit_forget_bias=False), (1, 3, 2, 3, 3)),
+    "conv_lstm3d": (lambda: layers.ConvLSTM3D(2, 2, padding="same"), (1, 2, 2, 3, 2, 1)),
 }
 
 
