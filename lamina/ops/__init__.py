@@ -7,10 +7,12 @@ Every family module lists its public functions in ``__all__``.
 import sys as _sys
 
 from . import activations as _activations, array as _array, compare as _compare
+from . import adaptive_pooling as _adaptive_pooling
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import replicate as _replicate, slicing as _slicing, softmax as _softmax
 from .activations import *  # noqa: F401,F403
+from .adaptive_pooling import *  # noqa: F401,F403
 from .array import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -36,7 +38,7 @@ CREATION = ["zeros_like", "ones_like", "full_like", "cast", "stop_gradient"]
 # Family modules, kept under private names: the star imports above rebind public names such
 # as ``conv`` and ``softmax`` to the functions of the same name (Keras's ``keras.ops.conv``).
 _FAMILIES = (_activations, _array, _compare, _conv, _indexing, _linalg, _math, _pooling,
-             _random, _reduction, _replicate, _slicing, _softmax)
+             _random, _reduction, _replicate, _slicing, _softmax, _adaptive_pooling)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

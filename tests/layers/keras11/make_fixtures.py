@@ -44,8 +44,27 @@ def run(key, make, shape, rng):
     return out
 
 
+OP_SPECS = {   # key: (op name, input shape, output_size, data_format)
+    "op_adaptive_average_1d": ("adaptive_average_pool", (2, 7, 3), 3, "channels_last"),
+    "op_adaptive_max_1d": ("adaptive_max_pool", (2, 7, 3), 3, "channels_last"),
+    "op_adaptive_average_2d": ("adaptive_average_pool", (2, 5, 7, 2), (2, 3), "channels_last"),
+    "op_adaptive_max_2d_cf": ("adaptive_max_pool", (2, 2, 5, 7), (3, 4), "channels_first"),
+    "op_adaptive_average_3d": ("adaptive_average_pool", (1, 5, 4, 3, 2), (2, 2, 2),
+                               "channels_last"),
+    "op_adaptive_max_3d": ("adaptive_max_pool", (1, 5, 4, 3, 2), (3, 2, 2), "channels_last"),
+}
+
+
+def run_op(key, name, shape, output_size, data_format, rng):
+    x = rng.standard_normal(shape).astype("float32")
+    y = getattr(keras.ops, name)(x, output_size, data_format=data_format)
+    return {f"{key}/x": x, f"{key}/y": np.asarray(y)}
+
+
 def main():
     data = {}
+    for i, (key, spec) in enumerate(sorted(OP_SPECS.items())):
+        data.update(run_op(key, *spec, np.random.default_rng(100 + i)))
     for i, (key, (make, shape)) in enumerate(sorted(SPECS.items())):
         data.update(run(key, make, shape, np.random.default_rng(i)))
     path = pathlib.Path(__file__).with_name("keras_outputs.npz")
