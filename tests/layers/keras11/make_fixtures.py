@@ -27,6 +27,9 @@ SPECS = {
         2, 2, data_format="channels_first", go_backwards=True, return_sequences=True,
         unit_forget_bias=False), (1, 3, 2, 3, 3)),
     "conv_lstm3d": (lambda: layers.ConvLSTM3D(2, 2, padding="same"), (1, 2, 2, 3, 2, 1)),
+    "rms_normalization": (lambda: layers.RMSNormalization(), (2, 3, 4)),
+    "rms_normalization_axes": (lambda: layers.RMSNormalization(axis=[-2, -1], epsilon=0.1),
+                               (2, 3, 4)),
 }
 
 
