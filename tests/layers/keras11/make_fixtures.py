@@ -30,19 +30,42 @@ SPECS = {
     "rms_normalization": (lambda: layers.RMSNormalization(), (2, 3, 4)),
     "rms_normalization_axes": (lambda: layers.RMSNormalization(axis=[-2, -1], epsilon=0.1),
                                (2, 3, 4)),
+    "gqa": (lambda: layers.GroupQueryAttention(3, 4, 2), [(2, 3, 5), (2, 4, 5)]),
+    "gqa_gate_causal": (lambda: layers.GroupQueryAttention(2, 2, 1, use_gate=True),
+                        [(1, 4, 3), (1, 4, 3)]),
+    "gqa_window_scores": (lambda: layers.GroupQueryAttention(2, 4, 4, sliding_window=2,
+                                                             use_bias=False),
+                          [(1, 5, 3), (1, 5, 3)]),
 }
+
+CALL_KWARGS = {"gqa_gate_causal": dict(use_causal_mask=True),
+               "gqa_window_scores": dict(return_attention_scores=True)}
 
 
 def run(key, make, shape, rng):
     layer = make()
-    x = rng.standard_normal(shape).astype("float32")
-    layer(x)
+    if isinstance(shape, list):
+        x = [rng.standard_normal(s).astype("float32") for s in shape]
+        kwargs = CALL_KWARGS.get(key, {})
+        call = lambda: layer(*x, **kwargs)  # noqa: E731
+    else:
+        x = rng.standard_normal(shape).astype("float32")
+        call = lambda: layer(x)  # noqa: E731
+    call()
     weights = [rng.standard_normal(tuple(w.shape)).astype("float32") * 0.5
                for w in layer.weights]
     layer.set_weights(weights)
-    y = layer(x)
-    out = {f"{key}/x": x, f"{key}/y": np.asarray(y),
-           f"{key}/names": np.array([w.path.split("/")[-1] for w in layer.weights])}
+    y = call()
+    if isinstance(y, tuple):
+        out = {f"{key}/y{i}": np.asarray(t) for i, t in enumerate(y)}
+    else:
+        out = {f"{key}/y": np.asarray(y)}
+    if isinstance(x, list):
+        out.update({f"{key}/x{i}": t for i, t in enumerate(x)})
+    else:
+        out[f"{key}/x"] = x
+    out.update({
+           f"{key}/names": np.array([w.path.split("/", 1)[-1] for w in layer.weights])})
     out.update({f"{key}/w{i}": w for i, w in enumerate(weights)})
     return out
 
