@@ -7,6 +7,7 @@ from .identity import Identity
 from .input_layer import Input, InputLayer
 from .lambda_layer import Lambda
 from .masking import Masking
+from .reversible_embedding import ReversibleEmbedding
 
 __all__ = ["Activation", "Dense", "EinsumDense", "Embedding", "Identity", "Input", "InputLayer",
-           "Lambda", "Masking"]
+           "Lambda", "Masking", "ReversibleEmbedding"]

@@ -36,6 +36,9 @@ SPECS = {
     "gqa_window_scores": (lambda: layers.GroupQueryAttention(2, 4, 4, sliding_window=2,
                                                              use_bias=False),
                           [(1, 5, 3), (1, 5, 3)]),
+    "reversible_embedding_tied": (lambda: layers.ReversibleEmbedding(7, 3), [(2, 3)]),
+    "reversible_embedding_untied": (lambda: layers.ReversibleEmbedding(
+        7, 3, tie_weights=False, logit_soft_cap=2.0), [(2, 3)]),
 }
 
 CALL_KWARGS = {"gqa_gate_causal": dict(use_causal_mask=True),
@@ -48,6 +51,9 @@ def run(key, make, shape, rng):
         x = [rng.standard_normal(s).astype("float32") for s in shape]
         kwargs = CALL_KWARGS.get(key, {})
         call = lambda: layer(*x, **kwargs)  # noqa: E731
+        if key.startswith("reversible"):        # ids forward, then hidden vectors back
+            x.append(rng.integers(0, 7, (2, 4)).astype("int32"))
+            call = lambda: (layer(x[1]), layer(x[0], reverse=True))  # noqa: E731
     else:
         x = rng.standard_normal(shape).astype("float32")
         call = lambda: layer(x)  # noqa: E731
