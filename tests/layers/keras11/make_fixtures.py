@@ -93,8 +93,21 @@ def run_op(key, name, shape, output_size, data_format, rng):
     return {f"{key}/x": x, f"{key}/y": np.asarray(y)}
 
 
+INIT_SPECS = {   # key: (STFT arguments, shape)
+    "init_stft_hann": (dict(), (8, 1, 5)),
+    "init_stft_hamming_imag_spectrum_periodic": (
+        dict(side="imag", window="hamming", scaling="spectrum", periodic=True), (6, 1, 4)),
+    "init_stft_blackman_none": (dict(window="blackman", scaling=None), (7, 1, 3)),
+    "init_stft_bartlett": (dict(window="bartlett", periodic=True), (5, 1, 3)),
+    "init_stft_boxcar": (dict(window="boxcar"), (4, 1, 3)),
+    "init_stft_no_window": (dict(window=None, side="imag"), (4, 1, 3)),
+}
+
+
 def main():
     data = {}
+    for key, (kwargs, shape) in INIT_SPECS.items():
+        data[f"{key}/y"] = np.asarray(keras.initializers.STFT(**kwargs)(shape))
     for i, (key, spec) in enumerate(sorted(OP_SPECS.items())):
         data.update(run_op(key, *spec, np.random.default_rng(100 + i)))
     for i, (key, (make, shape)) in enumerate(sorted(SPECS.items())):
