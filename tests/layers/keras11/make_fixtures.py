@@ -39,6 +39,20 @@ SPECS = {
     "reversible_embedding_tied": (lambda: layers.ReversibleEmbedding(7, 3), [(2, 3)]),
     "reversible_embedding_untied": (lambda: layers.ReversibleEmbedding(
         7, 3, tie_weights=False, logit_soft_cap=2.0), [(2, 3)]),
+    "stft_log": (lambda: layers.STFTSpectrogram(frame_length=16, frame_step=5), (2, 40, 1)),
+    "stft_magnitude_same_expand": (lambda: layers.STFTSpectrogram(
+        mode="magnitude", frame_length=10, frame_step=4, fft_length=16, padding="same",
+        expand_dims=True, window="hamming", periodic=True), (1, 30, 2)),
+    "stft_psd_cf": (lambda: layers.STFTSpectrogram(
+        mode="psd", frame_length=8, data_format="channels_first", scaling="spectrum"),
+        (2, 2, 24)),
+    "stft_stft_none": (lambda: layers.STFTSpectrogram(
+        mode="stft", frame_length=8, frame_step=8, window=None, scaling=None), (1, 32, 2)),
+    "stft_real_cf_expand": (lambda: layers.STFTSpectrogram(
+        mode="real", frame_length=6, frame_step=3, fft_length=8, expand_dims=True,
+        data_format="channels_first"), (1, 2, 20)),
+    "stft_imag": (lambda: layers.STFTSpectrogram(mode="imag", frame_length=4, frame_step=2),
+                  (1, 10, 1)),
 }
 
 CALL_KWARGS = {"gqa_gate_causal": dict(use_causal_mask=True),
@@ -60,6 +74,8 @@ def run(key, make, shape, rng):
     call()
     weights = [rng.standard_normal(tuple(w.shape)).astype("float32") * 0.5
                for w in layer.weights]
+    if key.startswith("stft"):       # the layer's own initial kernels, as the test builds them
+        weights = [np.asarray(w) for w in layer.weights]
     layer.set_weights(weights)
     y = call()
     if isinstance(y, tuple):
