@@ -53,6 +53,15 @@ SPECS = {
         data_format="channels_first"), (1, 2, 20)),
     "stft_imag": (lambda: layers.STFTSpectrogram(mode="imag", frame_length=4, frame_step=2),
                   (1, 10, 1)),
+    "mel_default_small": (lambda: layers.MelSpectrogram(
+        fft_length=64, sequence_stride=16, num_mel_bins=10, sampling_rate=8000), (2, 200)),
+    "mel_no_db_hamming": (lambda: layers.MelSpectrogram(
+        fft_length=32, sequence_stride=10, sequence_length=20, window="hamming",
+        num_mel_bins=6, sampling_rate=4000, min_freq=100.0, max_freq=1500.0,
+        power_to_db=False, mag_exp=1.0), (1, 90)),
+    "mel_db_top": (lambda: layers.MelSpectrogram(
+        fft_length=32, sequence_stride=8, num_mel_bins=8, top_db=20.0, ref_power=0.5,
+        sampling_rate=16000), (2, 64)),
 }
 
 CALL_KWARGS = {"gqa_gate_causal": dict(use_causal_mask=True),
