@@ -8,6 +8,7 @@ from .input_layer import Input, InputLayer
 from .lambda_layer import Lambda
 from .masking import Masking
 from .reversible_embedding import ReversibleEmbedding
+from .wrapper import Wrapper
 
 __all__ = ["Activation", "Dense", "EinsumDense", "Embedding", "Identity", "Input", "InputLayer",
-           "Lambda", "Masking", "ReversibleEmbedding"]
+           "Lambda", "Masking", "ReversibleEmbedding", "Wrapper"]

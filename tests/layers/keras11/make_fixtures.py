@@ -62,6 +62,9 @@ SPECS = {
     "mel_db_top": (lambda: layers.MelSpectrogram(
         fft_length=32, sequence_stride=8, num_mel_bins=8, top_db=20.0, ref_power=0.5,
         sampling_rate=16000), (2, 64)),
+    "spectral_dense": (lambda: layers.SpectralNormalization(layers.Dense(3)), (2, 4)),
+    "spectral_conv_3iter": (lambda: layers.SpectralNormalization(
+        layers.Conv2D(2, 2), power_iterations=3), (1, 4, 4, 2)),
 }
 
 CALL_KWARGS = {"gqa_gate_causal": dict(use_causal_mask=True),
@@ -86,6 +89,14 @@ def run(key, make, shape, rng):
     if key.startswith("stft"):       # the layer's own initial kernels, as the test builds them
         weights = [np.asarray(w) for w in layer.weights]
     layer.set_weights(weights)
+    if key.startswith("spectral"):      # a training call: kernel and vector_u are updated
+        y = layer(x, training=True)
+        out = {f"{key}/after{i}": np.asarray(w) for i, w in enumerate(layer.weights)}
+        out.update({f"{key}/y": np.asarray(y), f"{key}/x": x})
+        out.update({f"{key}/names": np.array([w.path.split("/", 1)[-1]
+                                              for w in layer.weights])})
+        out.update({f"{key}/w{i}": w for i, w in enumerate(weights)})
+        return out
     y = call()
     if isinstance(y, tuple):
         out = {f"{key}/y{i}": np.asarray(t) for i, t in enumerate(y)}
