@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ... import activations, ops
 from ..convolutional import conv_utils as cu
-from ..convolutional.conv3d import conv3d
 from .base_cell import RNNCellBase
 
 
@@ -17,7 +16,29 @@ def convolve(x, kernel, strides, padding, dilation_rate):
     if rank == 2:
         return ops.conv2d(x, kernel, strides=strides, padding=padding,
                           dilation_rate=dilation_rate)
-    return conv3d(x, kernel, strides, padding, dilation_rate, 1)
+    return _conv3d_by_slices(x, kernel, strides, padding, dilation_rate)
+
+
+def _conv3d_by_slices(x, kernel, strides, padding, dilation_rate):
+    """NDHWC ``x`` with a DHWIO ``kernel``: each output depth slice is the sum over the
+    depth taps of 2-D convolutions of single input slices. Unlike ``Conv3D``'s kernel it
+    never folds the depth into the batch axis, which a recurrent step (a scan body,
+    where the unknown batch size sizes the buffers) cannot do."""
+    depth, kd = x.shape[1], kernel.shape[0]
+    sd, dd = strides[0], dilation_rate[0]
+    out_depth = cu.conv_output_length(depth, kd, sd, dd, padding)
+    if padding == "same":
+        total = max((out_depth - 1) * sd + (kd - 1) * dd + 1 - depth, 0)
+        x = ops.pad(x, ((0, 0), (total // 2, total - total // 2), (0, 0), (0, 0), (0, 0)))
+    slices = []
+    for o in range(out_depth):
+        total = None
+        for i in range(kd):
+            z = ops.conv2d(x[:, o * sd + i * dd], kernel[i], strides=strides[1:],
+                           padding=padding, dilation_rate=dilation_rate[1:])
+            total = z if total is None else ops.add(total, z)
+        slices.append(total)
+    return ops.stack(slices, axis=1)
 
 
 class ConvLSTMCell(RNNCellBase):
