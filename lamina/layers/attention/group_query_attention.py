@@ -83,16 +83,17 @@ class GroupedQueryAttention(Layer):
         self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape}
         if given_key is not None:
             self._shapes_dict["key_shape"] = given_key
+        # Keras's attribute names: its .weights.h5 files store the projections under them.
         heads_q = (self.num_query_heads, self.head_dim)
         heads_kv = (self.num_key_value_heads, self.head_dim)
-        self.query_dense = self._projection("query", heads_q)
-        self.key_dense = self._projection("key", heads_kv)
-        self.gate_dense = self._projection("gate", heads_q) if self.use_gate else None
-        self.value_dense = self._projection("value", heads_kv)
-        self.output_dense = self._projection("attention_output", (query_shape[-1],), 2)
-        for layer, shape in ((self.query_dense, query_shape), (self.key_dense, key_shape),
-                             (self.gate_dense, query_shape), (self.value_dense, value_shape),
-                             (self.output_dense, heads_q)):
+        self._query_dense = self._projection("query", heads_q)
+        self._key_dense = self._projection("key", heads_kv)
+        self._gate_dense = self._projection("gate", heads_q) if self.use_gate else None
+        self._value_dense = self._projection("value", heads_kv)
+        self._output_dense = self._projection("attention_output", (query_shape[-1],), 2)
+        for layer, shape in ((self._query_dense, query_shape), (self._key_dense, key_shape),
+                             (self._gate_dense, query_shape), (self._value_dense, value_shape),
+                             (self._output_dense, heads_q)):
             if layer is not None:
                 layer.build(shape)
 
@@ -145,17 +146,17 @@ class GroupedQueryAttention(Layer):
         if training and self.dropout > 0:
             def dropout(x):
                 return ops.dropout(x, self.dropout, seed=self.seed_generator)
-        keys = ops.repeat(self.key_dense(key), self.num_repeats, axis=2)
-        values = ops.repeat(self.value_dense(value), self.num_repeats, axis=2)
+        keys = ops.repeat(self._key_dense(key), self.num_repeats, axis=2)
+        values = ops.repeat(self._value_dense(value), self.num_repeats, axis=2)
         # As Keras: fully masked rows are zeroed only off its fused path (scores returned
         # or dropout); the fused path leaves them uniform.
         explicit = return_attention_scores or dropout is not None
         output, scores = multi_head_attention(
-            self.query_dense(query), keys, values, (1,), 1.0 / math.sqrt(float(self.head_dim)),
+            self._query_dense(query), keys, values, (1,), 1.0 / math.sqrt(float(self.head_dim)),
             mask, explicit, dropout)
-        if self.gate_dense is not None:
-            output = ops.multiply(output, ops.sigmoid(self.gate_dense(query)))
-        output = self.output_dense(output)
+        if self._gate_dense is not None:
+            output = ops.multiply(output, ops.sigmoid(self._gate_dense(query)))
+        output = self._output_dense(output)
         return (output, scores) if return_attention_scores else output
 
     def _as_input(self, x):
