@@ -67,3 +67,14 @@ def test_dropout_trains_and_wrong_rank_is_refused():
     assert not np.allclose(layer(x, training=True).numpy(), layer(x).numpy())
     with pytest.raises(ValueError, match="conv_lstm2d.*rank 5"):
         layers.ConvLSTM2D(2, 2)(ops.convert_to_tensor(np.ones((2, 3, 4, 1), "float32")))
+
+
+def test_stateful_keeps_spatial_states_between_calls():
+    layer = layers.ConvLSTM1D(2, 2, padding="same", stateful=True)
+    x = ops.convert_to_tensor(np.ones((2, 3, 4, 1), "float32"))
+    first = layer(x).numpy()
+    assert [tuple(s.shape) for s in layer.states] == [(2, 4, 2), (2, 4, 2)]
+    second = layer(x).numpy()
+    assert not np.allclose(first, second)
+    layer.reset_state()
+    np.testing.assert_allclose(layer(x).numpy(), first, rtol=1e-6)
