@@ -6,16 +6,18 @@ import pytest
 import lamina
 from lamina import layers, ops
 from tests.layers.harness import LayerCase, case_id, run_layer_case
+from tests.layers.recurrent.helpers import Make, fresh
 
 CASES = [
-    LayerCase(layers.Pipeline, dict(layers=[layers.Dense(3), layers.LayerNormalization()]),
+    LayerCase(layers.Pipeline, dict(layers=[Make(layers.Dense, 3),
+                                            Make(layers.LayerNormalization)]),
               (2, 4), (2, 3), trainable_weights=4, params=21),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_pipeline_harness(case):
-    run_layer_case(case)
+    run_layer_case(fresh(case))
 
 
 class Recorder(layers.Layer):

@@ -5,9 +5,10 @@ import lamina
 from lamina import layers, ops
 from tests.layers.harness import LayerCase, case_id, run_layer_case
 from tests.layers.keras11.reference import fixture, keras_weights
+from tests.layers.recurrent.helpers import Make, fresh
 
 CASES = [
-    LayerCase(layers.SpectralNormalization, dict(layer=layers.Dense(3)), (2, 4), (2, 3),
+    LayerCase(layers.SpectralNormalization, dict(layer=Make(layers.Dense, 3)), (2, 4), (2, 3),
               trainable_weights=2, non_trainable_weights=1,
               weight_shapes={"kernel": (4, 3), "vector_u": (1, 3), "bias": (3,)}, params=18),
 ]
@@ -15,7 +16,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_spectral_normalization_harness(case):
-    run_layer_case(case)
+    run_layer_case(fresh(case))
 
 
 @pytest.mark.parametrize("key, make", [
