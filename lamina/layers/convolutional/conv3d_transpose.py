@@ -33,9 +33,8 @@ class Conv3DTranspose(BaseConvTranspose):
                          **kwargs)
 
     def convolve(self, x):
-        extra = None if self.output_padding is None else self.output_padding
-        return conv3d_transpose(x, self.kernel, self.strides, self.padding, extra,
-                                self.dilation_rate)
+        return conv3d_transpose(x, self.kernel, self.strides, self.padding,
+                                self.output_padding, self.dilation_rate)
 
 
 def _spread(z, stride):
@@ -45,7 +44,7 @@ def _spread(z, stride):
         return z
     depth = z.shape[1]
     rest = tuple(z.shape[2:])
-    slab = ops.expand_dims(z, 2)
+    slab = ops.expand_dims(z, 2)                                  # (B, D, 1, ...)
     zeros = ops.zeros_like(ops.tile(slab, (1, 1, stride - 1, 1, 1, 1)))
     spread = ops.reshape(ops.concatenate([slab, zeros], axis=2), (-1, depth * stride, *rest))
     return spread[:, :(depth - 1) * stride + 1]
