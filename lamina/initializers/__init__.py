@@ -14,12 +14,13 @@ from .constant_initializers import Constant, Identity, Ones, Zeros
 from .initializer import Initializer
 from .orthogonal import Orthogonal
 from .random_initializers import RandomInitializer, RandomNormal, RandomUniform, TruncatedNormal
+from .stft import STFT
 from .variance_scaling import (GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
                                LecunUniform, VarianceScaling, compute_fans)
 
 _CLASSES = (Constant, Identity, Ones, Zeros, RandomNormal, RandomUniform, TruncatedNormal,
             VarianceScaling, GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
-            LecunUniform, Orthogonal)
+            LecunUniform, Orthogonal, STFT)
 
 # Keras's snake-case function names, its aliases and the class names of older versions.
 zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
@@ -28,6 +29,8 @@ uniform, normal = RandomUniform, RandomNormal
 variance_scaling, orthogonal = VarianceScaling, Orthogonal
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
 he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+STFTInitializer = stft = STFT
 
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
 ALL_OBJECTS.update({
@@ -40,6 +43,7 @@ ALL_OBJECTS.update({
     "he_normal": HeNormal, "he_uniform": HeUniform,
     "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
     "orthogonal": Orthogonal, "OrthogonalInitializer": Orthogonal,
+    "stft": STFT, "STFTInitializer": STFT,
 })
 
 
@@ -67,4 +71,5 @@ __all__ = ["Initializer", "RandomInitializer", "get", "serialize", "deserialize"
            "zeros", "ones", "constant", "identity", "random_uniform", "random_normal",
            "truncated_normal", "uniform", "normal", "variance_scaling", "orthogonal",
            "glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "lecun_normal",
-           "lecun_uniform"]
+           "lecun_uniform", "IdentityInitializer", "OrthogonalInitializer", "STFTInitializer",
+           "stft"]

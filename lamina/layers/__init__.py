@@ -4,8 +4,10 @@ from . import (activations as _activations, attention as _attention, convolution
                core as _core, merging as _merging, normalization as _normalization,
                pooling as _pooling, preprocessing as _preprocessing, recurrent as _recurrent,
                regularization as _regularization, reshaping as _reshaping)
+from . import audio as _audio
 from .activations import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
+from .audio import *  # noqa: F401,F403
 from .convolutional import *  # noqa: F401,F403
 from .core import *  # noqa: F401,F403
 from .input_spec import InputSpec
@@ -19,7 +21,7 @@ from .regularization import *  # noqa: F401,F403
 from .reshaping import *  # noqa: F401,F403
 
 _FAMILIES = (_activations, _attention, _conv, _core, _merging, _normalization, _pooling,
-             _preprocessing, _recurrent, _regularization, _reshaping)
+             _preprocessing, _recurrent, _regularization, _reshaping, _audio)
 
 __all__ = sorted({"Layer", "InputSpec"}.union(*(family.__all__ for family in _FAMILIES)))
 _EXPORTS = list(__all__)

@@ -7,6 +7,7 @@ Every family module lists its public functions in ``__all__``.
 import sys as _sys
 
 from . import activations as _activations, compare as _compare
+from . import adaptive_pooling as _adaptive_pooling
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import fft as _fft, signal as _signal
@@ -35,6 +36,7 @@ from . import rearranging as _rearranging
 from . import joining as _joining
 from . import sorting as _sorting
 from .activations import *  # noqa: F401,F403
+from .adaptive_pooling import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .custom import custom_op
@@ -103,6 +105,7 @@ _FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
 _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
+_FAMILIES += (_adaptive_pooling,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

@@ -6,8 +6,9 @@ import lamina
 from lamina.layers import Layer
 
 ROOT = pathlib.Path(__file__).resolve().parent
-NOT_LAYERS_UNDER_TEST = {"Layer", "InputLayer"}   # the base, and Input's holder (tested
+NOT_LAYERS_UNDER_TEST = {"Layer", "InputLayer",   # the base, and Input's holder (tested
                                                   # by every functional model test)
+                         "Wrapper"}               # abstract (no call): core/test_wrapper.py
 
 
 def _all_cases():

@@ -1,4 +1,8 @@
 """Pooling layers (Keras 3's names, with Keras's aliases)."""
+from .adaptive_average_pooling import (AdaptiveAveragePooling1D, AdaptiveAveragePooling2D,
+                                       AdaptiveAveragePooling3D)
+from .adaptive_max_pooling import (AdaptiveMaxPooling1D, AdaptiveMaxPooling2D,
+                                   AdaptiveMaxPooling3D)
 from .average_pooling1d import AveragePooling1D
 from .average_pooling2d import AveragePooling2D
 from .average_pooling3d import AveragePooling3D
@@ -31,4 +35,6 @@ __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "AvgPool1
            "GlobalAveragePooling3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
            "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "GlobalMaxPooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
-           "MaxPooling1D", "MaxPooling2D", "MaxPooling3D"]
+           "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+           "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+           "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"]

@@ -1,5 +1,6 @@
 """Recurrent layers: RNN cells, the RNN layers over them, and sequence wrappers."""
 from .bidirectional import Bidirectional
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .gru import GRU, GRUCell
 from .lstm import LSTM, LSTMCell
 from .rnn import RNN
@@ -8,4 +9,5 @@ from .stacked_rnn_cells import StackedRNNCells
 from .time_distributed import TimeDistributed
 
 __all__ = ["Bidirectional", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN",
-           "SimpleRNNCell", "StackedRNNCells", "TimeDistributed"]
+           "SimpleRNNCell", "StackedRNNCells", "TimeDistributed",
+           "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]

@@ -19,6 +19,7 @@ from .catalogue import Choice
 EXCLUDED = {
     "Layer": "the base class: every generated layer is one",
     "InputLayer": "made by lamina.Input in every functional and Sequential model",
+    "Wrapper": "an abstract base (no call); SpectralNormalization is one",
 }
 MERGE_NAMES = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
                "Concatenate", "Dot", "Attention", "AdditiveAttention")

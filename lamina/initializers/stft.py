@@ -1,0 +1,100 @@
+"""``STFT``: the convolution kernels of a short-time Fourier transform (Keras 3's
+``STFTInitializer``), as the ``STFTSpectrogram`` layer uses them."""
+from __future__ import annotations
+
+import math
+
+from .. import ops
+from ..autograd.tensor import Tensor
+from ..errors import ShapeError, describe_shape
+from ..saving.object_registration import register_builtin
+from .initializer import Initializer, check_dtype, check_shape
+
+# scipy.signal.windows' cosine-sum coefficients: w[n] = sum_k (-1)^k a_k cos(2 pi k n / M).
+_COSINE_WINDOWS = {"hann": (0.5, 0.5), "hanning": (0.5, 0.5), "hamming": (0.54, 0.46),
+                   "blackman": (0.42, 0.5, 0.08)}
+WINDOWS = tuple(sorted({*_COSINE_WINDOWS, "bartlett", "boxcar", "rect", "rectangular",
+                        "ones"}))
+
+
+def window_values(name: str, length: int, periodic: bool):
+    """scipy.signal.get_window(name, length, fftbins=periodic), float64: a periodic window
+    is the symmetric one of ``length + 1`` points, less its last."""
+    if name not in WINDOWS:
+        raise ValueError(f"STFT: argument 'window' must be None, an array of frame_length "
+                         f"values or one of {list(WINDOWS)}; received {name!r}")
+    if length == 1:
+        return ops.ones((1,), "float64")
+    span = length if periodic else length - 1          # M - 1 of the symmetric window
+    n = ops.arange(length, dtype="float64")
+    if name in _COSINE_WINDOWS:
+        total = None
+        for k, a in enumerate(_COSINE_WINDOWS[name]):
+            term = ops.multiply(ops.cos(ops.multiply(n, 2 * math.pi * k / span)),
+                                a * (-1) ** k)
+            total = term if total is None else ops.add(total, term)
+        return total
+    if name == "bartlett":
+        return ops.subtract(1.0, ops.abs(ops.subtract(ops.multiply(n, 2.0 / span), 1.0)))
+    return ops.ones((length,), "float64")
+
+
+@register_builtin
+class STFT(Initializer):
+    """Kernels ``(frame_length, channels, bins)`` whose convolution with a signal gives the
+    real (``side="real"``: ``cos``) or imaginary (``"imag"``: ``-sin``) part of its DFT at
+    ``bins`` frequencies ``k / (2 (bins - 1))``, times ``window`` (a name, an array of
+    ``frame_length`` values or None) divided by its L2 norm (``scaling="density"``), its
+    L1 norm (``"spectrum"``) or 1 (None).
+    """
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ("real", "imag"):
+            raise ValueError(f"STFT: argument 'side' must be 'real' or 'imag'; received "
+                             f"{side!r}")
+        if isinstance(window, str) and window not in WINDOWS:
+            raise ValueError(f"STFT: argument 'window' must be None, an array of "
+                             f"frame_length values or one of {list(WINDOWS)}; received "
+                             f"{window!r}")
+        if scaling not in (None, "density", "spectrum"):
+            raise ValueError(f"STFT: argument 'scaling' must be None, 'density' or "
+                             f"'spectrum'; received {scaling!r}")
+        self.side, self.window = side, window
+        self.scaling, self.periodic = scaling, bool(periodic)
+
+    def __call__(self, shape, dtype=None) -> Tensor:
+        shape = check_shape("STFT", shape)
+        dtype = check_dtype("STFT", dtype, float_only=True)
+        if len(shape) != 3:
+            raise ShapeError(f"STFT: the shape must be (frame_length, channels, bins); "
+                             f"received {describe_shape(shape)}")
+        frame_length, channels, bins = shape
+        time = ops.reshape(ops.arange(frame_length, dtype="float64"), (frame_length, 1, 1))
+        freq = ops.reshape(ops.arange(bins, dtype="float64"), (1, 1, bins))
+        angle = ops.multiply(ops.multiply(time, freq), -2 * math.pi / ((bins - 1) * 2))
+        kernel = ops.cos(angle) if self.side == "real" else ops.sin(angle)
+        if self.window is not None:
+            window = self._window(frame_length)
+            kernel = ops.multiply(kernel, ops.reshape(window, (frame_length, 1, 1)))
+            if self.scaling == "density":
+                kernel = ops.divide(kernel, ops.sqrt(ops.sum(ops.square(window))))
+            elif self.scaling == "spectrum":
+                kernel = ops.divide(kernel, ops.sum(ops.abs(window)))
+        kernel = ops.tile(kernel, (1, channels, 1)) if channels != 1 else kernel
+        return ops.cast(kernel, dtype)
+
+    def _window(self, frame_length):
+        if isinstance(self.window, str):
+            return window_values(self.window, frame_length, self.periodic)
+        window = ops.cast(ops.convert_to_tensor(self.window), "float64")
+        if tuple(window.shape) != (frame_length,):
+            raise ShapeError(f"STFT: argument 'window' must have shape ({frame_length},) "
+                             f"(frame_length); received shape {describe_shape(window.shape)}")
+        return window
+
+    def get_config(self) -> dict:
+        window = self.window
+        if window is not None and not isinstance(window, str):
+            window = [float(v) for v in ops.convert_to_numpy(ops.convert_to_tensor(window))]
+        return {"side": self.side, "window": window, "periodic": self.periodic,
+                "scaling": self.scaling}
