@@ -7,12 +7,14 @@ from .numerical import to_categorical
 from .py_dataset import PyDataset
 from .random_seed import set_random_seed
 from .sequence import normalize, pad_sequences
-from ..saving.object_registration import (custom_object_scope, deserialize_keras_object,
-                                          get_custom_objects, register_keras_serializable,
-                                          serialize_keras_object)
+from ..saving.object_registration import (CustomObjectScope, custom_object_scope,
+                                          deserialize_keras_object, get_custom_objects,
+                                          get_registered_name, get_registered_object,
+                                          register_keras_serializable, serialize_keras_object)
 
 Sequence = PyDataset          # Keras 2's name
 
 __all__ = ["PyDataset", "Sequence", "set_random_seed", "to_categorical", "pad_sequences",
            "normalize", "custom_object_scope", "deserialize_keras_object",
-           "get_custom_objects", "register_keras_serializable", "serialize_keras_object"]
+           "get_custom_objects", "register_keras_serializable", "serialize_keras_object",
+           "CustomObjectScope", "get_registered_name", "get_registered_object"]

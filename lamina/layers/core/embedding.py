@@ -77,5 +77,6 @@ class Embedding(Layer):
                 "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
+                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
                 "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
                 "mask_zero": self.mask_zero, "quantization_config": None}
