@@ -80,7 +80,7 @@ class Progbar:
         elif self.verbose == 2 and finalize and self.target:
             digits = int(math.log10(self.target)) + 1
             line = (f"{current:{digits}d}/{self.target} - {now - self._start:.0f}s -"
-                    f"{_format_time(per_step, self.unit_name)}{self._metrics()}\n")
+                    f"{_format_time(per_step, self.unit_name)}{self._metrics(signed=True)}\n")
             self._write(line)
         self._last_update = now
 
@@ -88,11 +88,13 @@ class Progbar:
         """Advance by ``n`` steps."""
         self.update(self._seen_so_far + n, values)
 
-    def _metrics(self) -> str:
+    def _metrics(self, signed: bool = False) -> str:
+        # Keras's line-per-epoch form (verbose=2) compares the signed mean with 1e-3
         text = ""
         for name, (total, count) in self._values.items():
             mean = total / max(1, count)
-            text += f" - {name}: {mean:.4f}" if abs(mean) > 1e-3 else f" - {name}: {mean:.4e}"
+            big = (mean if signed else abs(mean)) > 1e-3
+            text += f" - {name}: {mean:.4f}" if big else f" - {name}: {mean:.4e}"
         return text
 
     def _draw(self, current, now, per_step, finalize) -> None:
