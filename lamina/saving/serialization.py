@@ -199,6 +199,9 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
             raise UnknownObjectError(f"cannot deserialize {kind}: the config has no "
                                      f"'class_name' key; received keys {sorted(config)}")
     class_name, inner = config["class_name"], config["config"]
+    from .saving_api import _SAFE_MODE
+    scoped = getattr(_SAFE_MODE, "value", None)
+    safe_mode = bool(safe_mode) if scoped is None else scoped    # an outer scope wins
     special = _deserialize_special(class_name, inner, kind, safe_mode)
     if special is not _NOT_SPECIAL:
         return special
@@ -213,7 +216,9 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     cls = _resolve(config, class_name, custom_objects, module_objects)
     if cls is None:
         raise unknown_object(config.get("registered_name") or class_name, kind)
-    return _instantiate(cls, config, inner, custom_objects)
+    from .saving_api import safe_mode_scope
+    with safe_mode_scope(safe_mode):       # nested objects (a Lambda layer) read it too
+        return _instantiate(cls, config, inner, custom_objects)
 
 
 def _instantiate(cls, config: dict, inner, custom_objects):

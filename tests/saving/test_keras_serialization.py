@@ -197,3 +197,17 @@ def test_warning_free_for_plain_objects():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         saving.serialize_keras_object(OBJECTS["dense"])
+
+
+def test_safe_mode_false_reaches_a_nested_lambda_layer():
+    def times_two(x):
+        return x * 2.0
+    config = {"module": "keras.layers", "class_name": "Lambda", "registered_name": None,
+              "config": {"name": "lam", "function": {"class_name": "__lambda__",
+                                                     "config": {"value": ["AAAA", None, None]}}}}
+    with pytest.raises(ValueError, match=r"lam: the config's 'function' is a Python lambda.*"
+                                         r"safe mode \(load_model's default"):
+        saving.deserialize_keras_object(config, custom_objects={"lam": times_two})
+    layer = saving.deserialize_keras_object(config, custom_objects={"lam": times_two},
+                                            safe_mode=False)
+    assert layer.function is times_two
