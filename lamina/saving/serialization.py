@@ -161,11 +161,22 @@ def _resolve(config: dict, class_name: str, custom_objects, module_objects):
         obj = _users_object(name, custom_objects, module_objects)
         if obj is not None:
             return obj
-    obj = _from_module(config.get("module"), class_name)
+    module = config.get("module")
+    obj = _from_module(module, class_name)
     if obj is not None:
         return obj
-    return (get_registered_object(registered, custom_objects, module_objects)
-            or get_registered_object(class_name, custom_objects, module_objects))
+    obj = (get_registered_object(registered, custom_objects, module_objects)
+           or get_registered_object(class_name, custom_objects, module_objects))
+    if obj is not None and module in _STRICT_FAMILIES and is_builtin(obj):
+        return None       # another family's built-in of that name (a loss for a metric)
+    return obj
+
+
+# Keras modules whose built-ins Lamina lists in one table: a name missing there is unknown,
+# never another family's class of the same name.
+_STRICT_FAMILIES = ("keras.layers", "keras.regularizers", "keras.initializers",
+                    "keras.constraints", "keras.losses", "keras.metrics", "keras.optimizers",
+                    "keras.activations", "keras.callbacks")
 
 
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
@@ -215,7 +226,11 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return obj
     cls = _resolve(config, class_name, custom_objects, module_objects)
     if cls is None:
-        raise unknown_object(config.get("registered_name") or class_name, kind)
+        error = unknown_object(config.get("registered_name") or class_name, kind)
+        if config.get("module") in _STRICT_FAMILIES:
+            error = UnknownObjectError(f"{error} (the config names it in "
+                                       f"{config['module']})")
+        raise error
     from .saving_api import safe_mode_scope
     with safe_mode_scope(safe_mode):       # nested objects (a Lambda layer) read it too
         return _instantiate(cls, config, inner, custom_objects)

@@ -211,3 +211,14 @@ def test_safe_mode_false_reaches_a_nested_lambda_layer():
     layer = saving.deserialize_keras_object(config, custom_objects={"lam": times_two},
                                             safe_mode=False)
     assert layer.function is times_two
+
+
+def test_a_name_missing_from_its_family_is_not_taken_from_another_family():
+    # keras.metrics has no Huber; Lamina's loss Huber must not stand in for it
+    with pytest.raises(saving.UnknownObjectError, match=r"unknown object 'Huber'.*\(the "
+                                                        r"config names it in keras.metrics\)"):
+        saving.deserialize_keras_object({"module": "keras.metrics", "class_name": "Huber",
+                                         "config": {}, "registered_name": None})
+    assert isinstance(saving.deserialize_keras_object(
+        {"module": "keras.losses", "class_name": "Huber", "config": {},
+         "registered_name": None}), lamina.losses.Huber)
