@@ -20,7 +20,7 @@ from .ops import (celu, elu, exponential, hard_shrink, hard_sigmoid, hard_silu, 
 from .ops.activations import relu_with_options
 from .ops.core import as_tensor
 from .ops.piecewise import glu, sparse_sigmoid, sparsemax, threshold
-from .saving.object_registration import register_builtin, serialize_keras_object
+from .saving.object_registration import is_builtin, register_builtin, serialize_keras_object
 from .utils.object_lookup import deserialize_from, lookup_name
 
 swish, hard_swish = silu, hard_silu
@@ -75,11 +75,10 @@ def serialize(activation) -> str | dict:
     if activation in _NAMES:
         return _NAMES[activation]
     config = serialize_keras_object(activation)
-    if isinstance(config, str):       # a function registered under a bare name
-        if config in ALL_OBJECTS:     # e.g. lamina.ops.gelu, stored as Keras stores it
-            return config
-        return {"module": "builtins", "class_name": "function", "config": config,
-                "registered_name": "function"}
+    name = config.get("config") if isinstance(config, dict) else None
+    if isinstance(name, str) and name in ALL_OBJECTS and (
+            is_builtin(activation) or activation.__module__.startswith("lamina.")):
+        return name                   # e.g. lamina.ops.gelu, stored as Keras stores it
     return config
 
 

@@ -66,6 +66,9 @@ class LayerConfigMixin:
         """
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policies.serialize(self.dtype_policy)}
+        if getattr(self, "activity_regularizer", None) is not None:   # Keras's base rule
+            from .. import regularizers
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         if type(self).get_config is not LayerConfigMixin.get_config:
             return config
         extra = self._auto_config()

@@ -17,8 +17,16 @@ def model_from_json(json_string, custom_objects=None):
     from ..saving import model_from_json as from_json
     return from_json(json_string, custom_objects=custom_objects)
 
+
+def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
+    """Save ``model`` to a ``.keras`` (or legacy ``.h5``) file (see
+    ``lamina.saving.save_model``)."""
+    from ..saving import save_model as save
+    save(model, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+
 for _cls in (Model, Functional, Sequential):
     register_builtin(_cls)
 
 __all__ = ["Model", "Sequential", "Functional", "clone_model", "load_model",
-           "model_from_json"]
+           "model_from_json", "save_model"]

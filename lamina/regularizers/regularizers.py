@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 
 from .. import ops
 from ..autograd.tensor import Tensor
 from ..backend import epsilon
 from ..errors import ShapeError, describe_shape
 from ..saving.object_registration import register_builtin
+
+
+def as_float32(value: float) -> float:
+    """``value`` rounded to float32, as Keras's L1 and OrthogonalRegularizer write it (they
+    hold the factor as a float32 tensor: ``L1(0.001)`` writes 0.0010000000474974513)."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 def check_penalty(name: str, arg: str, value, default: float) -> float:
@@ -90,7 +97,7 @@ class L1(Regularizer):
         return ops.multiply(ops.sum(ops.abs(_as_tensor(x))), self.l1)
 
     def get_config(self) -> dict:
-        return {"l1": self.l1}
+        return {"l1": as_float32(self.l1)}
 
 
 @register_builtin
@@ -151,4 +158,4 @@ class OrthogonalRegularizer(Regularizer):
         return ops.multiply(total, self.factor * 0.5 / (n * (n - 1) / 2.0))
 
     def get_config(self) -> dict:
-        return {"factor": self.factor, "mode": self.mode}
+        return {"factor": as_float32(self.factor), "mode": self.mode}

@@ -15,6 +15,7 @@ from .describe import describe
 from .errors import (CorruptFileError, FileFormatError, FileWriteError, LegacyFormatError,
                      SavedFileExistsError, SavedFileNotFoundError, SavingError,
                      WeightMismatchError)
+from .file_editor import KerasFileEditor
 from .model_methods import SavingMixin
 from .object_registration import (CustomObjectScope, UnknownObjectError, custom_object_scope,
                                   deserialize_keras_object, get_custom_objects,
@@ -29,4 +30,5 @@ __all__ = ["CustomObjectScope", "UnknownObjectError", "custom_object_scope",
            "SavingMixin", "SavingError", "FileFormatError", "LegacyFormatError",
            "CorruptFileError", "WeightMismatchError", "SavedFileNotFoundError",
            "SavedFileExistsError", "describe", "FileWriteError", "H5FileError",
-           "H5ChecksumError", "UnsafeH5FileError", "UnsafeArchiveError", "WeightBudgetError"]
+           "H5ChecksumError", "UnsafeH5FileError", "UnsafeArchiveError", "WeightBudgetError",
+           "KerasFileEditor"]

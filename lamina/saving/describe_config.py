@@ -86,7 +86,7 @@ def _keras_tensors(x) -> list:
 def compile_details(compile_config) -> list[str]:
     """One line on how the model was compiled (Keras 3's compile_config or, from a legacy
     file, its training_config with the optimizer under 'optimizer')."""
-    if not isinstance(compile_config, dict):
+    if not isinstance(compile_config, dict) or not compile_config:   # Keras writes {}
         return ["Not compiled"]
     optimizer = compile_config.get("optimizer")
     if isinstance(optimizer, dict):

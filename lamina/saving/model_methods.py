@@ -33,10 +33,12 @@ class SavingMixin:
         kwargs.setdefault("default", _json_default)
         return json.dumps(model_config(self), **kwargs)
 
-    def get_compile_config(self) -> dict | None:
-        """The arguments ``compile`` was called with, serialized (None if not compiled)."""
+    def get_compile_config(self) -> dict:
+        """The arguments ``compile`` was called with, serialized (``{}`` if not compiled,
+        as Keras 3 returns)."""
         from .compile_config import get_compile_config
-        return get_compile_config(self)
+        config = get_compile_config(self)
+        return {} if config is None else config
 
     def compile_from_config(self, config: dict) -> None:
         """Compile as ``config`` (from :meth:`get_compile_config`) says and build the

@@ -8,7 +8,6 @@ imports a module or runs code named by a config.
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import Any, Callable
 
@@ -56,8 +55,20 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
 
 
 def get_registered_name(obj) -> str:
-    """The name ``obj`` (a class or function) is serialized under."""
-    return _REGISTERED_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
+    """The name ``obj`` (a class or function) is serialized under: ``"package>Name"`` for
+    registered objects, else its ``__name__`` (Keras's ``get_registered_name``)."""
+    if obj in _REGISTERED_NAMES and ">" in _REGISTERED_NAMES[obj]:
+        return _REGISTERED_NAMES[obj]
+    return getattr(obj, "__name__", type(obj).__name__)
+
+
+def is_builtin(obj) -> bool:
+    """Whether ``obj`` (a class or function) is one of Lamina's registered built-ins."""
+    try:
+        name = _REGISTERED_NAMES.get(obj)
+    except TypeError:           # unhashable
+        return False
+    return name is not None and ">" not in name
 
 
 def get_registered_object(name: str, custom_objects: dict | None = None,
@@ -81,107 +92,40 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
     return None
 
 
-@contextlib.contextmanager
-def custom_object_scope(custom_objects: dict[str, Any]):
-    """Within the block, configs may name these objects (Keras's ``custom_object_scope``)."""
-    if not isinstance(custom_objects, dict):
-        raise TypeError(f"custom_object_scope: argument 'custom_objects' must be a dict of "
-                        f"name -> class or function; received {type(custom_objects).__name__}")
-    stack = getattr(_scope, "stack", None)
-    if stack is None:
-        stack = _scope.stack = []
-    stack.append(dict(custom_objects))
-    try:
-        yield
-    finally:
-        stack.pop()
+class CustomObjectScope:
+    """Within the ``with`` block, configs may name these objects (Keras's
+    ``CustomObjectScope``; ``custom_object_scope`` is the same class).
+
+    >>> with lamina.saving.CustomObjectScope({"MyLayer": MyLayer}):
+    ...     layer = lamina.layers.deserialize(config)
+    """
+
+    def __init__(self, custom_objects):
+        if custom_objects is None:
+            custom_objects = {}
+        if not isinstance(custom_objects, dict):
+            raise TypeError(f"custom_object_scope: argument 'custom_objects' must be a dict "
+                            f"of name -> class or function; received "
+                            f"{type(custom_objects).__name__}")
+        self.custom_objects = dict(custom_objects)
+
+    def __enter__(self):
+        stack = getattr(_scope, "stack", None)
+        if stack is None:
+            stack = _scope.stack = []
+        stack.append(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc_info):
+        _scope.stack.pop()
 
 
-CustomObjectScope = custom_object_scope
+custom_object_scope = CustomObjectScope
 
 
 def get_custom_objects() -> dict[str, Any]:
     """The registry of users' objects (Keras's ``get_custom_objects``): a live dict."""
     return _GLOBAL_OBJECTS
-
-
-# --------------------------------------------------------------------------- (de)serialize
-def serialize_keras_object(obj) -> Any:
-    """An object as Keras 3's ``{"module", "class_name", "config", "registered_name"}``.
-
-    None, strings, numbers and lists pass through; functions become their registered name.
-    """
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    if isinstance(obj, (list, tuple)):
-        return [serialize_keras_object(o) for o in obj]
-    if isinstance(obj, dict):
-        return {k: serialize_keras_object(v) for k, v in obj.items()}
-    if callable(obj) and not hasattr(obj, "get_config"):
-        name = get_registered_name(obj)
-        if ">" not in name and name in _GLOBAL_OBJECTS:
-            return name          # built-in functions (activations, losses) as bare strings
-        return {"module": "builtins", "class_name": "function", "config": name,
-                "registered_name": "function"}
-    cls = type(obj)
-    registered = _REGISTERED_NAMES.get(cls)
-    module = getattr(cls, "_keras_module", None)
-    result = {"module": module if registered and ">" not in registered else cls.__module__,
-              "class_name": cls.__name__,
-              "config": obj.get_config(),
-              "registered_name": registered if registered and ">" in registered else None}
-    build_config = obj.get_build_config() if hasattr(obj, "get_build_config") else None
-    if build_config is not None:
-        result["build_config"] = build_config
-    return result
-
-
-def deserialize_keras_object(config, custom_objects: dict | None = None,
-                             module_objects: dict | None = None, kind: str = "object"):
-    """The inverse of :func:`serialize_keras_object`; never imports or runs code."""
-    if config is None or not isinstance(config, (str, dict)):
-        return config
-    if isinstance(config, str):
-        obj = get_registered_object(config, custom_objects, module_objects)
-        if obj is None:
-            raise unknown_object(config, kind)
-        return obj
-    class_name = config.get("class_name")
-    if class_name is None:
-        raise UnknownObjectError(f"cannot deserialize {kind}: the config has no 'class_name' "
-                                 f"key; received keys {sorted(config)}")
-    if class_name == "function":
-        return deserialize_keras_object(config.get("config"), custom_objects, module_objects,
-                                        kind)
-    if class_name == "__lambda__":
-        raise UnknownObjectError(
-            f"cannot deserialize {kind}: it holds Python bytecode (a lambda), which Lamina "
-            f"never runs from a file; pass the function in custom_objects instead")
-    registered = config.get("registered_name") or class_name
-    cls = (get_registered_object(registered, custom_objects, module_objects)
-           or get_registered_object(class_name, custom_objects, module_objects))
-    if cls is None:
-        raise unknown_object(registered, kind)
-    inner = config.get("config", {})
-    if hasattr(cls, "from_config"):
-        if _accepts_custom_objects(cls.from_config):
-            obj = cls.from_config(inner, custom_objects=custom_objects)
-        else:
-            with custom_object_scope(custom_objects or {}):
-                obj = cls.from_config(inner)
-    else:
-        obj = cls(**inner)
-    if config.get("build_config") and hasattr(obj, "build_from_config"):
-        obj.build_from_config(config["build_config"])
-    return obj
-
-
-def _accepts_custom_objects(method: Callable) -> bool:
-    import inspect
-    try:
-        return "custom_objects" in inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def unknown_object(name: str, kind: str) -> UnknownObjectError:
@@ -190,3 +134,7 @@ def unknown_object(name: str, kind: str) -> UnknownObjectError:
         f"registered. Pass it in custom_objects={{{name.split('>')[-1]!r}: ...}}, use "
         f"lamina.saving.custom_object_scope, or decorate its class with "
         f"@lamina.saving.register_keras_serializable()")
+
+
+# Serialization lives in .serialization; these names stay importable from here.
+from .serialization import deserialize_keras_object, serialize_keras_object  # noqa: E402

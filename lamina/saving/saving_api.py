@@ -145,9 +145,15 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         return read_archive(filepath, custom_objects=custom_objects, compile=compile)
 
 
-def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -> None:
-    """Write the weights (and the optimizer's state) to a ``.weights.h5`` file."""
+def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
+                 **kwargs) -> None:
+    """Write the weights (and the optimizer's state) to a ``.weights.h5`` file.
+    ``kwargs``: ``objects_to_skip`` (objects whose weights are left out), as in Keras."""
     from .weights_h5 import write_weights
+    objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
+    if kwargs:
+        raise TypeError(f"save_weights: unexpected keyword arguments {sorted(kwargs)}; the "
+                        f"only extra one is objects_to_skip")
     filepath = _path(filepath, "save_weights")
     _check_model(model, "save_weights")
     if not filepath.endswith(".weights.h5"):
@@ -161,7 +167,7 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -
                               f"{max_shard_size!r}) are not supported yet; leave it None")
     _check_overwrite(filepath, overwrite, "save_weights")
     with atomic_image(filepath, "save_weights") as image:
-        write_weights(model, image)
+        write_weights(model, image, objects_to_skip=list(objects_to_skip))
 
 
 def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):

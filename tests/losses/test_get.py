@@ -51,7 +51,10 @@ CLASS_NAMES = {
 def test_function_names_give_the_functions(name):
     fn = losses.get(name)
     assert fn is getattr(losses, FUNCTION_NAMES[name])
-    assert losses.serialize(fn) == FUNCTION_NAMES[name]
+    # Keras 3.15.1 writes a built-in loss function as a function dict
+    assert losses.serialize(fn) == {"module": "builtins", "class_name": "function",
+                                    "config": FUNCTION_NAMES[name],
+                                    "registered_name": "function"}
 
 
 @pytest.mark.parametrize("class_name", sorted(CLASS_NAMES))

@@ -76,8 +76,10 @@ def test_serialize_writes_keras_format():
         "config": {"name": "p", "dtype": "float32", "thresholds": [0.2, 0.8], "top_k": None,
                    "class_id": None},
         "registered_name": None}
-    assert metrics.serialize(metrics.sparse_categorical_accuracy) == \
-        "sparse_categorical_accuracy"
+    # Keras 3.15.1 writes a metric function as a function dict
+    assert metrics.serialize(metrics.sparse_categorical_accuracy) == {
+        "module": "builtins", "class_name": "function",
+        "config": "sparse_categorical_accuracy", "registered_name": "function"}
 
 
 def test_deserialize_a_keras_written_config():

@@ -59,7 +59,8 @@ class InputLayer(Layer):
 
     def get_config(self) -> dict:
         return {"batch_shape": list(self.batch_shape), "dtype": self.input_dtype,
-                "sparse": False, "ragged": False, "name": self.name, "optional": self.optional}
+                "sparse": False, "ragged": False, "name": self.name,
+                "optional": bool(self.optional)}
 
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,

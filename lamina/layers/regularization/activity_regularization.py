@@ -32,4 +32,6 @@ class ActivityRegularization(Layer):
         return tuple(input_shape)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "l1": self.l1, "l2": self.l2}
+        config = super().get_config()
+        config.pop("activity_regularizer", None)     # l1/l2 describe it, as in Keras
+        return {**config, "l1": self.l1, "l2": self.l2}

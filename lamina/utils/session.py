@@ -1,0 +1,13 @@
+"""Keras's ``keras.utils.clear_session``."""
+from __future__ import annotations
+
+import gc
+
+
+def clear_session(free_memory=True) -> None:
+    """Reset Lamina's global state (auto-name counters, compiled-function caches); with
+    ``free_memory`` also run Python's garbage collector so the freed arrays go."""
+    from ..backend import clear_session as reset
+    reset()
+    if free_memory:
+        gc.collect()
