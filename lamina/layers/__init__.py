@@ -38,6 +38,9 @@ def _layer_table() -> dict:
              if isinstance(globals()[name], type) and issubclass(globals()[name], Layer)}
     table.update({"Sequential": models.Sequential, "Functional": models.Functional,
                   "Model": models.Model})
+    # Saved configs name a class by its own __name__ where Keras's export name differs
+    # (GroupQueryAttention is the class GroupedQueryAttention)
+    table.update({cls.__name__: cls for cls in list(table.values())})
     return table
 
 

@@ -158,10 +158,13 @@ def _resolve(config: dict, class_name: str, custom_objects, module_objects):
     """The user's objects first, then the family the Keras module names, then the
     registry (``"package>Name"`` for registered classes)."""
     registered = config.get("registered_name") or class_name
-    for name in (registered, class_name):
-        obj = _users_object(name, custom_objects, module_objects)
-        if obj is not None:
-            return obj
+    obj = _users_object(registered, custom_objects, module_objects)
+    if obj is None and ">" in registered:     # a registered class beats a same-named built-in
+        obj = get_registered_object(registered, custom_objects, module_objects)
+    if obj is None:
+        obj = _users_object(class_name, custom_objects, module_objects)
+    if obj is not None:
+        return obj
     module = config.get("module")
     obj = _from_module(module, class_name)
     if obj is not None:

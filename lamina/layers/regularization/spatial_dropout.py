@@ -16,6 +16,15 @@ class _SpatialDropout(Layer):
     """Dropout with one draw per (sample, channel), shared over the spatial axes."""
     spatial_rank = 0
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        # Keras 3 takes (and writes) no `trainable` here; Keras 2 files carry it.
+        config = dict(config)
+        trainable = config.pop("trainable", True)
+        layer = cls(**config)
+        layer.trainable = trainable
+        return layer
+
     def __init__(self, rate, data_format=None, seed=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
         self.rate = check_rate(self, rate)
