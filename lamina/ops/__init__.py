@@ -34,6 +34,7 @@ from .signal import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .patches import *  # noqa: F401,F403
 from .ctc import *  # noqa: F401,F403
+from . import image  # noqa: F401,E402  (keras.ops.image, a namespace of its own)
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
