@@ -21,3 +21,14 @@ from .resizing import Resizing  # noqa: E402
 
 __all__ += ["CenterCrop", "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip",
             "RandomRotation", "RandomTranslation", "RandomZoom", "Resizing"]
+
+from .color_augment import (AutoContrast, RandomColorDegeneration,  # noqa: E402
+                            RandomGrayscale, RandomHue, RandomInvert, RandomSaturation,
+                            Solarization)
+
+__all__ += ["AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomHue",
+            "RandomInvert", "RandomSaturation", "Solarization"]
+
+from .mix_augment import CutMix, MixUp  # noqa: E402
+
+__all__ += ["CutMix", "MixUp"]
