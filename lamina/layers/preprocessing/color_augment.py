@@ -34,11 +34,12 @@ class AutoContrast(AugmentationLayer):
         x = rescale(images, self.value_range, (0, 255))
         low = ops.min(x, axis=(1, 2), keepdims=True)
         high = ops.max(x, axis=(1, 2), keepdims=True)
-        scale = ops.divide(255.0, ops.subtract(high, low))
+        spread = ops.greater(high, low)      # a constant channel stays (Keras: NaN -> input)
+        scale = ops.divide(255.0, ops.where(spread, ops.subtract(high, low), 1.0))
         out = ops.clip(ops.subtract(ops.multiply(x, scale), ops.multiply(low, scale)), 0.0,
                        255.0)
         out = rescale(out, (0, 255), self.value_range)
-        return ops.where(ops.isnan(out), images, out), labels
+        return ops.where(spread, out, images), labels
 
     def get_config(self) -> dict:
         return {**super().get_config(), "value_range": list(self.value_range)}

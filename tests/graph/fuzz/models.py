@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from . import (catalogue, catalogue_3d, catalogue_inputs, catalogue_merges,
                catalogue_recurrent, featured)
+from . import catalogue_augment
 from .catalogue import Choice
 from .shapes import Shapes
 
@@ -103,7 +104,8 @@ def _rules():
     global _ALL_RULES
     if _ALL_RULES is None:
         _ALL_RULES = (catalogue.RULES * 3 + catalogue_3d.RULES * 3
-                      + catalogue_recurrent.RULES * 2 + catalogue.harness_rules())
+                      + catalogue_recurrent.RULES * 2 + catalogue.harness_rules()
+                      + catalogue_augment.RULES)
     return _ALL_RULES
 
 

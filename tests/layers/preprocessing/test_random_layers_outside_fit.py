@@ -16,6 +16,14 @@ RANDOM_LAYERS = [
     lambda: layers.RandomBrightness(0.5, seed=1),
     lambda: layers.RandomContrast(0.5, seed=1),
     lambda: layers.RandomCrop(4, 4, seed=1),
+    lambda: layers.MixUp(seed=1),
+    lambda: layers.CutMix(seed=1),
+    lambda: layers.RandomInvert(0.5, seed=1),
+    lambda: layers.RandomGrayscale(0.5, seed=1),
+    lambda: layers.RandomHue(0.5, seed=1),
+    lambda: layers.RandomSaturation(0.5, seed=1),
+    lambda: layers.RandomColorDegeneration(0.5, seed=1),
+    lambda: layers.Solarization(0.3, 0.5, seed=1),
 ]
 
 

@@ -1,0 +1,35 @@
+"""Augmentation-layer calls whose Keras 3.15.1 output is deterministic (deterministic
+layers, or random ones whose factor range has zero width), shared by
+test_augment_reference.py and augment_reference_make.py (which ran them under real Keras,
+numpy backend, into augment_reference.npz). Each: (label, layer name, kwargs, input,
+training)."""
+import numpy as np
+
+_rng = np.random.default_rng(7)
+IMG = _rng.uniform(0, 255, (3, 6, 7, 3)).astype("float32")
+UNIT = _rng.uniform(0, 1, (2, 5, 4, 3)).astype("float32")
+ONE = _rng.uniform(0, 255, (5, 6, 3)).astype("float32")
+CHW = np.transpose(IMG, (0, 3, 1, 2)).copy()
+
+CALLS = [
+    ("autocontrast", "AutoContrast", {}, IMG, True),
+    ("autocontrast_unit", "AutoContrast", {"value_range": (0, 1)}, UNIT, True),
+    ("autocontrast_inference", "AutoContrast", {}, IMG, False),
+    ("autocontrast_one", "AutoContrast", {}, ONE, True),
+    ("solarize", "Solarization", {}, IMG, True),
+    ("solarize_unit", "Solarization", {"value_range": (0, 1)}, UNIT, True),
+    ("invert", "RandomInvert", {"factor": (1.0, 1.0)}, IMG, True),
+    ("invert_unit", "RandomInvert", {"factor": (1.0, 1.0), "value_range": (0, 1)}, UNIT,
+     True),
+    ("invert_never", "RandomInvert", {"factor": 0.0}, IMG, True),
+    ("grayscale", "RandomGrayscale", {"factor": 1.0}, IMG, True),
+    ("grayscale_never", "RandomGrayscale", {"factor": 0.0}, IMG, True),
+    ("hue_half_turn", "RandomHue", {"factor": (1.0, 1.0)}, IMG, True),
+    ("hue_unit", "RandomHue", {"factor": (1.0, 1.0), "value_range": (0, 1)}, UNIT, True),
+    ("saturation_double", "RandomSaturation", {"factor": (0.5, 0.5), "value_range": (0, 1)},
+     UNIT, True),
+    ("saturation_zero", "RandomSaturation", {"factor": (0.0, 0.0)}, IMG, True),
+    ("degenerate", "RandomColorDegeneration", {"factor": (0.3, 0.3)}, IMG, True),
+    ("degenerate_full", "RandomColorDegeneration", {"factor": (1.0, 1.0),
+                                                    "value_range": (0, 1)}, UNIT, True),
+]
