@@ -105,3 +105,23 @@ def extract_patches(x, size, strides, dilation, padding):
             index.append(slice(start, start + (counts[a] - 1) * strides[a] + 1, strides[a]))
         pieces.append(x[tuple(index)])
     return concatenate(pieces, axis=-1)
+
+
+def gaussian_blur_traced(images, kernel_size, sigma_y, sigma_x):
+    """``gaussian_blur`` with the two sigmas as scalar tensors (random draws): the same
+    kernel, built with ops so that it follows the drawn values in graph mode."""
+    from .replicate import tile
+    from .core import arange
+    from .math import exp
+    from .reduction import sum as _sum
+
+    def kernel_1d(size, sigma):
+        x = arange(size, dtype=images.dtype) - (size - 1) / 2
+        k = exp(multiply(-0.5, multiply(divide(x, sigma), divide(x, sigma))))
+        return divide(k, _sum(k))
+
+    ky = reshape(kernel_1d(kernel_size[1], sigma_y), (-1, 1))
+    kx = reshape(kernel_1d(kernel_size[0], sigma_x), (1, -1))
+    kernel = reshape(multiply(ky, kx), (kernel_size[1], kernel_size[0], 1, 1))
+    kernel = tile(kernel, (1, 1, images.shape[-1], 1))
+    return depthwise_conv(images, kernel, padding="same")

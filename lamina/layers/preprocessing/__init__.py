@@ -32,3 +32,9 @@ __all__ += ["AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "Rando
 from .mix_augment import CutMix, MixUp  # noqa: E402
 
 __all__ += ["CutMix", "MixUp"]
+
+from .more_augment import (RandomColorJitter, RandomErasing,  # noqa: E402
+                           RandomGaussianBlur, RandomPosterization, RandomSharpness)
+
+__all__ += ["RandomColorJitter", "RandomErasing", "RandomGaussianBlur",
+            "RandomPosterization", "RandomSharpness"]

@@ -24,6 +24,10 @@ ANY_CHANNELS = [
     "layers.RandomInvert(0.5, value_range=(-1, 1), seed={seed})",
     "layers.MixUp(alpha=0.5, seed={seed})",
     "layers.CutMix(seed={seed})",
+    "layers.RandomPosterization(4, value_range=(-1, 1), seed={seed})",
+    "layers.RandomSharpness(0.8, value_range=(-1, 1), seed={seed})",
+    "layers.RandomErasing(value_range=(-1, 1), seed={seed})",
+    "layers.RandomGaussianBlur(value_range=(-1, 1), seed={seed})",
     # the random layers of item 4 (call defaults to training=True), same reason
     "layers.RandomBrightness(0.2, value_range=(-1, 1), seed={seed})",
     "layers.RandomContrast(0.3, value_range=(-1, 1), seed={seed})",
@@ -35,6 +39,7 @@ ANY_CHANNELS = [
 ]
 RGB_ONLY = [
     "layers.RandomGrayscale(0.5, seed={seed})",
+    "layers.RandomColorJitter((0, 1), 0.2, 0.2, 0.3, 0.1, seed={seed})",
     "layers.RandomHue(0.3, value_range=(0, 1), seed={seed})",
     "layers.RandomSaturation(0.4, value_range=(0, 1), seed={seed})",
     "layers.RandomColorDegeneration(0.5, value_range=(-1, 1), seed={seed})",

@@ -24,6 +24,11 @@ RANDOM_LAYERS = [
     lambda: layers.RandomSaturation(0.5, seed=1),
     lambda: layers.RandomColorDegeneration(0.5, seed=1),
     lambda: layers.Solarization(0.3, 0.5, seed=1),
+    lambda: layers.RandomColorJitter(brightness_factor=0.3, seed=1),
+    lambda: layers.RandomPosterization(3, seed=1),
+    lambda: layers.RandomSharpness(0.9, seed=1),
+    lambda: layers.RandomErasing(seed=1),
+    lambda: layers.RandomGaussianBlur(seed=1),
 ]
 
 
