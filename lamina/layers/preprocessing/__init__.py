@@ -38,3 +38,7 @@ from .more_augment import (RandomColorJitter, RandomErasing,  # noqa: E402
 
 __all__ += ["RandomColorJitter", "RandomErasing", "RandomGaussianBlur",
             "RandomPosterization", "RandomSharpness"]
+
+from .geometry_augment import Equalization, RandomPerspective, RandomShear  # noqa: E402
+
+__all__ += ["Equalization", "RandomPerspective", "RandomShear"]

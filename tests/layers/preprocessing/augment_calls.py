@@ -52,4 +52,8 @@ CALLS = [
     ("jitter", "RandomColorJitter", {"brightness_factor": (0.1, 0.1),
                                      "saturation_factor": (0.5, 0.5),
                                      "hue_factor": (1.0, 1.0)}, IMG, True),
+    ("equalize", "Equalization", {}, IMG, True),
+    ("equalize_unit_bins", "Equalization", {"value_range": (0, 1), "bins": 64}, UNIT, True),
+    ("equalize_one", "Equalization", {"bins": 32}, ONE, True),
+    ("equalize_inference", "Equalization", {}, IMG, False),
 ]

@@ -29,6 +29,8 @@ RANDOM_LAYERS = [
     lambda: layers.RandomSharpness(0.9, seed=1),
     lambda: layers.RandomErasing(seed=1),
     lambda: layers.RandomGaussianBlur(seed=1),
+    lambda: layers.RandomShear(0.3, 0.3, seed=1),
+    lambda: layers.RandomPerspective(seed=1),
 ]
 
 
