@@ -42,3 +42,7 @@ __all__ += ["RandomColorJitter", "RandomErasing", "RandomGaussianBlur",
 from .geometry_augment import Equalization, RandomPerspective, RandomShear  # noqa: E402
 
 __all__ += ["Equalization", "RandomPerspective", "RandomShear"]
+
+from .rand_augment import RandAugment  # noqa: E402
+
+__all__ += ["RandAugment"]
