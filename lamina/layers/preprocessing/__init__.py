@@ -46,3 +46,7 @@ __all__ += ["Equalization", "RandomPerspective", "RandomShear"]
 from .rand_augment import RandAugment  # noqa: E402
 
 __all__ += ["RandAugment"]
+
+from .elastic_augment import MaxNumBoundingBoxes, RandomElasticTransform  # noqa: E402
+
+__all__ += ["MaxNumBoundingBoxes", "RandomElasticTransform"]

@@ -28,6 +28,8 @@ ANY_CHANNELS = [
     "layers.RandomPerspective(scale=0.4, seed={seed})",
     "layers.Equalization(value_range=(-1, 1), bins=16)",
     "layers.RandAugment(value_range=(-1, 1), num_ops=2, factor=0.3, seed={seed})",
+    "layers.RandomElasticTransform(value_range=(-1, 1), seed={seed})",
+    "layers.MaxNumBoundingBoxes(4)",
     "layers.RandomPosterization(4, value_range=(-1, 1), seed={seed})",
     "layers.RandomSharpness(0.8, value_range=(-1, 1), seed={seed})",
     "layers.RandomErasing(value_range=(-1, 1), seed={seed})",

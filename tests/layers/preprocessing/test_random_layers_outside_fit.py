@@ -32,6 +32,7 @@ RANDOM_LAYERS = [
     lambda: layers.RandomShear(0.3, 0.3, seed=1),
     lambda: layers.RandomPerspective(seed=1),
     lambda: layers.RandAugment(seed=1),
+    lambda: layers.RandomElasticTransform(seed=1),
 ]
 
 
