@@ -50,3 +50,7 @@ __all__ += ["RandAugment"]
 from .elastic_augment import MaxNumBoundingBoxes, RandomElasticTransform  # noqa: E402
 
 __all__ += ["MaxNumBoundingBoxes", "RandomElasticTransform"]
+
+from .aug_mix import AugMix  # noqa: E402
+
+__all__ += ["AugMix"]

@@ -15,6 +15,45 @@ from .random_rotation import RandomRotation
 from .random_translation import RandomTranslation
 
 
+RAND_AUGMENT_OPS = ("shear", "translation", "rotation", "brightness", "color_degeneration",
+                    "contrast", "sharpness", "solarization", "posterization", "auto_contrast",
+                    "equalization")
+
+
+def make_augmentations(names, f, vr, interpolation, seed, data_format, seed_generator):
+    """The named augmentation layers at strength ``f`` (a pair), drawing from
+    ``seed_generator`` (RandAugment's and AugMix's recipes)."""
+    common = dict(seed=seed, data_format=data_format)
+    makers = {
+        "shear": lambda: RandomShear(x_factor=f, y_factor=f, interpolation=interpolation,
+                                     **common),
+        "translation": lambda: RandomTranslation(f, f, interpolation=interpolation, **common),
+        "rotation": lambda: RandomRotation(f, interpolation=interpolation, **common),
+        "brightness": lambda: RandomBrightness(f, value_range=vr, **common),
+        "color_degeneration": lambda: RandomColorDegeneration(f, value_range=vr, **common),
+        "contrast": lambda: RandomContrast(f, value_range=vr, **common),
+        "sharpness": lambda: RandomSharpness(f, value_range=vr, **common),
+        "solarization": lambda: Solarization(addition_factor=f, threshold_factor=f,
+                                             value_range=vr, seed=seed),
+        "posterization": lambda: RandomPosterization(max(1, int(8 * f[1])), value_range=vr,
+                                                     **common),
+        "auto_contrast": lambda: AutoContrast(value_range=vr),
+        "equalization": lambda: Equalization(value_range=vr, data_format=data_format),
+    }
+    made = [makers[name]() for name in names]
+    for layer in made:
+        if getattr(layer, "seed_generator", None) is not None:
+            layer.seed_generator = seed_generator
+    return made
+
+
+def run_augmentation(layer, images):
+    """One augmentation layer's training transform of an NHWC batch."""
+    if hasattr(layer, "augment"):
+        return layer.augment(images)
+    return layer.transform(images, None, True)[0]
+
+
 class RandAugment(AugmentationLayer):
     """The eleven, in Keras's order: RandomShear, RandomTranslation, RandomRotation,
     RandomBrightness, RandomColorDegeneration, RandomContrast, RandomSharpness,
@@ -34,37 +73,16 @@ class RandAugment(AugmentationLayer):
         self.num_ops = int(num_ops)
         self.factor = keras_factor(self.name, "factor", factor, 0.0, 1.0)
         self.interpolation = interpolation
-        f, vr = self.factor, self.value_range
-        common = dict(seed=seed, data_format=data_format)
-        self._augmentations = [
-            RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, **common),
-            RandomTranslation(f, f, interpolation=interpolation, **common),
-            RandomRotation(f, interpolation=interpolation, **common),
-            RandomBrightness(f, value_range=vr, **common),
-            RandomColorDegeneration(f, value_range=vr, **common),
-            RandomContrast(f, value_range=vr, **common),
-            RandomSharpness(f, value_range=vr, **common),
-            Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
-            RandomPosterization(max(1, int(8 * f[1])), value_range=vr, **common),
-            AutoContrast(value_range=vr),
-            Equalization(value_range=vr, data_format=data_format),
-        ]
-        for layer in self._augmentations:
-            if getattr(layer, "seed_generator", None) is not None:
-                layer.seed_generator = self.seed_generator
-
-    @staticmethod
-    def _run(layer, images):
-        if hasattr(layer, "augment"):
-            return layer.augment(images)
-        return layer.transform(images, None, True)[0]
+        self._augmentations = make_augmentations(RAND_AUGMENT_OPS, self.factor,
+                                                 self.value_range, interpolation, seed,
+                                                 data_format, self.seed_generator)
 
     def transform(self, images, labels, training):
         count = len(self._augmentations)
         picks = random.randint((max(self.num_ops, 1),), 0, count, seed=self.seed_generator)
         for i in range(self.num_ops):
             for index, layer in enumerate(self._augmentations):
-                images = ops.where(ops.equal(picks[i], index), self._run(layer, images),
+                images = ops.where(ops.equal(picks[i], index), run_augmentation(layer, images),
                                    images)
         return images, labels
 

@@ -30,6 +30,7 @@ ANY_CHANNELS = [
     "layers.RandAugment(value_range=(-1, 1), num_ops=2, factor=0.3, seed={seed})",
     "layers.RandomElasticTransform(value_range=(-1, 1), seed={seed})",
     "layers.MaxNumBoundingBoxes(4)",
+    "layers.AugMix(value_range=(-1, 1), num_chains=2, chain_depth=2, seed={seed})",
     "layers.RandomPosterization(4, value_range=(-1, 1), seed={seed})",
     "layers.RandomSharpness(0.8, value_range=(-1, 1), seed={seed})",
     "layers.RandomErasing(value_range=(-1, 1), seed={seed})",

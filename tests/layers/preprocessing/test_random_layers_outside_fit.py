@@ -33,6 +33,7 @@ RANDOM_LAYERS = [
     lambda: layers.RandomPerspective(seed=1),
     lambda: layers.RandAugment(seed=1),
     lambda: layers.RandomElasticTransform(seed=1),
+    lambda: layers.AugMix(seed=1),
 ]
 
 
