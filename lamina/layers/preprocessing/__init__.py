@@ -54,3 +54,7 @@ __all__ += ["MaxNumBoundingBoxes", "RandomElasticTransform"]
 from .aug_mix import AugMix  # noqa: E402
 
 __all__ += ["AugMix"]
+
+from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
+
+__all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]

@@ -31,6 +31,8 @@ ANY_CHANNELS = [
     "layers.RandomElasticTransform(value_range=(-1, 1), seed={seed})",
     "layers.MaxNumBoundingBoxes(4)",
     "layers.AugMix(value_range=(-1, 1), num_chains=2, chain_depth=2, seed={seed})",
+    "layers.ContrastLimitedAdaptiveHistogramEqualization(value_range=(-1, 1), "
+    "tile_grid_size=(2, 2))",
     "layers.RandomPosterization(4, value_range=(-1, 1), seed={seed})",
     "layers.RandomSharpness(0.8, value_range=(-1, 1), seed={seed})",
     "layers.RandomErasing(value_range=(-1, 1), seed={seed})",

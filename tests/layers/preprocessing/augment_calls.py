@@ -56,4 +56,11 @@ CALLS = [
     ("equalize_unit_bins", "Equalization", {"value_range": (0, 1), "bins": 64}, UNIT, True),
     ("equalize_one", "Equalization", {"bins": 32}, ONE, True),
     ("equalize_inference", "Equalization", {}, IMG, False),
+    ("clahe", "ContrastLimitedAdaptiveHistogramEqualization", {"tile_grid_size": (2, 3)},
+     IMG, True),
+    ("clahe_pad", "ContrastLimitedAdaptiveHistogramEqualization",
+     {"tile_grid_size": (4, 4), "clip_limit": 2.0}, IMG, False),
+    ("clahe_unit", "ContrastLimitedAdaptiveHistogramEqualization",
+     {"value_range": (0, 1), "tile_grid_size": (2, 2), "clip_limit": 0.0}, UNIT, True),
+    ("clahe_one", "ContrastLimitedAdaptiveHistogramEqualization", {}, ONE, True),
 ]
