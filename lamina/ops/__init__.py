@@ -88,6 +88,7 @@ from .statistics import *  # noqa: F401,F403
 from .loss_functions import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .piecewise import *  # noqa: F401,F403
+from . import image  # noqa: F401,E402  (keras.ops.image, a namespace of its own)
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",

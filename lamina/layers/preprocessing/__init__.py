@@ -21,3 +21,40 @@ from .resizing import Resizing  # noqa: E402
 
 __all__ += ["CenterCrop", "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip",
             "RandomRotation", "RandomTranslation", "RandomZoom", "Resizing"]
+
+from .color_augment import (AutoContrast, RandomColorDegeneration,  # noqa: E402
+                            RandomGrayscale, RandomHue, RandomInvert, RandomSaturation,
+                            Solarization)
+
+__all__ += ["AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomHue",
+            "RandomInvert", "RandomSaturation", "Solarization"]
+
+from .mix_augment import CutMix, MixUp  # noqa: E402
+
+__all__ += ["CutMix", "MixUp"]
+
+from .more_augment import (RandomColorJitter, RandomErasing,  # noqa: E402
+                           RandomGaussianBlur, RandomPosterization, RandomSharpness)
+
+__all__ += ["RandomColorJitter", "RandomErasing", "RandomGaussianBlur",
+            "RandomPosterization", "RandomSharpness"]
+
+from .geometry_augment import Equalization, RandomPerspective, RandomShear  # noqa: E402
+
+__all__ += ["Equalization", "RandomPerspective", "RandomShear"]
+
+from .rand_augment import RandAugment  # noqa: E402
+
+__all__ += ["RandAugment"]
+
+from .elastic_augment import MaxNumBoundingBoxes, RandomElasticTransform  # noqa: E402
+
+__all__ += ["MaxNumBoundingBoxes", "RandomElasticTransform"]
+
+from .aug_mix import AugMix  # noqa: E402
+
+__all__ += ["AugMix"]
+
+from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
+
+__all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]

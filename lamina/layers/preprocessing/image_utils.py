@@ -3,7 +3,7 @@
 Images here are batched and channels-last, ``(batch, height, width, channels)``, in a float
 dtype; the layers convert to and from that layout (``to_nhwc`` / ``from_nhwc``).
 
-- ``resize``: separable gathers with half-pixel centers (Keras 3 / TF2 / jax without
+- ``resize``: separable resampling with half-pixel centers (Keras 3 / TF2 / jax without
   antialiasing): output pixel ``i`` samples input coordinate ``(i + 0.5) * in / out - 0.5``,
   clamped to the image ("bilinear"), or pixel ``floor((i + 0.5) * in / out)`` ("nearest").
 - ``affine_transform``: each output pixel ``(y, x)`` samples the input at
@@ -17,6 +17,9 @@ from __future__ import annotations
 import numbers
 
 from ... import ops
+from ...ops.image import batch_and_channel
+from ...ops.image_resize import resize_axes
+from ...ops.image_sampling import sample
 from ..convolutional.conv_utils import from_channels_last, to_channels_last
 
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
@@ -103,28 +106,9 @@ def hw_axes(data_format: str, rank: int) -> tuple:
 
 # --------------------------------------------------------------------------- resizing
 def resize(images, height: int, width: int, interpolation: str = "bilinear"):
-    """Resize NHWC ``images`` to ``(height, width)`` with half-pixel centers."""
-    images = _resize_axis(images, 1, height, interpolation)
-    return _resize_axis(images, 2, width, interpolation)
-
-
-def _resize_axis(x, axis: int, out: int, interpolation: str):
-    size = x.shape[axis]
-    if size == out:
-        return x
-    scale = size / out
-    if interpolation == "nearest":
-        index = [min(int((i + 0.5) * scale), size - 1) for i in range(out)]
-        return ops.take(x, ops.convert_to_tensor(index, dtype="int32"), axis=axis)
-    coords = [min(max((i + 0.5) * scale - 0.5, 0.0), size - 1.0) for i in range(out)]
-    lower = [int(c) for c in coords]                 # floor: coords are non-negative
-    upper = [min(i + 1, size - 1) for i in lower]
-    weight_shape = (out,) + (1,) * (x.ndim - axis - 1)
-    weight = ops.reshape(ops.convert_to_tensor([c - i for c, i in zip(coords, lower)],
-                                               dtype=x.dtype), weight_shape)
-    below = ops.take(x, ops.convert_to_tensor(lower, dtype="int32"), axis=axis)
-    above = ops.take(x, ops.convert_to_tensor(upper, dtype="int32"), axis=axis)
-    return ops.add(below, ops.multiply(ops.subtract(above, below), weight))
+    """Resize NHWC ``images`` to ``(height, width)`` with half-pixel centers (the kernels
+    of ``lamina.ops.image.resize``, without antialiasing)."""
+    return resize_axes(images, (1, 2), (height, width), interpolation, False)
 
 
 def aspect_crop_box(height: int, width: int, target_h: int, target_w: int) -> tuple:
@@ -151,58 +135,16 @@ def smart_resize(images, height: int, width: int, interpolation: str = "bilinear
 def affine_transform(images, a0, a1, a2, b0, b1, b2, interpolation="bilinear",
                      fill_mode="reflect", fill_value=0.0):
     """Sample NHWC ``images`` at the affine map of each output pixel (see the module
-    docstring); the six coefficients are numbers or tensors of shape (batch, 1, 1)."""
+    docstring); the six coefficients are numbers or tensors of shape (batch, 1, 1).
+    "nearest" rounds half to even (jax's ``map_coordinates``, what Keras's layers use)."""
     batch, height, width, channels = images.shape
     ys = ops.reshape(ops.arange(height, dtype="float32"), (1, height, 1))
     xs = ops.reshape(ops.arange(width, dtype="float32"), (1, 1, width))
     x_in = ops.add(ops.add(ops.multiply(a0, xs), ops.multiply(a1, ys)), a2)
     y_in = ops.add(ops.add(ops.multiply(b0, xs), ops.multiply(b1, ys)), b2)
-    shape = (batch, height, width)
-    x_in, y_in = ops.broadcast_to(x_in, shape), ops.broadcast_to(y_in, shape)
-    flat = ops.reshape(images, (batch * height * width, channels))
-    base = ops.reshape(ops.arange(batch, dtype="int32") * (height * width), (batch, 1, 1))
-    out = None
-    for (iy, wy), (ix, wx) in [(y, x) for y in _taps(y_in, interpolation)
-                               for x in _taps(x_in, interpolation)]:
-        iy, valid_y = _fix_index(iy, height, fill_mode)
-        ix, valid_x = _fix_index(ix, width, fill_mode)
-        index = ops.add(ops.add(base, ops.multiply(iy, width)), ix)
-        value = ops.reshape(ops.take(flat, ops.reshape(index, (-1,)), axis=0),
-                            (batch, height, width, channels))
-        if valid_y is not None:
-            valid = ops.expand_dims(ops.logical_and(valid_y, valid_x), -1)
-            value = ops.where(valid, value, ops.cast(fill_value, images.dtype))
-        weight = None if wy is None else ops.multiply(wy, wx)
-        if weight is not None:
-            value = ops.multiply(value, ops.expand_dims(ops.cast(weight, images.dtype), -1))
-        out = value if out is None else ops.add(out, value)
-    return out
-
-
-def _taps(coord, interpolation):
-    """(integer index, weight or None) pairs that interpolate at ``coord``."""
-    if interpolation == "nearest":
-        return [(ops.cast(ops.round(coord), "int32"), None)]
-    lower = ops.floor(coord)
-    upper_weight = ops.subtract(coord, lower)
-    lower = ops.cast(lower, "int32")
-    return [(lower, ops.subtract(1.0, upper_weight)), (ops.add(lower, 1), upper_weight)]
-
-
-def _fix_index(index, size: int, fill_mode: str):
-    """``index`` mapped into [0, size) by ``fill_mode``, and (constant mode) its validity."""
-    if fill_mode == "constant":
-        valid = ops.logical_and(ops.greater_equal(index, 0), ops.less(index, size))
-        return ops.clip(index, 0, size - 1), valid
-    if fill_mode == "nearest":
-        return ops.clip(index, 0, size - 1), None
-    if fill_mode == "wrap":
-        return ops.mod(index, size), None
-    # reflect (dcba|abcd|dcba): mirror (dcb|abcd|cba) on the doubled grid, then halve.
-    mirrored = _mirror(ops.add(ops.multiply(index, 2), 1), 2 * size + 1)
-    return ops.floor_divide(ops.subtract(mirrored, 1), 2), None
-
-
-def _mirror(index, size: int):
-    s = size - 1
-    return ops.abs(ops.subtract(ops.mod(ops.add(index, s), 2 * s), s))
+    shape = (batch, height, width, 1)
+    x_in = ops.broadcast_to(ops.expand_dims(x_in, -1), shape)
+    y_in = ops.broadcast_to(ops.expand_dims(y_in, -1), shape)
+    coords = batch_and_channel(batch, channels, y_in, x_in)
+    return sample(images, coords, 0 if interpolation == "nearest" else 1, fill_mode,
+                  fill_value, half_to_even=True)

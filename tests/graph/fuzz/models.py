@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from . import (catalogue, catalogue_3d, catalogue_inputs, catalogue_merges,
                catalogue_recurrent, featured)
+from . import catalogue_augment
 from . import catalogue_layers11
 from .catalogue import Choice
 from .shapes import Shapes
@@ -105,7 +106,7 @@ def _rules():
     if _ALL_RULES is None:
         _ALL_RULES = (catalogue.RULES * 3 + catalogue_3d.RULES * 3
                       + catalogue_recurrent.RULES * 2 + catalogue.harness_rules()
-                      + catalogue_layers11.RULES)
+                      + catalogue_layers11.RULES + catalogue_augment.RULES)
     return _ALL_RULES
 
 

@@ -1,0 +1,157 @@
+"""Keras 3's RandomShear, RandomPerspective and Equalization."""
+from __future__ import annotations
+
+import numbers
+
+from ... import ops, random
+from ...ops import image as image_ops
+from .augmentation_base import (AugmentationLayer, keras_factor, per_image, rescale,
+                                value_range_pair)
+from .image_utils import affine_transform
+
+
+def _unit_factor(layer, arg, factor):
+    """RandomShear's factors: a number ``f`` in [0, 1] for ``(-f, f)``, or a pair. Keras
+    checks a pair's ends against [0, 1], so its own config ``(-f, f)`` does not load back;
+    Lamina accepts pairs in [-1, 1] so that get_config/from_config round-trips."""
+    def number(v):
+        return isinstance(v, numbers.Real) and not isinstance(v, bool)
+    if isinstance(factor, (list, tuple)):
+        if len(factor) == 2 and all(number(v) and -1 <= v <= 1 for v in factor):
+            return tuple(sorted(float(v) for v in factor))
+    elif number(factor) and 0 <= factor <= 1:
+        return (-abs(float(factor)), abs(float(factor)))
+    raise ValueError(f"{layer}: argument '{arg}' must be a number in [0, 1] or a pair of "
+                     f"numbers in [-1, 1]; received {factor!r}")
+
+
+def _choose(layer, arg, value, choices):
+    if value not in choices:
+        raise NotImplementedError(f"{layer}: unknown {arg} {value!r}; expected one of "
+                                  f"{', '.join(repr(c) for c in choices)}")
+    return value
+
+
+class RandomShear(AugmentationLayer):
+    """Shear each image: output (x, y) samples ``(x + s_x y, s_y x + y)`` with
+    ``s ~ uniform(factor)`` and one random sign per image (Keras's draw), filling by
+    ``fill_mode``."""
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear",
+                 fill_mode="reflect", fill_value=0.0, data_format=None, seed=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self.x_factor = _unit_factor(self.name, "x_factor", x_factor)
+        self.y_factor = _unit_factor(self.name, "y_factor", y_factor)
+        self.fill_mode = _choose(self.name, "fill_mode", fill_mode,
+                                 ("reflect", "wrap", "constant", "nearest"))
+        self.interpolation = _choose(self.name, "interpolation", interpolation,
+                                     ("nearest", "bilinear"))
+        if isinstance(fill_value, bool) or not isinstance(fill_value, numbers.Real):
+            raise ValueError(f"{self.name}: argument 'fill_value' must be a number; "
+                             f"received {fill_value!r}")
+        self.fill_value = fill_value
+
+    def transform(self, images, labels, training):
+        batch, dtype = images.shape[0], "float32"
+        sign = ops.where(ops.greater(random.uniform((batch, 1), 0.0, 1.0, dtype=dtype,
+                                                    seed=self.seed_generator), 0.5),
+                         -1.0, 1.0)
+        shear_y = random.uniform((batch, 1), *self.y_factor, dtype=dtype,
+                                 seed=self.seed_generator)
+        shear_x = random.uniform((batch, 1), *self.x_factor, dtype=dtype,
+                                 seed=self.seed_generator)
+        sx = ops.reshape(ops.multiply(shear_x, sign), (-1, 1, 1))
+        sy = ops.reshape(ops.multiply(shear_y, sign), (-1, 1, 1))
+        out = affine_transform(images, 1.0, sx, 0.0, sy, 1.0, 0.0, self.interpolation,
+                               self.fill_mode, self.fill_value)
+        return out, labels
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "x_factor": list(self.x_factor),
+                "y_factor": list(self.y_factor), "interpolation": self.interpolation,
+                "fill_mode": self.fill_mode, "fill_value": self.fill_value}
+
+
+class RandomPerspective(AugmentationLayer):
+    """With probability ``uniform(factor)``, warp each image so that its corners move by
+    ``uniform(-scale/2, scale/2)`` times their coordinates; outside reads ``fill_value``."""
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0,
+                 seed=None, data_format=None, **kwargs):
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self.factor = keras_factor(self.name, "factor", factor, 0.0, 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not (
+                0 <= scale <= 1):
+            raise ValueError(f"{self.name}: argument 'scale' must be a number in [0, 1]; "
+                             f"received {scale!r}")
+        self.scale = scale
+        self.interpolation = _choose(self.name, "interpolation", interpolation,
+                                     ("nearest", "bilinear"))
+        self.fill_value = fill_value
+
+    def transform(self, images, labels, training):
+        batch, height, width, _ = images.shape
+        dtype = images.dtype
+        probability = random.uniform((batch,), *self.factor, dtype=dtype,
+                                     seed=self.seed_generator)
+        apply = ops.less(random.uniform((batch,), 0.0, 1.0, dtype=dtype,
+                                        seed=self.seed_generator), probability)
+        move = random.uniform((batch, 4, 2), -0.5 * self.scale, 0.5 * self.scale,
+                              dtype=dtype, seed=self.seed_generator)
+        corners = ops.convert_to_tensor([[[0.0, 0.0], [width - 1.0, 0.0], [0.0, height - 1.0],
+                                          [width - 1.0, height - 1.0]]], dtype=dtype)
+        start = ops.broadcast_to(corners, (batch, 4, 2))
+        end = ops.add(start, ops.multiply(start, move))
+        out = image_ops.perspective_transform(images, start, end, self.interpolation,
+                                              self.fill_value)
+        return ops.where(per_image(apply, images), out, images), labels
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": list(self.factor), "scale": self.scale,
+                "interpolation": self.interpolation, "fill_value": self.fill_value}
+
+
+class Equalization(AugmentationLayer):
+    """Histogram equalization of each channel (the histogram of ``bins`` bins pooled over
+    the batch, Keras's way), when ``training``; a channel with one occupied bin stays."""
+
+    def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
+        super().__init__(random=False, data_format=data_format, **kwargs)
+        if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 1:
+            raise ValueError(f"{self.name}: argument 'bins' must be a positive int; "
+                             f"received {bins!r}")
+        self.bins = int(bins)
+        self.value_range = value_range_pair(self.name, value_range)
+
+    def _channel(self, channel):
+        bins = self.bins
+        channel = rescale(channel, self.value_range, (0, 255))
+        index = ops.clip(ops.cast(ops.multiply(channel, (bins - 1) / 255.0), "int32"), 0,
+                         bins - 1)
+        hist = ops.sum(ops.one_hot(ops.reshape(index, (-1,)), bins, dtype="float32"), axis=0)
+        upper = ops.convert_to_tensor([[1.0 if i <= j else 0.0 for j in range(bins)]
+                                       for i in range(bins)], dtype="float32")
+        cdf = ops.matmul(ops.reshape(hist, (1, bins)), upper)[0]
+        cdf_min = ops.min(ops.where(ops.greater(cdf, 0.0), cdf, float("inf")))
+        denominator = ops.subtract(cdf[bins - 1], cdf_min)
+        denominator = ops.where(ops.equal(denominator, 0.0), 1.0, denominator)
+        table = ops.clip(ops.round(ops.divide(ops.multiply(ops.subtract(cdf, cdf_min), 255.0),
+                                              denominator)), 0.0, 255.0)
+        lookup = ops.clip(ops.multiply(ops.divide(channel, 255.0), float(bins - 1)), 0.0,
+                          float(bins - 1))
+        equalized = ops.cast(ops.take(table, ops.reshape(ops.cast(lookup, "int32"), (-1,))),
+                             channel.dtype)
+        equalized = ops.reshape(equalized, channel.shape)
+        occupied = ops.sum(ops.cast(ops.greater(hist, 0.0), "float32"))
+        out = ops.where(ops.less_equal(occupied, 1.0), channel, equalized)
+        return rescale(out, (0, 255), self.value_range)
+
+    def transform(self, images, labels, training):
+        if not training:
+            return images, labels
+        channels = [self._channel(images[..., c]) for c in range(images.shape[-1])]
+        return ops.stack(channels, axis=-1), labels
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "value_range": list(self.value_range),
+                "bins": self.bins}

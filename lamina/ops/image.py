@@ -1,0 +1,303 @@
+"""Keras 3's ``keras.ops.image``: image ops on one image (rank 3) or a batch (rank 4) in
+``data_format`` (default ``keras.config.image_data_format()``).
+
+The work happens on batched channels-last tensors (image_sampling, image_resize,
+image_color, image_filters); this module checks arguments as Keras does, moves the
+layout and casts the results back to the input dtype. Everything is a composition of
+differentiable Lamina ops, so gradients reach the images (and sampling coordinates).
+"""
+from __future__ import annotations
+
+import numbers
+
+from .. import backend as _backend
+from ..errors import ShapeError, describe_shape
+from . import image_color, image_filters
+from .reshaping import expand_dims, moveaxis, reshape, squeeze, stack, transpose
+from .core import arange, as_tensor, cast, convert_to_tensor
+from .image_resize import METHODS, KERNELS, resample_axis, resize_axes
+from .image_sampling import FILL_MODES, sample
+from .math import add, divide, multiply, subtract
+from .replicate import pad
+from .solves import solve
+
+__all__ = ["affine_transform", "crop_images", "elastic_transform", "extract_patches",
+           "extract_patches_3d", "gaussian_blur", "hsv_to_rgb", "map_coordinates",
+           "pad_images", "perspective_transform", "resize", "rgb_to_grayscale", "rgb_to_hsv",
+           "scale_and_translate", "sobel_edges", "ssim"]
+
+INTERPOLATIONS = {"nearest": 0, "bilinear": 1}
+SCALE_METHODS = {"linear": "bilinear", "bilinear": "bilinear", "trilinear": "bilinear",
+                 "triangle": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
+                 "tricubic": "bicubic", "lanczos3": "lanczos3", "lanczos5": "lanczos5"}
+
+
+# --------------------------------------------------------------------------- plumbing
+def _data_format(op, data_format):
+    if data_format is None:
+        return _backend.image_data_format()
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"{op}: argument 'data_format' must be 'channels_last', "
+                         f"'channels_first' or None; received {data_format!r}")
+    return data_format
+
+
+def _images(op, images, arg="images"):
+    images = as_tensor(op, images)
+    if images.ndim not in (3, 4):
+        raise ShapeError(f"{op}: argument '{arg}' must have rank 3 (one image) or 4 (a batch "
+                         f"of images); received shape {describe_shape(images.shape)}")
+    return images
+
+
+def _choice(op, arg, value, choices):
+    if value not in choices:
+        raise ValueError(f"{op}: argument '{arg}' must be one of "
+                         f"{', '.join(repr(c) for c in choices)}; received {value!r}")
+    return value
+
+
+def _compute_dtype(x):
+    """Keras's ``result_type(dtype, "float32")``: float64 stays, the rest compute in float32."""
+    return "float64" if x.dtype == "float64" else "float32"
+
+
+def _to_nhwc(images, data_format, dtype=None):
+    x = images if dtype is None or images.dtype == dtype else cast(images, dtype)
+    if x.ndim == 3:
+        x = expand_dims(x, 0)
+    return moveaxis(x, 1, -1) if data_format == "channels_first" else x
+
+
+def _from_nhwc(x, data_format, rank, dtype=None):
+    if data_format == "channels_first":
+        x = moveaxis(x, -1, 1)
+    if rank == 3:
+        x = squeeze(x, 0)
+    return x if dtype is None or x.dtype == dtype else cast(x, dtype)
+
+
+def _channel_axis(data_format):
+    return -1 if data_format == "channels_last" else -3
+
+
+def _require_float(op, images):
+    if not images.dtype.startswith("float") and images.dtype != "bfloat16":
+        raise TypeError(f"{op}: argument 'images' must have a float dtype; received "
+                        f"{images.dtype}")
+
+
+def _hw(images, data_format):
+    return ((images.shape[-3], images.shape[-2]) if data_format == "channels_last"
+            else (images.shape[-2], images.shape[-1]))
+
+
+# --------------------------------------------------------------------------- colour
+def rgb_to_grayscale(images, data_format=None):
+    """ITU-R 601 luma ``0.2989 r + 0.587 g + 0.114 b`` on the channel axis (kept, size 1)."""
+    op = "rgb_to_grayscale"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    axis = _channel_axis(data_format)
+    channels = images.shape[axis]
+    if channels not in (1, 3):
+        raise ShapeError(f"{op}: the channel axis must have size 3 (RGB) or 1 (grayscale); "
+                         f"received shape {describe_shape(images.shape)}")
+    if channels == 1:
+        return images
+    dtype = images.dtype
+    x = images if dtype.startswith("float") else cast(images, "float32")
+    return cast(image_color.grayscale(x, axis), dtype)
+
+
+def rgb_to_hsv(images, data_format=None):
+    """Hue, saturation and value in [0, 1] (dm_pix's formulas); float images only."""
+    op = "rgb_to_hsv"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    _require_float(op, images)
+    eps = {"float16": 2 ** -10, "bfloat16": 2 ** -7, "float32": 2 ** -23}.get(
+        images.dtype, 2 ** -52)
+    return image_color.rgb_to_hsv(images, _channel_axis(data_format) % images.ndim, eps)
+
+
+def hsv_to_rgb(images, data_format=None):
+    """The inverse of ``rgb_to_hsv``; float images only."""
+    op = "hsv_to_rgb"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    _require_float(op, images)
+    return image_color.hsv_to_rgb(images, _channel_axis(data_format) % images.ndim)
+
+
+# --------------------------------------------------------------------------- resizing
+def _size_pair(op, size):
+    if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0
+            for s in size):
+        raise ValueError(f"{op}: argument 'size' must be a tuple of two positive ints "
+                         f"(height, width); received {size!r}")
+    return int(size[0]), int(size[1])
+
+
+def resize(images, size, interpolation="bilinear", antialias=False,
+           crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
+           fill_value=0.0, data_format=None):
+    """Resize to ``size`` (height, width), optionally cropping or padding (with
+    ``fill_value``) to the target aspect ratio first."""
+    op = "resize"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    _choice(op, "interpolation", interpolation, METHODS)
+    if fill_mode != "constant":
+        raise ValueError(f"{op}: argument 'fill_mode' must be 'constant' (the only mode "
+                         f"Keras supports); received {fill_mode!r}")
+    if pad_to_aspect_ratio and crop_to_aspect_ratio:
+        raise ValueError(f"{op}: only one of 'pad_to_aspect_ratio' and "
+                         f"'crop_to_aspect_ratio' can be True")
+    height, width = _size_pair(op, size)
+    x = _to_nhwc(images, data_format)
+    h, w = x.shape[1], x.shape[2]
+    if crop_to_aspect_ratio:
+        crop_h = max(min(h, int(float(w * height) / width)), 1)
+        crop_w = max(min(w, int(float(h * width) / height)), 1)
+        top, left = int(float(h - crop_h) / 2), int(float(w - crop_w) / 2)
+        x = x[:, top:top + crop_h, left:left + crop_w, :]
+    elif pad_to_aspect_ratio:
+        pad_h = max(h, int(float(w * height) / width))
+        pad_w = max(w, int(float(h * width) / height))
+        top, left = int(float(pad_h - h) / 2), int(float(pad_w - w) / 2)
+        if top > 0:
+            x = pad(x, [[0, 0], [top, top], [0, 0], [0, 0]], constant_values=fill_value)
+        elif left > 0:
+            x = pad(x, [[0, 0], [0, 0], [left, left], [0, 0]], constant_values=fill_value)
+    dtype = x.dtype
+    if not dtype.startswith("float") and interpolation != "nearest":
+        raise TypeError(f"{op}: interpolation {interpolation!r} needs float images; "
+                        f"received dtype {dtype}")
+    x = resize_axes(x, (1, 2), (height, width), interpolation, bool(antialias))
+    return _from_nhwc(x, data_format, images.ndim)
+
+
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):
+    """Each axis ``spatial_dims[i]`` resampled to ``output_shape`` with output ``o``
+    sampling ``(o + 0.5 - translation[i]) / scale[i] - 0.5`` (jax.image's rule)."""
+    op = "scale_and_translate"
+    images = as_tensor(op, images)
+    kernel = SCALE_METHODS.get(_choice(op, "method", method, tuple(SCALE_METHODS)))
+    scale = [float(s) for s in convert_to_tensor(scale).numpy().reshape(-1)]
+    translation = [float(t) for t in convert_to_tensor(translation).numpy().reshape(-1)]
+    x = images
+    for i, d in enumerate(spatial_dims):
+        d = d % images.ndim
+        x = resample_axis(x, d, int(output_shape[d]), scale[i], translation[i], kernel,
+                          bool(antialias))
+    return x
+
+
+# --------------------------------------------------------------------------- sampling
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
+    """``inputs`` read at ``coordinates`` (shape ``(inputs.ndim, ...)``), with linear
+    (``order=1``) or nearest (``order=0``) interpolation."""
+    op = "map_coordinates"
+    inputs, coordinates = as_tensor(op, inputs), as_tensor(op, coordinates)
+    if coordinates.ndim < 2:
+        raise ShapeError(f"{op}: argument 'coordinates' must have rank >= 2; received "
+                         f"shape {describe_shape(coordinates.shape)}")
+    if coordinates.shape[0] != inputs.ndim:
+        raise ShapeError(f"{op}: the first axis of 'coordinates' ({coordinates.shape[0]}) "
+                         f"must equal the rank of 'inputs' ({inputs.ndim})")
+    _choice(op, "fill_mode", fill_mode, FILL_MODES)
+    _choice(op, "order", order, (0, 1))
+    dtype = inputs.dtype if inputs.dtype.startswith("float") else "float32"
+    coordinates = cast(coordinates, dtype)
+    x = inputs if inputs.dtype == dtype else cast(inputs, dtype)
+    out = sample(x, [coordinates[d] for d in range(inputs.ndim)], order, fill_mode,
+                 fill_value)
+    return out if out.dtype == inputs.dtype else cast(out, inputs.dtype)
+
+
+def _transforms(op, transform, batch, dtype):
+    transform = cast(as_tensor(op, transform), dtype)
+    if transform.ndim not in (1, 2) or transform.shape[-1] != 8:
+        raise ShapeError(f"{op}: argument 'transform' must have shape (8,) or (batch, 8); "
+                         f"received shape {describe_shape(transform.shape)}")
+    if transform.ndim == 1:
+        transform = expand_dims(transform, 0)
+    return [reshape(transform[:, k], (-1, 1, 1, 1)) for k in range(8)]
+
+
+def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
+                     fill_value=0, data_format=None):
+    """Output pixel (y, x) of channel c samples ``x' = a0 x + a1 y + a2`` and
+    ``y' = b0 x + b1 y + b2`` (plus ``c1 c`` and ``c0 c``: Keras's numpy/jax backends add
+    the last two numbers times the channel index and never divide by them)."""
+    op = "affine_transform"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]
+    _choice(op, "fill_mode", fill_mode, FILL_MODES)
+    dtype = _compute_dtype(images)
+    x = _to_nhwc(images, data_format, dtype)
+    batch, height, width, channels = x.shape
+    a0, a1, a2, b0, b1, b2, c0, c1 = _transforms(op, transform, batch, dtype)
+    ys = reshape(arange(height, dtype=dtype), (1, height, 1, 1))
+    xs = reshape(arange(width, dtype=dtype), (1, 1, width, 1))
+    cs = reshape(arange(channels, dtype=dtype), (1, 1, 1, channels))
+    x_in = add(add(add(multiply(a0, xs), multiply(a1, ys)), multiply(c1, cs)), a2)
+    y_in = add(add(add(multiply(b0, xs), multiply(b1, ys)), multiply(c0, cs)), b2)
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, fill_mode,
+                 fill_value)
+    return _from_nhwc(out, data_format, images.ndim, images.dtype)
+
+
+def batch_and_channel(batch, channels, y_in, x_in):
+    """The four coordinate tensors of an NHWC sample at (y_in, x_in) per image/channel."""
+    return [reshape(arange(batch, dtype="int32"), (batch, 1, 1, 1)), y_in, x_in,
+            reshape(arange(channels, dtype="int32"), (1, 1, 1, channels))]
+
+
+def _homography(start, end):
+    """Keras's 8 projective coefficients mapping ``end`` points onto ``start`` points."""
+    zero = multiply(end[:, 0, 0], 0.0)
+    one = add(zero, 1.0)
+    rows, targets = [], []
+    for i in range(4):
+        ex, ey, sx, sy = end[:, i, 0], end[:, i, 1], start[:, i, 0], start[:, i, 1]
+        rows.append(stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+        targets += [sx, sy]
+    return solve(stack(rows, axis=1), expand_dims(stack(targets, axis=-1), -1))[..., 0]
+
+
+def perspective_transform(images, start_points, end_points, interpolation="bilinear",
+                          fill_value=0, data_format=None):
+    """Warp so that ``start_points`` (4 corners, (x, y)) land on ``end_points``; pixels
+    from outside read ``fill_value``."""
+    op = "perspective_transform"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]
+    dtype = _compute_dtype(images)
+    points = []
+    for arg, p in (("start_points", start_points), ("end_points", end_points)):
+        p = cast(as_tensor(op, p), dtype)
+        if p.ndim not in (2, 3) or tuple(p.shape[-2:]) != (4, 2):
+            raise ShapeError(f"{op}: argument '{arg}' must have shape (4, 2) or "
+                             f"(batch, 4, 2); received shape {describe_shape(p.shape)}")
+        points.append(p if p.ndim == 3 else expand_dims(p, 0))
+    if tuple(points[0].shape) != tuple(points[1].shape):
+        raise ShapeError(f"{op}: 'start_points' and 'end_points' must have one shape; "
+                         f"received {describe_shape(points[0].shape)} and "
+                         f"{describe_shape(points[1].shape)}")
+    x = _to_nhwc(images, data_format, dtype)
+    batch, height, width, channels = x.shape
+    h = _homography(*points)
+    a = [reshape(h[:, k], (-1, 1, 1, 1)) for k in range(8)]
+    ys = reshape(arange(height, dtype=dtype), (1, height, 1, 1))
+    xs = reshape(arange(width, dtype=dtype), (1, 1, width, 1))
+    denom = add(add(multiply(a[6], xs), multiply(a[7], ys)), 1.0)
+    x_in = divide(add(add(multiply(a[0], xs), multiply(a[1], ys)), a[2]), denom)
+    y_in = divide(add(add(multiply(a[3], xs), multiply(a[4], ys)), a[5]), denom)
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, "constant",
+                 fill_value)
+    return _from_nhwc(out, data_format, images.ndim, images.dtype)
+
+
+from .image_more import (crop_images, elastic_transform, extract_patches,  # noqa: E402
+                         extract_patches_3d, gaussian_blur, pad_images, sobel_edges, ssim)

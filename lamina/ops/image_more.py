@@ -1,0 +1,216 @@
+"""The rest of ``keras.ops.image``: crops, pads, filters, patches and the elastic warp
+(split from lamina/ops/image.py to keep files small; import them from there)."""
+from __future__ import annotations
+
+import numbers
+
+from ..errors import ShapeError, describe_shape
+from . import image_filters
+from .reshaping import expand_dims, moveaxis, reshape, squeeze, transpose
+from .core import arange, as_tensor, cast
+from .image import (INTERPOLATIONS, _choice, _compute_dtype, _data_format, _from_nhwc, _hw,
+                    _images, _to_nhwc, batch_and_channel)
+from .image_sampling import FILL_MODES, sample
+from .math import add, multiply
+from .random import random_normal
+from .replicate import pad
+
+
+def _check_box(op, names, values):
+    """Exactly one of each (before, after, target) triple is None; all others >= 0."""
+    first = [values[0], values[2], values[4]]
+    second = [values[1], values[3], values[5]]
+    for group, group_names in ((first, [names[0], names[2], names[4]]),
+                               (second, [names[1], names[3], names[5]])):
+        if group.count(None) != 1:
+            shown = ", ".join(f"{n}={v!r}" for n, v in zip(group_names, group))
+            raise ValueError(f"{op}: exactly one of {', '.join(group_names)} must be None; "
+                             f"received {shown}")
+    for name, value in zip(names, values):
+        if value is not None and (isinstance(value, bool) or not isinstance(
+                value, numbers.Integral) or value < 0):
+            raise ValueError(f"{op}: argument '{name}' must be a non-negative int; "
+                             f"received {value!r}")
+
+
+def _hw_axes(images, data_format):
+    rank = images.ndim
+    return (rank - 3, rank - 2) if data_format == "channels_last" else (rank - 2, rank - 1)
+
+
+def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
+               right_padding=None, target_height=None, target_width=None, data_format=None):
+    """Zero-pad to a size; per side, two of (before, after, target) given."""
+    op = "pad_images"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    names = ["top_padding", "left_padding", "bottom_padding", "right_padding",
+             "target_height", "target_width"]
+    values = [top_padding, left_padding, bottom_padding, right_padding, target_height,
+              target_width]
+    _check_box(op, names, values)
+    height, width = _hw(images, data_format)
+    top, left, bottom, right = values[:4]
+    top = target_height - bottom - height if top is None else top
+    bottom = target_height - top - height if bottom is None else bottom
+    left = target_width - right - width if left is None else left
+    right = target_width - left - width if right is None else right
+    for name, value in zip(names, (top, left, bottom, right)):
+        if value < 0:
+            raise ValueError(f"{op}: {name} must be >= 0 (the target is smaller than the "
+                             f"image {height}x{width}); received {name}={value}")
+    widths = [[0, 0] for _ in range(images.ndim)]
+    h_axis, w_axis = _hw_axes(images, data_format)
+    widths[h_axis], widths[w_axis] = [top, bottom], [left, right]
+    return pad(images, widths)
+
+
+def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
+                right_cropping=None, target_height=None, target_width=None, data_format=None):
+    """Crop a window; per side, two of (before, after, target) given."""
+    op = "crop_images"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    names = ["top_cropping", "left_cropping", "bottom_cropping", "right_cropping",
+             "target_height", "target_width"]
+    values = [top_cropping, left_cropping, bottom_cropping, right_cropping, target_height,
+              target_width]
+    _check_box(op, names, values)
+    height, width = _hw(images, data_format)
+    top, left, bottom, right = values[:4]
+    top = height - target_height - bottom if top is None else top
+    target_height = height - bottom - top if target_height is None else target_height
+    left = width - target_width - right if left is None else left
+    target_width = width - right - left if target_width is None else target_width
+    for name, value in (("top_cropping", top), ("target_height", target_height),
+                        ("left_cropping", left), ("target_width", target_width)):
+        if value < 0:
+            raise ValueError(f"{op}: {name} must be >= 0 (the crop does not fit the image "
+                             f"{height}x{width}); received {name}={value}")
+    if top + target_height > height or left + target_width > width:
+        raise ValueError(f"{op}: the window ({top}, {left}) of size {target_height}x"
+                         f"{target_width} does not fit the image {height}x{width}")
+    index = [slice(None)] * images.ndim
+    h_axis, w_axis = _hw_axes(images, data_format)
+    index[h_axis] = slice(top, top + target_height)
+    index[w_axis] = slice(left, left + target_width)
+    return images[tuple(index)]
+
+
+def _pair(op, arg, value, kind=int):
+    items = (value, value) if isinstance(value, numbers.Number) else tuple(value)
+    if len(items) != 2:
+        raise ValueError(f"{op}: argument '{arg}' must be a number or a pair; received "
+                         f"{value!r}")
+    return tuple(kind(v) for v in items)
+
+
+def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
+    """Each channel convolved with a normalised Gaussian, zero padding, same size."""
+    op = "gaussian_blur"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    kernel_size = _pair(op, "kernel_size", kernel_size)
+    sigma = _pair(op, "sigma", sigma, float)
+    dtype = _compute_dtype(images)
+    x = _to_nhwc(images, data_format, dtype)
+    out = image_filters.gaussian_blur(x, kernel_size, sigma)
+    return _from_nhwc(out, data_format, images.ndim, images.dtype)
+
+
+def sobel_edges(images, data_format=None):
+    """(…, 2): the vertical and horizontal Sobel derivatives of each channel (scipy's
+    ``ndimage.sobel`` with symmetric padding)."""
+    op = "sobel_edges"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    dtype = _compute_dtype(images)
+    x = _to_nhwc(images, data_format, dtype)
+    out = image_filters.sobel_edges(x)
+    if data_format == "channels_first":
+        out = transpose(out, (0, 3, 1, 2, 4))
+    if images.ndim == 3:
+        out = squeeze(out, 0)
+    return out if out.dtype == images.dtype else cast(out, images.dtype)
+
+
+def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         data_format=None):
+    """Mean structural similarity per image (a scalar for one image)."""
+    op = "ssim"
+    data_format = _data_format(op, data_format)
+    image1, image2 = _images(op, image1, "image1"), _images(op, image2, "image2")
+    dtype = image1.dtype if image1.dtype.startswith("float") else "float32"
+    x, y = _to_nhwc(image1, data_format, dtype), _to_nhwc(image2, data_format, dtype)
+    out = image_filters.ssim(x, y, float(max_val), int(filter_size), float(filter_sigma),
+                             float(k1), float(k2))
+    if image1.ndim == 3:
+        out = squeeze(out, 0)
+    return out if out.dtype == image1.dtype else cast(out, image1.dtype)
+
+
+def _patch_args(op, size, strides, dilation_rate, padding, n):
+    size = (size,) * n if isinstance(size, int) else tuple(size)
+    if len(size) != n:
+        raise TypeError(f"{op}: argument 'size' must be an int or a tuple of {n} ints; "
+                        f"received {size!r}")
+    strides = size if not strides else ((strides,) * n if isinstance(strides, int)
+                                        else tuple(strides))
+    dilation = (dilation_rate,) * n if isinstance(dilation_rate, int) else tuple(
+        dilation_rate)
+    _choice(op, "padding", padding, ("valid", "same"))
+    return size, strides, dilation
+
+
+def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
+                    data_format=None):
+    """2-D patches (``size`` an int or a pair) as the last axis, ``h * w * channels``
+    long; a 3-tuple ``size`` goes to ``extract_patches_3d`` as in Keras."""
+    if not isinstance(size, int) and len(size) == 3:
+        return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
+    op = "extract_patches"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    size, strides, dilation = _patch_args(op, size, strides, dilation_rate, padding, 2)
+    x = _to_nhwc(images, data_format)
+    out = image_filters.extract_patches(x, size, strides, dilation, padding)
+    return _from_nhwc(out, data_format, images.ndim)
+
+
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
+                       data_format=None):
+    """3-D patches of (batch,) depth, height, width, channels volumes."""
+    op = "extract_patches_3d"
+    data_format = _data_format(op, data_format)
+    volumes = as_tensor(op, volumes)
+    if volumes.ndim not in (4, 5):
+        raise ShapeError(f"{op}: argument 'volumes' must have rank 4 (one volume) or 5 (a "
+                         f"batch); received shape {describe_shape(volumes.shape)}")
+    size, strides, dilation = _patch_args(op, size, strides, dilation_rate, padding, 3)
+    x = volumes if volumes.ndim == 5 else expand_dims(volumes, 0)
+    if data_format == "channels_first":
+        x = moveaxis(x, 1, -1)
+    out = image_filters.extract_patches(x, size, strides, dilation, padding)
+    if data_format == "channels_first":
+        out = moveaxis(out, -1, 1)
+    return out if volumes.ndim == 5 else squeeze(out, 0)
+
+
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Displace each pixel by ``alpha`` times a Gaussian-smoothed (``sigma``) normal
+    field scaled by ``sigma``, then resample (Keras's recipe; Lamina's random draws)."""
+    op = "elastic_transform"
+    data_format, images = _data_format(op, data_format), _images(op, images)
+    order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]
+    _choice(op, "fill_mode", fill_mode, FILL_MODES)
+    dtype = _compute_dtype(images)
+    x = _to_nhwc(images, data_format, dtype)
+    batch, height, width, channels = x.shape
+    sigma, alpha = float(sigma), float(alpha)
+    k = int(6 * sigma) | 1
+    field = multiply(random_normal((2 * batch, height, width, 1), dtype=dtype, seed=seed),
+                     sigma)
+    field = image_filters.gaussian_blur(field, (k, k), (sigma, sigma))
+    dx, dy = field[:batch], field[batch:]
+    ys = reshape(arange(height, dtype=dtype), (1, height, 1, 1))
+    xs = reshape(arange(width, dtype=dtype), (1, 1, width, 1))
+    x_in, y_in = add(xs, multiply(dx, alpha)), add(ys, multiply(dy, alpha))
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, fill_mode,
+                 fill_value)
+    return _from_nhwc(out, data_format, images.ndim, images.dtype)

@@ -1,0 +1,107 @@
+"""Sampling an array at fractional coordinates, as Keras 3's ``ops.image`` does it.
+
+``sample`` is the one sampler: ``map_coordinates`` (any rank), ``affine_transform`` and
+``perspective_transform`` (and through them the random affine layers) build coordinates
+and call it. Order 0 reads the nearest element, order 1 mixes the ``2**k`` corners of
+the ``k`` fractional axes. A corner outside the array is mapped in by ``fill_mode``
+("reflect": ``dcba|abcd|dcba``, "mirror": ``dcb|abcd|cba``, "wrap", "nearest") or read
+as ``fill_value`` ("constant"), corner by corner, as Keras's padded scipy call does.
+Gradients flow to the sampled values (a gather) and to the coordinates (the weights).
+"""
+from __future__ import annotations
+
+from .reshaping import broadcast_to, reshape
+from .compare import greater_equal, less, logical_and
+from .core import cast
+from .indexing import take
+from .math import abs as _abs, add, clip, floor, floor_divide, mod, multiply, subtract, where
+from .math import round as _round
+
+FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+
+
+def _fix(index, size: int, fill_mode: str):
+    """``index`` mapped into [0, size) by ``fill_mode``; and (constant) where it was."""
+    if fill_mode == "constant":
+        valid = logical_and(greater_equal(index, 0), less(index, size))
+        return clip(index, 0, size - 1), valid
+    if fill_mode == "nearest" or size == 1:
+        return clip(index, 0, size - 1), None
+    if fill_mode == "wrap":
+        return mod(index, size), None
+    if fill_mode == "mirror":
+        return _mirror(index, size), None
+    # reflect (dcba|abcd|dcba): mirror (dcb|abcd|cba) on the doubled grid, then halve.
+    return floor_divide(subtract(_mirror(add(multiply(index, 2), 1), 2 * size + 1), 1), 2), None
+
+
+def _mirror(index, size: int):
+    s = size - 1
+    return _abs(subtract(mod(add(index, s), 2 * s), s))
+
+
+def _taps(coord, order: int, half_to_even: bool):
+    """(integer index, weight or None) pairs interpolating at ``coord``."""
+    if order == 0:
+        nearest = _round(coord) if half_to_even else floor(add(coord, 0.5))
+        return [(cast(nearest, "int32"), None)]
+    lower = floor(coord)
+    upper_weight = subtract(coord, lower)
+    lower = cast(lower, "int32")
+    return [(lower, subtract(1.0, upper_weight)), (add(lower, 1), upper_weight)]
+
+
+def sample(inputs, coords, order: int = 1, fill_mode: str = "constant", fill_value=0.0,
+           half_to_even: bool = False):
+    """``inputs`` read at ``coords`` (one tensor per axis, broadcastable together).
+
+    A coordinate given as an int tensor is exact (no interpolation, no fill: the batch
+    and channel axes of an image); float ones are interpolated with ``order``."""
+    shape = tuple(inputs.shape)
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    per_axis = []
+    for d, c in enumerate(coords):
+        if c.dtype.startswith("int"):
+            per_axis.append([(c, None, None)])
+            continue
+        taps = []
+        for index, weight in _taps(c, order, half_to_even):
+            index, valid = _fix(index, shape[d], fill_mode)
+            taps.append((index, weight, valid))
+        per_axis.append(taps)
+    flat = reshape(inputs, (-1,))
+    fill = cast(fill_value, inputs.dtype)
+    out = None
+    combos = [[]]
+    for taps in per_axis:
+        combos = [prev + [t] for prev in combos for t in taps]
+    for combo in combos:
+        index = weight = valid = None
+        for d, (i, w, v) in enumerate(combo):
+            term = multiply(i, strides[d]) if strides[d] != 1 else i
+            index = term if index is None else add(index, term)
+            if w is not None:
+                weight = w if weight is None else multiply(weight, w)
+            if v is not None:
+                valid = v if valid is None else logical_and(valid, v)
+        out_shape = tuple(index.shape)
+        value = reshape(take(flat, reshape(index, (-1,)), axis=0), out_shape)
+        if valid is not None:
+            value = where(broadcast_to(valid, out_shape), value, fill)
+        if weight is not None:
+            value = multiply(value, cast(weight, inputs.dtype))
+        out = value if out is None else add(out, value)
+    if tuple(out.shape) != tuple(broadcast_shape(coords)):
+        out = broadcast_to(out, broadcast_shape(coords))
+    return out
+
+
+def broadcast_shape(tensors) -> tuple:
+    rank = max(len(t.shape) for t in tensors)
+    dims = [1] * rank
+    for t in tensors:
+        for k, n in enumerate((1,) * (rank - len(t.shape)) + tuple(t.shape)):
+            dims[k] = n if dims[k] == 1 else dims[k]
+    return tuple(dims)
