@@ -19,6 +19,9 @@ from .catalogue import Choice
 EXCLUDED = {
     "Layer": "the base class: every generated layer is one",
     "InputLayer": "made by lamina.Input in every functional and Sequential model",
+    **{name: "works on host strings/ints outside the graph (no string tensors): refuses "
+             "symbolic inputs" for name in ("StringLookup", "IntegerLookup", "Hashing",
+                                            "HashedCrossing", "TextVectorization")},
 }
 MERGE_NAMES = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
                "Concatenate", "Dot", "Attention", "AdditiveAttention")
