@@ -104,6 +104,10 @@ class TextVectorization(HostLayer):
         if data.ndim != 1:
             raise ValueError(f"{self.name}: inputs must be strings of shape (batch,) or "
                              f"(batch, 1); received shape {data.shape}")
+        bad = [v for v in data.tolist() if not isinstance(v, str)][:1]
+        if bad:
+            raise TypeError(f"{self.name}: expected strings (str or bytes); received a value "
+                            f"{bad[0]!r} of type {type(bad[0]).__name__}")
         if callable(self._standardize):
             data = host_array(self._standardize(data), self._encoding)
         elif self._standardize is not None:

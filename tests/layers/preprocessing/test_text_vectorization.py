@@ -92,3 +92,29 @@ def test_adapted_vocabulary_round_trips_through_keras_file_as_an_asset(tmp_path)
     assert restored.get_config()["vocabulary"] is None
     assert restored.get_vocabulary() == ["", "[UNK]", "c", "b", "a"]
     np.testing.assert_array_equal(restored(["a c z"]).numpy(), [[4, 2, 1]])
+
+
+def test_sequential_model_starting_with_text_vectorization_fits_and_predicts(tmp_path):
+    texts = np.array(["good movie", "bad movie", "good good", "bad bad film"])
+    y = np.array([1.0, 0.0, 1.0, 0.0], "float32")
+    vectorize = TV(output_sequence_length=4)
+    vectorize.adapt(texts)
+    model = lamina.Sequential([vectorize, layers.Embedding(10, 4),
+                               layers.GlobalAveragePooling1D(), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(texts, y, epochs=2, verbose=0, validation_data=(texts, y))
+    assert history.history["loss"][1] < history.history["loss"][0]
+    predicted = model.predict(texts, verbose=0)
+    # The same as running the layer on the data first and the rest of the model on that.
+    np.testing.assert_allclose(model.predict(vectorize(texts), verbose=0), predicted)
+    np.testing.assert_allclose(model(texts).numpy(), predicted, rtol=1e-5, atol=1e-6)
+    assert np.isclose(model.evaluate(texts, y, verbose=0), history.history["val_loss"][1])
+    path = str(tmp_path / "text_model.keras")
+    model.save(path)
+    loaded = lamina.saving.load_model(path)
+    np.testing.assert_allclose(loaded.predict(texts, verbose=0), predicted, rtol=1e-6)
+
+
+def test_functional_model_refuses_text_vectorization_on_its_input():
+    with pytest.raises(TypeError, match="text_vec: TextVectorization works on host data"):
+        TV(name="text_vec")(lamina.Input((1,)))
