@@ -9,13 +9,22 @@ from typing import Callable
 import numpy as np
 
 
+class RaggedDataError(ValueError):
+    """Rows of different lengths where a rectangular array is needed."""
+
+
 def host_array(data, decode: str = "utf-8") -> np.ndarray:
     """``data`` (a str, a nested list, a numpy array or a Lamina tensor) as a numpy array;
     text becomes an object array of ``str`` (bytes decoded with ``decode``)."""
     if not isinstance(data, (np.ndarray, list, tuple, str, bytes, int, float)) and \
             callable(getattr(data, "numpy", None)):
         data = data.numpy()
-    array = np.asarray(data)
+    try:
+        array = np.asarray(data)
+    except ValueError:
+        raise RaggedDataError(f"expected rectangular data (every row the same length); received "
+                         f"rows of different lengths (ragged data is not supported: pad the "
+                         f"rows, or pass them one at a time)") from None
     if array.dtype.kind == "S" or (array.dtype == object and _any_bytes(array)):
         array = map_elements(lambda v: v.decode(decode) if isinstance(v, bytes) else v,
                              array, object)

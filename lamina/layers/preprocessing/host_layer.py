@@ -13,6 +13,7 @@ from .. import call_context
 from ...core.symbolic import SymbolicTensor
 from ... import tree
 from ..layer import Layer
+from ...utils.host_data import RaggedDataError
 
 
 class HostLayer(Layer):
@@ -32,4 +33,7 @@ class HostLayer(Layer):
                 f"x = {self.name}(numpy_array) before fit/predict) and feed the model its "
                 f"output")
         self.built = True
-        return self.call(inputs, *args, **kwargs)
+        try:
+            return self.call(inputs, *args, **kwargs)
+        except RaggedDataError as exc:
+            raise ValueError(f"{self.name}: {exc}") from None

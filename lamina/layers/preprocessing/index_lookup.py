@@ -285,3 +285,11 @@ def _batches(data):
     if isinstance(data, (list, tuple, str)) or hasattr(data, "shape"):
         return [data]
     return data
+
+
+def _is_ragged(batch) -> bool:
+    """A list or tuple of sequences whose lengths differ (what Keras adapts as ragged)."""
+    if not isinstance(batch, (list, tuple)) or not batch or \
+            not all(isinstance(row, (list, tuple)) for row in batch):
+        return False
+    return len({len(row) for row in batch}) > 1

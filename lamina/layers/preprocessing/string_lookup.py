@@ -5,7 +5,7 @@ from ... import ops
 from ...utils.host_data import host_array, map_elements
 from ...utils.string_hashing import fingerprint64, siphash64
 from .host_layer import HostLayer
-from .index_lookup import IndexLookup
+from .index_lookup import IndexLookup, _is_ragged
 
 
 class StringLookup(HostLayer, IndexLookup):
@@ -37,6 +37,8 @@ class StringLookup(HostLayer, IndexLookup):
                          name=name, **kwargs)
 
     def _documents(self, batch) -> list:
+        if _is_ragged(batch):                   # a list of token lists of any lengths
+            return [self._host(row, "adapt").reshape(-1).tolist() for row in batch]
         data = self._host(batch, "adapt")
         if data.ndim == 0:
             return [[data.item()]]

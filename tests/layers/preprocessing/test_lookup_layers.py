@@ -166,3 +166,19 @@ def test_config_round_trip(layer):
     assert clone.get_config() == config
     restored = layers.deserialize(layers.serialize(layer))
     assert type(restored) is type(layer)
+
+
+def test_adapt_takes_ragged_lists_and_call_refuses_them():
+    layer = layers.IntegerLookup()
+    layer.adapt([[1, 2, 2], [3]])
+    assert layer.get_vocabulary() == [-1, 2, 3, 1]
+    with pytest.raises(ValueError, match="integer_lookup.*: expected rectangular data"):
+        layer([[1, 2], [3]])
+
+
+def test_tf_idf_adapt_pads_to_max_tokens():
+    layer = layers.StringLookup(output_mode="tf_idf", max_tokens=6, pad_to_max_tokens=True)
+    layer.adapt([["a", "b"], ["a"]])
+    idf_a, idf_b = np.log(1 + 2 / 3), np.log(1 + 2 / 2)
+    np.testing.assert_allclose(layer([["a", "z"]]).numpy(),
+                               [[(idf_a + idf_b) / 2, idf_a, 0, 0, 0, 0]], rtol=1e-6)
