@@ -16,3 +16,15 @@ Sequence = PyDataset          # Keras 2's name
 __all__ = ["PyDataset", "Sequence", "set_random_seed", "to_categorical", "pad_sequences",
            "normalize", "custom_object_scope", "deserialize_keras_object",
            "get_custom_objects", "register_keras_serializable", "serialize_keras_object"]
+
+
+def __getattr__(name):
+    # FeatureSpace is built from layers, which import this package's host-data helpers:
+    # it is exported lazily so that importing lamina.utils never imports lamina.layers.
+    if name == "FeatureSpace":
+        from ..layers.preprocessing.feature_space import FeatureSpace
+        return FeatureSpace
+    raise AttributeError(f"module 'lamina.utils' has no attribute {name!r}")
+
+
+__all__ += ["FeatureSpace"]
