@@ -7,6 +7,7 @@ from ..layers.core.input_layer import InputLayer
 from ..core import structure
 from ..layers.layer import Layer
 from .functional import Functional
+from .host_prefix import apply_host_prefix, host_prefix
 from .model import Model
 
 
@@ -75,7 +76,10 @@ class Sequential(Model):
 
     def _build_graph(self, input_layer: InputLayer) -> None:
         x = input_layer.output
+        skip = host_prefix(self)           # they run on the data before the graph
         for layer in self._stack[1:]:
+            if any(layer is h for h in skip):
+                continue
             x = layer(x)
             if len(tree.flatten(x)) != 1:
                 raise ValueError(f"{self.name}: every layer of a Sequential model must have "
@@ -113,6 +117,11 @@ class Sequential(Model):
         if len(self._stack) == 1:
             raise ValueError(f"{self.name}.build: the model has no layers")
         self._build_graph(self._stack[0])
+
+    def __call__(self, *args, **kwargs):
+        if args and host_prefix(self):
+            args = (apply_host_prefix(self, args[0]), *args[1:])
+        return super().__call__(*args, **kwargs)
 
     def _maybe_build(self, inputs, args, kwargs) -> None:
         if not self.built:

@@ -23,6 +23,7 @@ from ..core import weight_budget
 from ..errors import LaminaError
 from . import archive_guard
 from .archive_guard import check_names, entry_cap, read_folder_file, read_member, weights_cap
+from .assets import MAX_ASSET_BYTES, collect_assets, restore_assets
 from .atomic import atomic_folder, atomic_path
 from .compile_config import compile_from_config, get_compile_config
 from .errors import CorruptFileError, SavingError, naming_file
@@ -70,7 +71,7 @@ def _entries(model, include_optimizer: bool) -> dict[str, bytes]:
     skip = [optimizer] if optimizer is not None and not include_optimizer else []
     write_weights(model, weights, objects_to_skip=skip)
     return {METADATA: json.dumps(metadata).encode(), CONFIG: config.encode(),
-            WEIGHTS: weights.getvalue()}
+            WEIGHTS: weights.getvalue(), **collect_assets(model)}
 
 
 def write_archive(model, filepath: str, zipped: bool = True,
@@ -80,6 +81,7 @@ def write_archive(model, filepath: str, zipped: bool = True,
     if not zipped:
         with atomic_folder(filepath, "save_model") as folder:
             for name, data in entries.items():
+                os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
                 with open(os.path.join(folder, name), "wb") as f:
                     f.write(data)
         return
@@ -171,7 +173,21 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
             raise naming_file(exc, filepath) from None
     weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
     assign_weights(read_weights(model, io.BytesIO(weights), filepath))
+    restore_assets(model, lambda prefix: _entries_under(filepath, prefix))
     return model
+
+
+def _entries_under(filepath: str, prefix: str) -> dict[str, bytes]:
+    """``{file name: bytes}`` of the archive's files directly under the folder ``prefix``."""
+    if os.path.isdir(filepath):
+        folder = os.path.join(filepath, prefix)
+        names = [n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n))] \
+            if os.path.isdir(folder) else []
+    else:
+        with zipfile.ZipFile(filepath, "r") as zf:
+            names = [n[len(prefix):] for n in zf.namelist()
+                     if n.startswith(prefix) and "/" not in n[len(prefix):]]
+    return {n: read_entry(filepath, prefix + n, cap=MAX_ASSET_BYTES) for n in names}
 
 
 def load_weights_from_archive(model, filepath: str, skip_mismatch: bool = False,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import ops, tree
 from ..autograd.tape import GradientTape
 from ..core import structure
+from ..models.host_prefix import apply_host_prefix
 from ..utils.ignored_arguments import warn_ignored
 from . import argument_checks as check
 from .compile_utils import CompileLoss, CompileMetrics
@@ -204,6 +205,10 @@ class Trainer:
         """Train for ``epochs - initial_epoch`` epochs; returns the ``History``."""
         _check_legacy_kwargs(self, "fit", kwargs)
         self._assert_compiled("fit")
+        x = apply_host_prefix(self, x)
+        if isinstance(validation_data, tuple) and validation_data:
+            validation_data = (apply_host_prefix(self, validation_data[0]),
+                               *validation_data[1:])
         return fit_loop(self, x=x, y=y, batch_size=batch_size, epochs=epochs, verbose=verbose,
                         callbacks=callbacks, validation_split=validation_split,
                         validation_data=validation_data, shuffle=shuffle,
@@ -218,7 +223,7 @@ class Trainer:
         """The loss and metrics on the data: a scalar, a list ``[loss, ...]`` or a dict."""
         _check_legacy_kwargs(self, "evaluate", kwargs)
         self._assert_compiled("evaluate")
-        logs = evaluate_loop(self, x=x, y=y, batch_size=batch_size, verbose=verbose,
+        logs = evaluate_loop(self, x=apply_host_prefix(self, x), y=y, batch_size=batch_size, verbose=verbose,
                              sample_weight=sample_weight, steps=steps, callbacks=callbacks)
         return logs if return_dict else self._flatten_logs(logs)
 
@@ -227,7 +232,7 @@ class Trainer:
         """The outputs for ``x`` as host numpy arrays (written into one preallocated array
         per output)."""
         _check_legacy_kwargs(self, "predict", kwargs)
-        return predict_loop(self, x=x, batch_size=batch_size, verbose=verbose, steps=steps,
+        return predict_loop(self, x=apply_host_prefix(self, x), batch_size=batch_size, verbose=verbose, steps=steps,
                             callbacks=callbacks)
 
     def _flatten_logs(self, logs: dict):

@@ -31,3 +31,15 @@ __all__ = ["PyDataset", "Sequence", "set_random_seed", "to_categorical", "pad_se
            "is_interactive_logging_enabled", "pack_x_y_sample_weight",
            "unpack_x_y_sample_weight", "Config", "get_file", "Progbar", "clear_session",
            "get_source_inputs", "is_keras_tensor", "standardize_dtype"]
+
+
+def __getattr__(name):
+    # FeatureSpace is built from layers, which import this package's host-data helpers:
+    # it is exported lazily so that importing lamina.utils never imports lamina.layers.
+    if name == "FeatureSpace":
+        from ..layers.preprocessing.feature_space import FeatureSpace
+        return FeatureSpace
+    raise AttributeError(f"module 'lamina.utils' has no attribute {name!r}")
+
+
+__all__ += ["FeatureSpace"]

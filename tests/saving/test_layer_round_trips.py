@@ -122,6 +122,10 @@ def test_the_walk_covers_every_exported_layer():
     exported = {getattr(lamina.layers, name) for name in lamina.layers.__all__}
     layers = {cls for cls in exported if isinstance(cls, type) and
               issubclass(cls, lamina.layers.Layer)}
-    assert {cls.__name__ for cls in layers - covered} == {"Layer", "InputLayer",
-                                                          "Wrapper"}   # abstract: no call
+    # The host-data layers (strings/ints outside the graph) cannot sit in a functional
+    # model; their config and .keras round trips are in tests/layers/preprocessing.
+    host_data = {"StringLookup", "IntegerLookup", "Hashing", "HashedCrossing",
+                 "TextVectorization"}
+    assert {cls.__name__ for cls in layers - covered} - host_data == {"Layer", "InputLayer",
+                                                                      "Wrapper"}  # abstract
     assert len(CASES) >= 170

@@ -58,3 +58,10 @@ __all__ += ["AugMix"]
 from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
 
 __all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]
+from .hashed_crossing import HashedCrossing  # noqa: E402
+from .hashing import Hashing  # noqa: E402
+from .integer_lookup import IntegerLookup  # noqa: E402
+from .string_lookup import StringLookup  # noqa: E402
+from .text_vectorization import TextVectorization  # noqa: E402
+
+__all__ += ["HashedCrossing", "Hashing", "IntegerLookup", "StringLookup", "TextVectorization"]

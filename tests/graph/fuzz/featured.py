@@ -20,6 +20,9 @@ EXCLUDED = {
     "Layer": "the base class: every generated layer is one",
     "InputLayer": "made by lamina.Input in every functional and Sequential model",
     "Wrapper": "an abstract base (no call); SpectralNormalization is one",
+    **{name: "works on host strings/ints outside the graph (no string tensors): refuses "
+             "symbolic inputs" for name in ("StringLookup", "IntegerLookup", "Hashing",
+                                            "HashedCrossing", "TextVectorization")},
 }
 MERGE_NAMES = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
                "Concatenate", "Dot", "Attention", "AdditiveAttention")
