@@ -34,7 +34,7 @@ def test_serialize_writes_keras_3_format():
     config = optimizers.serialize(SGD(0.5, momentum=0.9, nesterov=True, clipnorm=1.0))
     assert config == {
         "module": "keras.optimizers", "class_name": "SGD", "registered_name": None,
-        "config": {"name": "SGD", "learning_rate": 0.5, "weight_decay": None,
+        "config": {"name": "sgd", "learning_rate": 0.5, "weight_decay": None,
                    "clipnorm": 1.0, "global_clipnorm": None, "clipvalue": None,
                    "use_ema": False, "ema_momentum": 0.99, "ema_overwrite_frequency": None,
                    "loss_scale_factor": None, "gradient_accumulation_steps": None,
