@@ -8,7 +8,7 @@ import lamina
 from lamina import optimizers
 
 from . import keras_reference_new as ref
-from .helpers import make_variables, quadratic_gradient, train
+from .helpers import A, B, W0, make_variables, quadratic_gradient, train
 
 
 def _case_id(case):
@@ -57,7 +57,6 @@ def test_adafactor_keeps_keras_int32_placeholders_for_vectors():
 
 
 def test_muon_tall_kernel_and_embedding_match_keras(backend):
-    from .helpers import A, B, W0
     w0, a, b = W0[0].T, A[0].T, B[0].T
     got = _train_single(optimizers.Muon(0.1), w0, a, b, "dense/kernel", 4)
     np.testing.assert_allclose(got, ref.MUON_TALL, rtol=2e-5, atol=2e-6)
