@@ -12,22 +12,31 @@ from ..saving.object_registration import serialize_keras_object
 from ..utils.object_lookup import deserialize_from, lookup_name
 from . import schedules
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .ftrl import Ftrl
+from .lamb import Lamb
 from .lion import Lion
 from .loss_scale_optimizer import LossScaleOptimizer
+from .multi_optimizer import MultiOptimizer
+from .muon import Muon
 from .nadam import Nadam
 from .optimizer import Optimizer
+from .optimizer_map import OptimizerMap
 from .rmsprop import RMSprop
+from .schedule_free_adamw import ScheduleFreeAdamW
 from .sgd import SGD
 
-_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion)
+_CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, Adafactor, Ftrl,
+            Lamb, Muon, ScheduleFreeAdamW, MultiOptimizer)
 
 # Keras looks names up case-insensitively: "adam", "Adam", "RMSprop", "rmsprop", ...
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
 ALL_OBJECTS.update({cls.__name__.lower(): cls for cls in _CLASSES})
+ALL_OBJECTS["OptimizerMap"] = OptimizerMap
 
 
 def _canonical(name: str) -> str:
@@ -70,4 +79,5 @@ def get(identifier) -> Optimizer | None:
 
 __all__ = ["Optimizer", "get", "serialize", "deserialize", "schedules", "ALL_OBJECTS",
            "LossScaleOptimizer",
+           "OptimizerMap",
            *(cls.__name__ for cls in _CLASSES)]

@@ -22,7 +22,7 @@ class Nadam(Optimizer):
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, gradient_accumulation_steps=None, name="nadam",
+                 loss_scale_factor=None, gradient_accumulation_steps=None, name=None,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,

@@ -21,13 +21,12 @@ State lives in Variables updated in place: ``iterations`` (int64) and ``learning
 """
 from __future__ import annotations
 
-import re
-
 from .. import ops
 from ..autograd.tape import no_grad
 from ..autograd.tensor import TensorBase
 from ..autograd.variable import Variable
 from ..dtypes import floatx
+from ..layers.naming import to_snake_case, unique_name
 from ..saving.object_registration import serialize_keras_object
 from . import schedules
 from .arguments import check_base_arguments, check_learning_rate, pop_legacy_arguments
@@ -70,7 +69,9 @@ class Optimizer(WeightDecay, OptimizerState):
             setattr(self, key, value)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"{owner}: argument 'name' must be a string; received {name!r}")
-        self.name = name or re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", owner).lower()
+        # Keras's automatic name: the class name in snake_case, made unique with ``_N``
+        # (``adam``, ``adam_1``, ``sgd``, ``adam_w``, ``rm_sprop``) until clear_session.
+        self.name = name if name is not None else unique_name(to_snake_case(owner))
         self._init_state()
         self._update_gate = None              # set while gradient accumulation is running
         self.exclude_from_weight_decay()

@@ -166,15 +166,16 @@ class OptimizerState:
 
     def save_own_variables(self, store) -> None:
         """Write the state as ``store["0"], store["1"], ...`` (Keras's ``.keras`` layout)."""
-        for i, variable in enumerate(self._variables):
+        for i, variable in enumerate(self.variables):
             store[str(i)] = variable.numpy()
 
     def load_own_variables(self, store) -> None:
-        if len(store.keys()) != len(self._variables):
+        variables = self.variables        # a MultiOptimizer's include its inner ones'
+        if len(store.keys()) != len(variables):
             warnings.warn(f"Skipping variable loading for optimizer '{self.name}': it has "
-                          f"{len(self._variables)} variables and the saved optimizer has "
+                          f"{len(variables)} variables and the saved optimizer has "
                           f"{len(store.keys())}" + ("; it has not been built yet"
                                                     if not self.built else ""), stacklevel=2)
             return
-        for i, variable in enumerate(self._variables):
+        for i, variable in enumerate(variables):
             variable.assign(store[str(i)])

@@ -20,6 +20,13 @@ OPTIMIZERS = {
         lamina.optimizers.schedules.ExponentialDecay(0.01, 3, 0.5), amsgrad=True),
     "sgd_cosine_warmup": lambda: lamina.optimizers.SGD(
         lamina.optimizers.schedules.CosineDecay(0.0, 10, warmup_target=0.1, warmup_steps=3)),
+    "adafactor": lambda: lamina.optimizers.Adafactor(0.05, weight_decay=0.01),
+    "ftrl": lambda: lamina.optimizers.Ftrl(0.1, l1_regularization_strength=0.001, beta=0.1),
+    "lamb_clipnorm": lambda: lamina.optimizers.Lamb(0.01, clipnorm=0.5),
+    "muon": lambda: lamina.optimizers.Muon(0.01),
+    "schedule_free_adamw": lambda: lamina.optimizers.ScheduleFreeAdamW(0.01, warmup_steps=2),
+    "multi_optimizer": lambda: lamina.optimizers.MultiOptimizer(lamina.optimizers.OptimizerMap(
+        lamina.optimizers.SGD(0.05, momentum=0.9), {".*kernel": lamina.optimizers.Lamb(0.01)})),
 }
 
 def classification_metrics():

@@ -17,7 +17,9 @@ def test_defaults_match_keras():
     assert (opt.beta_1, opt.beta_2, opt.epsilon, opt.amsgrad, opt.name) == \
         (0.9, 0.999, 1e-7, False, "adam")
     assert float(opt.learning_rate) == pytest.approx(0.001)
-    assert AdamW().weight_decay == 0.004 and AdamW().name == "adamw"
+    # Keras 3.15's automatic names: snake_case of the class, then made unique.
+    assert AdamW().weight_decay == 0.004 and AdamW().name == "adam_w_1"
+    assert Adam().name == "adam_1" and Adam(name="mine").name == "mine"
 
 
 def test_first_step_by_hand(backend):

@@ -12,7 +12,7 @@ from .helpers import check_golden, one_step
 def test_defaults_match_keras():
     opt = RMSprop()
     assert (opt.rho, opt.momentum, opt.epsilon, opt.centered, opt.name) == \
-        (0.9, 0.0, 1e-7, False, "rmsprop")
+        (0.9, 0.0, 1e-7, False, "rm_sprop")
 
 
 def test_keras_docstring_example(backend):

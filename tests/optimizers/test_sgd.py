@@ -11,7 +11,7 @@ from .helpers import check_golden, one_step
 def test_defaults_match_keras():
     opt = SGD()
     assert (float(opt.learning_rate), opt.momentum, opt.nesterov, opt.name) == \
-        (pytest.approx(0.01), 0.0, False, "SGD")
+        (pytest.approx(0.01), 0.0, False, "sgd")
 
 
 def test_plain_step_by_hand(backend):

@@ -41,6 +41,13 @@ OPTIMIZERS = [
     "optimizers.SGD(learning_rate=0.05, clipnorm=0.5)",
     "optimizers.Adam(learning_rate=0.01, clipvalue=0.1, weight_decay=0.01)",
     "optimizers.Adam(learning_rate=0.01, global_clipnorm=1.0, use_ema=True)",
+    "optimizers.Adafactor(learning_rate=0.05)",
+    "optimizers.Ftrl(learning_rate=0.1, l1_regularization_strength=0.001)",
+    "optimizers.Lamb(learning_rate=0.01, weight_decay=0.01)",
+    "optimizers.Muon(learning_rate=0.01)",
+    "optimizers.ScheduleFreeAdamW(learning_rate=0.01, warmup_steps=2)",
+    "optimizers.MultiOptimizer(optimizers.OptimizerMap(optimizers.SGD(learning_rate=0.05), "
+    "{'.*kernel': optimizers.Adam(learning_rate=0.01)}))",
 ]
 
 # (loss code, head activation, fixed units or None, label kind)
