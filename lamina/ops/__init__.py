@@ -8,6 +8,7 @@ import sys as _sys
 
 from . import activations as _activations, compare as _compare
 from . import adaptive_pooling as _adaptive_pooling
+from . import distances as _distances
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import fft as _fft, signal as _signal
@@ -37,6 +38,7 @@ from . import joining as _joining
 from . import sorting as _sorting
 from .activations import *  # noqa: F401,F403
 from .adaptive_pooling import *  # noqa: F401,F403
+from .distances import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .custom import custom_op
@@ -89,6 +91,7 @@ from .loss_functions import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .piecewise import *  # noqa: F401,F403
 from . import image  # noqa: F401,E402  (keras.ops.image, a namespace of its own)
+from . import nn, numpy  # noqa: F401,E402  (keras.ops.nn and keras.ops.numpy namespaces)
 
 # Utilities (not ops): converting data, making constants, the registry.
 UTILITIES = ["convert_to_tensor", "convert_to_numpy", "zeros", "ones", "full", "arange",
@@ -106,7 +109,7 @@ _FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
 _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
-_FAMILIES += (_adaptive_pooling,)
+_FAMILIES += (_adaptive_pooling, _distances)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

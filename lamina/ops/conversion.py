@@ -1,22 +1,23 @@
-"""Reinterpreting and converting values: saturate_cast, view, view_as_complex,
-view_as_real (Keras 3's ``keras.ops`` names).
+"""Reinterpreting and converting values: saturate_cast and view (Keras 3's ``keras.ops``
+names).
 
 ``view`` reads the same bytes as another dtype (a primitive, no gradient); the last axis
-grows or shrinks by the ratio of the item sizes. Lamina has no complex dtypes, so
-``view_as_complex``/``view_as_real`` are refused with a DTypeError that says so.
+grows or shrinks by the ratio of the item sizes. (Keras's view_as_complex/view_as_real
+need complex dtypes, which Lamina does not have: they are excluded from the API, see the
+README.)
 """
 from __future__ import annotations
 
 import math
 
 from ..dtypes import INT_DTYPES, is_float, itemsize, standardize
-from ..errors import DTypeError, ShapeError, describe_shape
+from ..errors import ShapeError, describe_shape
 from .compare import isnan
 from .core import as_tensor, cast, unchanged, zeros_like
 from .math import clip, where
 from .op import Op, Spec, register_op
 
-__all__ = ["saturate_cast", "view", "view_as_complex", "view_as_real"]
+__all__ = ["saturate_cast", "view"]
 
 _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": math.inf}
 
@@ -86,18 +87,3 @@ def view(x, dtype=None):
     if dtype is None or standardize(dtype) == x.dtype:
         return unchanged(x)
     return View(x, dtype=standardize(dtype))
-
-
-def _no_complex(op: str):
-    raise DTypeError(f"{op}: Lamina has no complex dtypes (its dtypes are bool, ints and "
-                     "float16/32/64); keep real and imaginary parts as a last axis of 2")
-
-
-def view_as_complex(x):
-    """Refused: Lamina has no complex dtypes (a DTypeError says so)."""
-    _no_complex("view_as_complex")
-
-
-def view_as_real(x):
-    """Refused: Lamina has no complex dtypes (a DTypeError says so)."""
-    _no_complex("view_as_real")

@@ -29,6 +29,14 @@ EXCLUDED = {
     "keras.optimizers.legacy": "tf.keras legacy optimizers (TensorFlow only)",
     "keras.utils.legacy": "tf.keras legacy serialization (TensorFlow only)",
     "keras.wrappers": "scikit-learn wrappers; needs scikit-learn as the base class",
+    # Lamina has no complex dtypes (its dtypes are bool, ints and float16/bfloat16/32/64);
+    # FFTs take and return (real, imaginary) pairs, as Keras's do.
+    "keras.ops.polar": "returns complex numbers; Lamina has no complex dtype",
+    "keras.ops.nn.polar": "returns complex numbers; Lamina has no complex dtype",
+    "keras.ops.numpy.view_as_complex": "makes complex numbers; Lamina has no complex dtype",
+    "keras.ops.numpy.view_as_real": "reads complex numbers; Lamina has no complex dtype",
+    "keras.ops.view_as_complex": "makes complex numbers; Lamina has no complex dtype",
+    "keras.ops.view_as_real": "reads complex numbers; Lamina has no complex dtype",
 }
 
 # Names that a later issue builds; never stubbed here.

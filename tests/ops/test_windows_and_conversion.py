@@ -1,10 +1,10 @@
-"""Window functions, saturate_cast, view, view_as_complex/real, multi_hot and the
+"""Window functions, saturate_cast, view, multi_hot and the
 introspection functions (shape, ndim, size, dtype, is_tensor), with Keras 3.15.1's values."""
 import numpy as np
 import pytest
 
 from lamina import ops
-from lamina.errors import DTypeError, ShapeError
+from lamina.errors import ShapeError
 from tests.harness import case, rand, run_case
 
 
@@ -15,16 +15,6 @@ def np_kaiser(m, beta):
 def _window_case(name, ref, *args, label=""):
     return case(name, lambda: getattr(ops, name)(*args), lambda: ref(*args).astype(np.float32),
                 [], grad=False, graph=False, label=label, fwd_rtol32=1e-6, fwd_atol32=1e-7)
-
-
-def _refused(fn, x):
-    """1 when ``fn`` refuses ``x`` with Lamina's complex-dtype DTypeError (the registry's
-    case for view_as_complex/view_as_real, which Lamina cannot support), else 0."""
-    try:
-        fn(x)
-    except DTypeError as error:
-        return ops.convert_to_tensor(int("has no complex dtypes" in str(error)))
-    return ops.convert_to_tensor(0)
 
 
 CASES = [
@@ -60,10 +50,6 @@ CASES = [
     case("multi_hot", lambda x: ops.multi_hot(x, 4, dtype="int32"),
          lambda x: np.array([1, 0, 1, 1], np.int32), [np.array([0, 2, 3, 7])], grad=False,
          label="1d"),
-    case("view_as_complex", lambda x: _refused(ops.view_as_complex, x), lambda x: np.int32(1),
-         [rand(3, 2)], grad=False, graph=False),
-    case("view_as_real", lambda x: _refused(ops.view_as_real, x), lambda x: np.int32(1),
-         [rand(3, 2)], grad=False, graph=False),
     case("shape", lambda x: ops.convert_to_tensor(ops.shape(x)),
          lambda x: np.array(x.shape, np.int32), [rand(2, 3)], grad=False, graph=False),
     case("ndim", lambda x: ops.convert_to_tensor(ops.ndim(x)), lambda x: np.int32(x.ndim),
@@ -103,10 +89,6 @@ def test_conversion_errors(backend):
         ops.view(np.ones(3, np.int16), "float32")
     with pytest.raises(ShapeError, match=r"view: a scalar of float32 cannot be viewed as int16"):
         ops.view(np.float32(1.0), "int16")
-    for fn in (ops.view_as_complex, ops.view_as_real):
-        with pytest.raises(DTypeError, match=r"view_as_(complex|real): Lamina has no complex "
-                                              r"dtypes"):
-            fn(np.ones((3, 2), np.float32))
     with pytest.raises(ValueError, match=r"multi_hot: argument 'num_classes' must be specified"):
         ops.multi_hot(np.array([0]))
     with pytest.raises(ValueError, match=r"multi_hot: sparse=True is not supported"):

@@ -114,6 +114,7 @@ def _l2_normalize(x, axis: int):
     return ops.multiply(x, ops.rsqrt(ops.maximum(squares, eps * eps)))
 
 
-def dot(inputs, axes=-1, normalize=False, **kwargs):
-    """Keras's ``keras.layers.dot(inputs, axes=-1, normalize=False)``."""
-    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)
+def dot(inputs, axes=-1, **kwargs):
+    """Keras's ``keras.layers.dot(inputs, axes=-1, **kwargs)``; ``kwargs`` (``normalize``,
+    ``name``, ...) go to the :class:`Dot` layer."""
+    return Dot(axes=axes, **kwargs)(inputs)
