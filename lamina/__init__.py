@@ -15,6 +15,7 @@ from .models import Functional, Model, Sequential
 from .graph import jit
 
 from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
+from .autograd.stateless_scope import StatelessScope, SymbolicScope
 
 __version__ = "0.1.0"
 
@@ -27,4 +28,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "regularizers", "saving", "utils", "layers", "models", "callbacks", "datasets", "losses", "metrics", "optimizers", "Tensor", "Variable",
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
-           "Sequential", "Functional", "__version__"]
+           "Sequential", "Functional", "__version__",
+           "StatelessScope", "SymbolicScope"]
