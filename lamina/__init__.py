@@ -16,6 +16,8 @@ from .graph import jit
 
 from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
 from .autograd.stateless_scope import StatelessScope, SymbolicScope
+from .autograd.remat import remat
+from .layers.remat_scope import RematScope
 
 __version__ = "0.1.0"
 
@@ -29,4 +31,4 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
            "Sequential", "Functional", "__version__",
-           "StatelessScope", "SymbolicScope"]
+           "StatelessScope", "SymbolicScope", "remat", "RematScope"]

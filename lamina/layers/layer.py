@@ -112,6 +112,8 @@ class Layer(LayerConfigMixin):
         from .. import regularizers
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._batch_input_shape = _batch_shape_from_kwargs(kwargs)
+        from .remat_scope import get_current_remat_mode
+        d["_remat_mode"] = get_current_remat_mode()     # a RematScope at creation (Keras)
 
     # ---------------------------------------------------------------- attribute tracking
     def __setattr__(self, name: str, value) -> None:

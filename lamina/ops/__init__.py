@@ -74,6 +74,8 @@ _FAMILIES += (_control_flow, _loops, _associative, _gradient_override, _gufunc)
 _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
+from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
+_FAMILIES += (_recompute,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

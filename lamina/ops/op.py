@@ -105,6 +105,9 @@ _autocast_inputs = None
 # Set by lamina/autograd/stateless_scope.py while a StatelessScope is open: replaces the
 # Variable inputs the scope maps by their values in the scope.
 _stateless_inputs = None
+# Set by lamina/autograd/remat.py while a remat'd function runs: sees the inputs first, to
+# note which Variables the function reads (and their values then); returns nothing.
+_read_observer = None
 
 
 class _TraceHook(threading.local):
@@ -118,6 +121,8 @@ trace_hook = _TraceHook()
 
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
     """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
+    if _read_observer is not None:
+        _read_observer(inputs)
     if _autocast_inputs is not None:
         inputs = _autocast_inputs(op, inputs)
     if _stateless_inputs is not None:
