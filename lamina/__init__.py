@@ -18,6 +18,7 @@ from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for 
 from .autograd.stateless_scope import StatelessScope, SymbolicScope
 from .autograd.remat import remat
 from .layers.remat_scope import RematScope
+from . import distillation
 
 __version__ = "0.1.0"
 
@@ -31,4 +32,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "GradientTape", "no_grad", "stop_gradient", "Input", "InputSpec", "Layer", "Model",
            "jit", "KerasTensor", "version",
            "Sequential", "Functional", "__version__",
-           "StatelessScope", "SymbolicScope", "remat", "RematScope"]
+           "StatelessScope", "SymbolicScope", "remat", "RematScope",
+           "distillation"]
