@@ -176,3 +176,23 @@ def test_errors():
                                          "'activations', 'larger_than', 'list_of_layers' or "
                                          "None; received 'some'"):
         lamina.RematScope("some")
+
+
+def test_remat_inside_stateless_call_differentiates_the_mapped_values():
+    x = RNG.normal(size=(4, 3)).astype("float32")
+    grads = []
+    for scope in (contextlib.nullcontext(), lamina.RematScope()):
+        with scope:
+            model = lamina.Sequential([layers.Dense(5, activation="tanh",
+                                                    kernel_initializer="ones"),
+                                       layers.Dense(2, kernel_initializer="ones")])
+        model(x)
+        values = [ops.convert_to_tensor(v.numpy() * 0.5) for v in model.trainable_variables]
+        with lamina.GradientTape() as tape:
+            tape.watch(values)
+            out, _ = model.stateless_call(values, [], x)
+            loss = ops.sum(out * out)
+        grads.append(tape.gradient(loss, values))
+    for plain, rematted in zip(*grads):
+        assert rematted is not None
+        np.testing.assert_allclose(rematted.numpy(), plain.numpy(), rtol=1e-6)
