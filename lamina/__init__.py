@@ -26,6 +26,10 @@ from .optimizers import Optimizer
 from .regularizers import Regularizer
 
 from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
+from .autograd.stateless_scope import StatelessScope, SymbolicScope
+from .autograd.remat import remat
+from .layers.remat_scope import RematScope
+from . import distillation
 
 __version__ = "0.1.0"
 
@@ -40,4 +44,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "jit", "KerasTensor", "version",
            "Sequential", "Functional", "__version__", "Function", "device", "name_scope",
            "Operation", "Initializer", "Loss", "Metric", "Optimizer", "Regularizer",
-           "dtype_policies", "mixed_precision", "DTypePolicy", "FloatDTypePolicy"]
+           "dtype_policies", "mixed_precision", "DTypePolicy", "FloatDTypePolicy",
+           "StatelessScope", "SymbolicScope", "remat", "RematScope", "distillation"]

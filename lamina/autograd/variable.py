@@ -10,6 +10,9 @@ from ..errors import ShapeError, describe_shape
 from .tensor import Tensor
 
 _uid = itertools.count()
+# True while a StatelessScope is open on some thread (lamina/autograd/stateless_scope.py):
+# only then do reads and writes look for one.
+stateless_scope_open = False
 
 
 def note_views(owner: "Variable", outputs) -> None:
@@ -109,6 +112,11 @@ class Variable(Tensor):
 
     def numpy(self):
         """A host copy of the current value: later assigns do not change it."""
+        if stateless_scope_open:
+            from .stateless_scope import current_value
+            scoped = current_value(self)
+            if scoped is not None:
+                return scoped.numpy()
         host = self.backend.to_host(self.data)
         return host.copy() if host is self.data or getattr(host, "base", None) is self.data \
             else host
@@ -117,6 +125,11 @@ class Variable(Tensor):
     def value(self) -> Tensor:
         """The current value, as a plain tensor that does not change with later assigns
         (while a graph is traced: the value the graph reads when it runs)."""
+        if stateless_scope_open:
+            from .stateless_scope import current_value
+            scoped = current_value(self)
+            if scoped is not None:
+                return scoped
         recording = self._traced()
         if recording is not None:
             return recording.read(self)
@@ -146,7 +159,20 @@ class Variable(Tensor):
         from ..graph import trace
         return trace.active()
 
+    def _write_in_scope(self, value, combine=None) -> bool:
+        """Inside a StatelessScope: record the write there (``combine(current, value)``
+        for assign_add/assign_sub) and return True."""
+        from . import stateless_scope
+        if stateless_scope.get_stateless_scope() is None:
+            return False
+        if combine is not None:
+            from .. import ops
+            value = combine(self.value, ops.convert_to_tensor(value, dtype=self.dtype))
+        return stateless_scope.write(self, value)
+
     def assign(self, value) -> "Variable":
+        if stateless_scope_open and self._write_in_scope(value):
+            return self
         recording = self._traced()
         if recording is not None:          # compiling: record the write
             recording.assign(self, value)
@@ -159,6 +185,10 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta) -> "Variable":
+        if stateless_scope_open:
+            from .. import ops
+            if self._write_in_scope(delta, ops.add):
+                return self
         recording = self._traced()
         if recording is not None:
             from .. import ops
@@ -172,6 +202,10 @@ class Variable(Tensor):
         return self
 
     def assign_sub(self, delta) -> "Variable":
+        if stateless_scope_open:
+            from .. import ops
+            if self._write_in_scope(delta, ops.subtract):
+                return self
         recording = self._traced()
         if recording is not None:
             from .. import ops

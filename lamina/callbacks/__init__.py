@@ -24,10 +24,13 @@ from .model_checkpoint import ModelCheckpoint
 from .progbar_logger import ProgbarLogger
 from .reduce_lr_on_plateau import ReduceLROnPlateau
 from .terminate_on_nan import TerminateOnNaN
+from .swap_ema_weights import SwapEMAWeights
+from .remote_monitor import RemoteMonitor
 
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in (
     BackupAndRestore, CSVLogger, EarlyStopping, History, LambdaCallback,
-    LearningRateScheduler, ModelCheckpoint, ProgbarLogger, ReduceLROnPlateau, TerminateOnNaN)}
+    LearningRateScheduler, ModelCheckpoint, ProgbarLogger, ReduceLROnPlateau, TerminateOnNaN,
+    SwapEMAWeights, RemoteMonitor)}
 
 
 def serialize(callback: Callback) -> dict:
@@ -43,4 +46,4 @@ def deserialize(config, custom_objects: dict | None = None) -> Any:
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "BackupAndRestore",
            "CSVLogger", "EarlyStopping", "LambdaCallback", "LearningRateScheduler",
            "ModelCheckpoint", "ReduceLROnPlateau", "TerminateOnNaN", "serialize",
-           "deserialize", "ALL_OBJECTS"]
+           "deserialize", "ALL_OBJECTS", "SwapEMAWeights", "RemoteMonitor"]

@@ -11,7 +11,7 @@ from ..autograd.autocast import scope_for_layer
 from ..autograd.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
-from . import call_context
+from . import call_context, remat_scope
 from .input_spec import check_input_compatibility
 from .node import LayerNode
 from ..graph import trace as graph_trace
@@ -86,7 +86,12 @@ def run_call(layer, args: tuple, kwargs: dict):
     scope = scope_for_layer(layer)        # mixed precision: read variables in compute dtype
     with call_context.layer_call(training, layer.name if symbolic else None), \
             scope if scope is not None else contextlib.nullcontext():
-        outputs = layer.call(*args, **kwargs)
+        call = layer.call
+        if remat_scope.applies(layer, symbolic):        # built inside a RematScope
+            call = remat_scope.rematerialized_call(
+                layer, lambda: (call_context.layer_call(training),
+                                scope or contextlib.nullcontext()), args, kwargs)
+        outputs = call(*args, **kwargs)
         outputs = _attach_masks(layer, inputs, kwargs.get("mask", previous_mask), outputs)
         # Activity losses are real when values are (eager) or will be (a graph trace).
         if layer.activity_regularizer is not None and (

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import tree
 from ..autograd.tensor import Tensor, TensorBase
+from ..autograd.stateless_scope import get_stateless_scope
 from ..autograd.variable import Variable
 from ..core.symbolic import SymbolicTensor
 from ..errors import LaminaError
@@ -111,6 +112,8 @@ class Layer(LayerConfigMixin):
         from .. import regularizers
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._batch_input_shape = _batch_shape_from_kwargs(kwargs)
+        from .remat_scope import get_current_remat_mode
+        d["_remat_mode"] = get_current_remat_mode()     # a RematScope at creation (Keras)
 
     # ---------------------------------------------------------------- attribute tracking
     def __setattr__(self, name: str, value) -> None:
@@ -254,12 +257,22 @@ class Layer(LayerConfigMixin):
         if not isinstance(loss, TensorBase):
             from ..ops import convert_to_tensor
             loss = convert_to_tensor(loss)
-        self._losses.append(loss)
+        scope = get_stateless_scope()
+        if scope is None:
+            self._losses.append(loss)
+        elif scope.collect_losses:          # a StatelessScope keeps them; else dropped
+            scope.add_loss(loss)
+            self.__dict__.setdefault("_loss_ids", set()).add(id(loss))
 
     @property
     def losses(self) -> list:
         """This call's added losses plus the regularization of the weights, with sublayers'."""
-        result = list(self._losses)
+        scope = get_stateless_scope()
+        if scope is None:
+            result = list(self._losses)
+        else:
+            ids = self.__dict__.get("_loss_ids", ())
+            result = [x for x in scope.losses if id(x) in ids]
         for variable in self._trainable_variables:
             if variable.regularizer is not None and variable.trainable:
                 result.append(variable.regularizer(variable))
@@ -268,9 +281,24 @@ class Layer(LayerConfigMixin):
         return result
 
     def _clear_losses(self) -> None:
+        ids = self.__dict__.get("_loss_ids")
+        if ids:
+            scope = get_stateless_scope()
+            if scope is not None:
+                scope.losses[:] = [x for x in scope.losses if id(x) not in ids]
+            ids.clear()
         self._losses.clear()
         for layer in self._sublayers():
             layer._clear_losses()
+
+    def stateless_call(self, trainable_variables, non_trainable_variables, *args,
+                       return_losses=False, **kwargs):
+        """Call the layer on the given weight values without changing its variables:
+        returns ``(outputs, non_trainable_variables)`` (the new values of the
+        non-trainable state), plus the losses with ``return_losses=True``."""
+        from .stateless_call import stateless_call
+        return stateless_call(self, trainable_variables, non_trainable_variables, args,
+                              kwargs, return_losses)
 
     # ---------------------------------------------------------------- build and call
     def build(self, input_shape) -> None:

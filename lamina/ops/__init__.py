@@ -110,6 +110,8 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
 _FAMILIES += (_adaptive_pooling, _distances)
+from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
+_FAMILIES += (_recompute,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

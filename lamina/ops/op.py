@@ -102,6 +102,12 @@ _symbolic_type: type | None = None
 # Set by lamina/autograd/autocast.py once a layer with a mixed dtype policy has run: casts
 # float Variable inputs to the running layer's compute dtype (Keras's AutocastScope).
 _autocast_inputs = None
+# Set by lamina/autograd/stateless_scope.py while a StatelessScope is open: replaces the
+# Variable inputs the scope maps by their values in the scope.
+_stateless_inputs = None
+# Set by lamina/autograd/remat.py while a remat'd function runs: sees the inputs first, to
+# note which Variables the function reads (and their values then); returns nothing.
+_read_observer = None
 
 
 class _TraceHook(threading.local):
@@ -115,8 +121,12 @@ trace_hook = _TraceHook()
 
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
     """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
+    if _read_observer is not None:
+        _read_observer(inputs)
     if _autocast_inputs is not None:
         inputs = _autocast_inputs(op, inputs)
+    if _stateless_inputs is not None:
+        inputs = _stateless_inputs(inputs)
     trace_inputs = trace_hook.inputs
     if trace_inputs is not None:
         inputs = trace_inputs(inputs)

@@ -174,6 +174,29 @@ class Optimizer(WeightDecay, OptimizerState):
                     variable.assign(variable.constraint(variable))
             self._iterations.assign_add(1)
 
+    def stateless_apply(self, optimizer_variables, grads, trainable_variables):
+        """``apply`` on given values, changing no Variable: returns the new
+        ``(trainable_variables, optimizer_variables)`` values (Keras 3's JAX-style step)."""
+        from ..autograd.stateless_scope import StatelessScope
+        from ..layers.stateless_call import check_values
+        owner = type(self).__name__
+        if not self.built:
+            raise ValueError(f"{owner}.stateless_apply: the optimizer must be built (its "
+                             f"variables created) first; call optimizer.build("
+                             f"trainable_variables)")
+        optimizer_variables, trainable_variables = (list(optimizer_variables),
+                                                    list(trainable_variables))
+        check_values(owner, "optimizer_variables", "variables", optimizer_variables,
+                     self.variables)
+        check_values(owner, "trainable_variables", "trainable_variables (that it was "
+                     "built with)", trainable_variables, self._trainable_variables)
+        mapping = (list(zip(self._trainable_variables, trainable_variables))
+                   + list(zip(self.variables, optimizer_variables)))
+        with StatelessScope(state_mapping=mapping) as scope:
+            self.apply(grads)
+        return ([scope.get_current_value(v) for v in self._trainable_variables],
+                [scope.get_current_value(v) for v in self.variables])
+
     def _backend_update_step(self, grads, trainable_variables, learning_rate) -> None:
         for grad, variable in zip(grads, trainable_variables):
             self.update_step(grad, variable, learning_rate)

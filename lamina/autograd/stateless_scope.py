@@ -1,0 +1,162 @@
+"""Keras 3's ``StatelessScope`` and ``SymbolicScope``.
+
+Inside a :class:`StatelessScope` no Variable changes:
+
+- an op that reads a Variable listed in ``state_mapping`` reads the mapped value instead
+  (``apply`` in ``lamina/ops/op.py`` calls the hook installed here, after autocasting and
+  before a graph trace's own variable reads, so a scope works eagerly and inside a trace);
+- ``assign``/``assign_add``/``assign_sub`` record the new value in the scope
+  (``scope.get_current_value(variable)``), and later reads in the scope see it;
+- with ``collect_losses=True``, ``Layer.add_loss`` adds to ``scope.losses`` (and a layer's
+  ``losses`` lists the ones it added); otherwise losses added in the scope are dropped.
+
+Lamina creates a variable's value when the variable is created, also inside a scope, so
+``initialize_variables`` needs no deferred work: a variable created in the scope holds its
+initializer's value when it is first used outside, as in Keras either way.
+
+The hook is installed only while a scope is open: with none, reading and assigning
+variables (eagerly and while tracing) is exactly as without this module.
+"""
+from __future__ import annotations
+
+import threading
+
+from ..ops import op as _op
+from . import variable as _variable
+
+_state = threading.local()
+_open_lock = threading.Lock()
+_open_scopes = 0          # scopes open on any thread: the hook stays installed while > 0
+
+
+def get_stateless_scope():
+    """The innermost StatelessScope open on this thread, or None."""
+    return getattr(_state, "stateless", None)
+
+
+def in_stateless_scope() -> bool:
+    return get_stateless_scope() is not None
+
+
+class StatelessScope:
+    """Run code without changing any Variable.
+
+    ``state_mapping`` is a list of ``(variable, value)`` pairs: inside the scope, ops read
+    ``value`` for ``variable``. Writes to variables are collected in the scope instead of
+    applied; read them back with ``get_current_value``:
+
+    >>> v = Variable([1.0, 2.0])
+    >>> with StatelessScope([(v, [10.0, 20.0])]) as scope:
+    ...     v.assign_add([1.0, 1.0])
+    >>> scope.get_current_value(v).numpy(), v.numpy()
+    (array([11., 21.], dtype=float32), array([1., 2.], dtype=float32))
+    """
+
+    def __init__(self, state_mapping=None, collect_losses=False, initialize_variables=True):
+        from .. import ops
+        from .variable import Variable
+        self.collect_losses = bool(collect_losses)
+        self.initialize_variables = bool(initialize_variables)
+        self.losses = []
+        self.state_mapping = {}
+        for pair in state_mapping or ():
+            key, value = pair
+            if not isinstance(key, Variable):
+                raise ValueError("StatelessScope: every key of argument 'state_mapping' must "
+                                 f"be a Variable; received {key!r}")
+            if isinstance(value, Variable):
+                value = ops.cast(value.value, key.dtype)
+            else:
+                value = ops.convert_to_tensor(value, dtype=key.dtype)
+            if tuple(value.shape) != tuple(key.shape):
+                raise ValueError(f"StatelessScope: the value for variable '{key.path}' must "
+                                 f"have the variable's shape {tuple(key.shape)}; received "
+                                 f"shape {tuple(value.shape)}")
+            self.state_mapping[id(key)] = value
+        self._previous = None
+
+    def __enter__(self):
+        global _open_scopes
+        self._previous = get_stateless_scope()
+        _state.stateless = self
+        with _open_lock:
+            _open_scopes += 1
+            _op._stateless_inputs = _map_variables
+            _variable.stateless_scope_open = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _open_scopes
+        _state.stateless = self._previous
+        with _open_lock:
+            _open_scopes -= 1
+            if _open_scopes == 0:
+                _op._stateless_inputs = None
+                _variable.stateless_scope_open = False
+
+    def add_loss(self, loss) -> None:
+        self.losses.append(loss)
+
+    def add_update(self, update) -> None:
+        """Record ``(variable, new_value)``: later reads in the scope see ``new_value``."""
+        variable, value = update
+        self.state_mapping[id(variable)] = value
+
+    def get_current_value(self, variable):
+        """The variable's value in this scope (mapped or assigned), or None."""
+        return self.state_mapping.get(id(variable), None)
+
+
+class SymbolicScope:
+    """Marks code that runs on symbolic tensors only (Keras 3's ``SymbolicScope``): while it
+    is open, ``in_symbolic_scope()`` is True."""
+
+    def __enter__(self):
+        self._previous = get_symbolic_scope()
+        _state.symbolic = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _state.symbolic = self._previous
+
+
+def get_symbolic_scope():
+    return getattr(_state, "symbolic", None)
+
+
+def in_symbolic_scope() -> bool:
+    return get_symbolic_scope() is not None
+
+
+def _map_variables(inputs: tuple) -> tuple:
+    """``inputs`` with the variables this thread's scope maps replaced by their values."""
+    scope = get_stateless_scope()
+    if scope is None:
+        return inputs
+    mapping, variable_type = scope.state_mapping, _variable.Variable
+    if not any(isinstance(x, variable_type) and id(x) in mapping for x in inputs):
+        return inputs
+    return tuple(mapping.get(id(x), x) if isinstance(x, variable_type) else x
+                 for x in inputs)
+
+
+def current_value(variable):
+    """``variable``'s value in this thread's scope (mapped or assigned there), or None."""
+    scope = get_stateless_scope()
+    return None if scope is None else scope.get_current_value(variable)
+
+
+def write(variable, value) -> bool:
+    """Record ``variable = value`` in this thread's scope; False when no scope is open."""
+    scope = get_stateless_scope()
+    if scope is None:
+        return False
+    from .. import ops
+    value = ops.convert_to_tensor(value, dtype=variable.dtype)
+    if tuple(value.shape) != tuple(variable.shape):
+        from ..errors import ShapeError, describe_shape
+        raise ShapeError(f"Variable '{variable.name}'.assign: expected a value of shape "
+                         f"{describe_shape(variable.shape)}; received shape "
+                         f"{describe_shape(value.shape)}")
+    scope.add_update((variable, value))
+    return True
