@@ -205,12 +205,34 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
     if fit_batch and n % fit_batch == 0 and fit_batch > 1 and r.random() < 0.7:
         n -= 1                                     # a ragged last batch
     train_batches = [r.randint(1, n) for _ in range(steps)]
+    if kind == "gan":
+        stmts = [_without_weight_rewrites(s) for s in stmts]
     return ModelSpec(seed=seed, kind=kind, dtype=dtype, input_shape=input_shape,
                      vocab=vocab, stmts=stmts, head=head, loss=loss, labels=labels,
                      units=units, optimizer=r.choice(OPTIMIZERS),
                      optimizer2=r.choice(OPTIMIZERS), order=order, n=n,
                      fit_batch=fit_batch, train_batches=train_batches,
                      predict_batch=r.randint(1, n))
+
+
+_SPECTRAL = "layers.SpectralNormalization("
+
+
+def _without_weight_rewrites(stmt):
+    """A GAN step calls its discriminator twice under one tape. SpectralNormalization
+    assigns its wrapped kernel on every training call, and Lamina's tape refuses a gradient
+    through a variable changed after it was read (in both modes, GradientError; Keras's
+    backends record the value read). Such a discriminator keeps the wrapped layer alone.
+    (The GAN guide's pattern, one call on real and fake images concatenated, works.)"""
+    def unwrap(choice):
+        if not choice.code.startswith(_SPECTRAL):
+            return choice
+        inner = choice.code[len(_SPECTRAL):].rsplit(", power_iterations=", 1)[0]
+        inner = inner[:-1] if inner.endswith(")") and inner.count("(") < inner.count(")") \
+            else inner
+        return Choice(inner)
+    return Stmt(stmt.kind, [unwrap(c) for c in stmt.choices], [unwrap(c) for c in stmt.other],
+                stmt.merge, stmt.shape, stmt.functional)
 
 
 def _merge(r, shapes, shape):
