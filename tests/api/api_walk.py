@@ -33,8 +33,6 @@ EXCLUDED = {
     # FFTs take and return (real, imaginary) pairs, as Keras's do.
     "keras.ops.polar": "returns complex numbers; Lamina has no complex dtype",
     "keras.ops.nn.polar": "returns complex numbers; Lamina has no complex dtype",
-    "keras.ops.numpy.view_as_complex": "makes complex numbers; Lamina has no complex dtype",
-    "keras.ops.numpy.view_as_real": "reads complex numbers; Lamina has no complex dtype",
     "keras.ops.view_as_complex": "makes complex numbers; Lamina has no complex dtype",
     "keras.ops.view_as_real": "reads complex numbers; Lamina has no complex dtype",
 }
