@@ -59,5 +59,5 @@ def test_flash_attention_and_traceback_switches(restore_config):
                                          r"Lamina: Lamina has no flash-attention kernel"):
         config.enable_flash_attention()
     assert config.is_flash_attention_enabled() is True
-    config._flash_attention = None
+    config.disable_flash_attention()
     assert config.is_flash_attention_enabled() is False

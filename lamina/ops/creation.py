@@ -10,10 +10,12 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float, standardize
 from ..errors import ShapeError
 from .core import as_tensor, as_tensors, cast, convert_to_tensor, full, zeros_like
-from .math import add, divide, log10, multiply, power, sign, subtract
+from .math import add, divide, floor, log10, multiply, power, sign, subtract
 from .op import Op, Spec, normalize_axis, register_op
 from .reshaping import broadcast_to, expand_dims, moveaxis, reshape
 from .slicing import slice_update
+from .core import arange
+from .compare import equal, less_equal
 
 __all__ = ["array", "copy", "empty", "empty_like", "eye", "identity", "tri", "linspace",
            "logspace", "geomspace", "meshgrid"]
@@ -75,8 +77,6 @@ def _count(op: str, arg: str, value) -> int:
 
 def _band(op: str, N, M, k, dtype, diagonal_only: bool):
     """(N, M) with ones where ``j - i == k`` (eye) or ``j - i <= k`` (tri)."""
-    from .core import arange
-    from .compare import equal, less_equal
     N = _count(op, "N", N)
     M = N if M is None else _count(op, "M", M)
     if not isinstance(k, int) or isinstance(k, bool):
@@ -104,7 +104,6 @@ def tri(N, M=None, k=0, dtype=None):
 
 def _spaced(op: str, start, stop, num, endpoint, dtype, axis):
     """numpy's linspace: (samples, step), samples along a new ``axis``."""
-    from .core import arange
     num = _count(op, "num", num)
     start, stop = as_tensors(op, start, stop)
     if not is_float(start.dtype):
@@ -132,7 +131,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     ``axis``. ``retstep=True`` also returns the spacing. Integer ``dtype``s floor."""
     samples, step = _spaced("linspace", start, stop, num, endpoint, dtype, axis)
     if dtype is not None and not is_float(standardize(dtype)):
-        from .math import floor
         samples = cast(floor(samples), dtype)
     return (samples, step) if retstep else samples
 

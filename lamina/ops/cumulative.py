@@ -18,6 +18,7 @@ from .math import add, divide, multiply, subtract, where
 from .op import Op, Spec, normalize_axis, register_op
 from .replicate import flip
 from .slicing import getitem
+from .reduction import sum as reduce_sum
 
 __all__ = ["cumsum", "cumprod", "nancumsum", "nancumprod", "trapezoid"]
 
@@ -111,7 +112,6 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of ``y`` along ``axis`` by the trapezoid rule, with sample points ``x``
     (same length along ``axis``, or broadcasting with ``y``) or spacing ``dx``; integer
     input gives floatx()."""
-    from .reduction import sum as reduce_sum
     y = as_tensor("trapezoid", y)
     if not is_float(y.dtype):
         y = cast(y, floatx())

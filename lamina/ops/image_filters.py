@@ -8,10 +8,11 @@ import math
 
 from .reshaping import concatenate, reshape, stack, transpose
 from .conv import depthwise_conv
-from .core import cast, convert_to_tensor
-from .math import add, divide, multiply, subtract
+from .core import arange, convert_to_tensor
+from .math import add, divide, exp, multiply, subtract
 from .reduction import mean
-from .replicate import pad
+from .reduction import sum as _sum
+from .replicate import pad, tile
 
 
 def gaussian_1d(size: int, sigma: float) -> list:
@@ -110,10 +111,6 @@ def extract_patches(x, size, strides, dilation, padding):
 def gaussian_blur_traced(images, kernel_size, sigma_y, sigma_x):
     """``gaussian_blur`` with the two sigmas as scalar tensors (random draws): the same
     kernel, built with ops so that it follows the drawn values in graph mode."""
-    from .replicate import tile
-    from .core import arange
-    from .math import exp
-    from .reduction import sum as _sum
 
     def kernel_1d(size, sigma):
         x = arange(size, dtype=images.dtype) - (size - 1) / 2

@@ -10,6 +10,7 @@ from .math import abs as absolute, multiply, power, sqrt
 from .compare import not_equal
 from .op import normalize_axes
 from .reduction import max as reduce_max, min as reduce_min, sum as reduce_sum
+from .reshaping import expand_dims
 
 __all__ = ["norm"]
 
@@ -59,7 +60,6 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 
 def _expand(x, axis):
-    from .reshaping import expand_dims
     return expand_dims(x, axis)
 
 

@@ -1,7 +1,6 @@
 """Keras 3's ``keras.ops.numpy`` namespace: the numpy-like functions of ``lamina.ops``
 under the names Keras lists there. The module imports no array library; its name mirrors
-Keras's namespace. (``view_as_complex``/``view_as_real`` are absent: Lamina has no complex
-dtype.)"""
+Keras's namespace."""
 from . import (  # noqa: F401
     abs, absolute, add, all, allclose, amax, amin, angle, any, append, arange, arccos, arccosh,
     arcsin, arcsinh, arctan, arctan2, arctanh, argmax, argmin, argpartition, argsort, array,

@@ -13,6 +13,10 @@ from ..errors import ShapeError, describe_shape
 from .reshaping import _index_tensor, _ints, concatenate, expand_dims, reshape
 from .core import as_tensor, unchanged
 from .op import Op, Spec, normalize_axes, normalize_axis, register_op
+from .slicing import GetItem
+from .slicing import slice as take_slice
+from .reduction import sum as reduce_sum
+from .indexing import take
 
 __all__ = ["pad", "tile", "repeat", "flip"]
 
@@ -34,7 +38,6 @@ class Pad(Op):
         return backend.pad(x, pads, value)
 
     def gradient(self, ctx, g):
-        from .slicing import GetItem
         key = tuple((a, -b if b else None, None) for a, b in ctx.attrs["pads"])
         return (GetItem(g, key=key),)
 
@@ -86,8 +89,6 @@ def _pad_axis(x, axis: int, before: int, after: int, mode: str):
     if builtins.max(before, after) > limit:
         raise ShapeError(f"pad: mode {mode!r} needs pad widths of at most {limit} on axis "
                          f"{axis} of size {size}; received ({before}, {after})")
-
-    from .slicing import slice as take_slice
 
     def part(start, stop):
         return take_slice(x, tuple(start if i == axis else 0 for i in range(x.ndim)),
@@ -147,7 +148,6 @@ class Tile(Op):
         return backend.tile(x, repeats)
 
     def gradient(self, ctx, g):
-        from .reduction import sum as reduce_sum
         x, repeats = ctx.inputs[0], ctx.attrs["repeats"]
         interleaved = tuple(v for r, d in zip(repeats, x.shape) for v in (r, d))
         g = reduce_sum(reshape(g, interleaved), axis=tuple(range(0, 2 * x.ndim, 2)))
@@ -183,7 +183,6 @@ class Repeat(Op):
         return backend.repeat(x, repeats, axis)
 
     def gradient(self, ctx, g):
-        from .reduction import sum as reduce_sum
         x, repeats, axis = ctx.inputs[0], ctx.attrs["repeats"], ctx.attrs["axis"]
         split_shape = x.shape[:axis] + (x.shape[axis], repeats) + x.shape[axis + 1:]
         return (reduce_sum(reshape(g, split_shape), axis=axis + 1),)
@@ -207,7 +206,6 @@ def repeat(x, repeats, axis=None):
                 raise ShapeError(f"repeat: argument 'repeats' needs one non-negative count per "
                                  f"element of axis {axis} (size {x.shape[axis]}); received "
                                  f"{len(counts)} counts")
-            from .indexing import take
             positions = [i for i, c in enumerate(counts) for _ in range(c)]
             return take(x, _index_tensor(positions, x), axis=axis)
     repeats = int(repeats)

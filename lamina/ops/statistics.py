@@ -16,6 +16,7 @@ from .reduction import all as reduce_all, any as reduce_any, max as reduce_max, 
 from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum
 from .replicate import flip, pad
+from .conv import conv
 
 __all__ = ["amax", "amin", "ptp", "average", "count_nonzero", "corrcoef", "correlate",
            "allclose"]
@@ -106,7 +107,6 @@ def correlate(x1, x2, mode="valid"):
     """The cross-correlation ``c[k] = sum_n x1[n + k] * x2[n]`` of two 1-D tensors, as
     numpy's ``correlate``: ``mode`` "valid" (full overlap), "same" (the longer input's
     length) or "full". Integer inputs give floatx()."""
-    from .conv import conv
     if mode not in _MODES:
         raise ValueError(f"correlate: argument 'mode' must be one of {_MODES}; received "
                          f"{mode!r}")

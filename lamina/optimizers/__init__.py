@@ -37,6 +37,8 @@ _CLASSES = (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Lion, A
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
 ALL_OBJECTS.update({cls.__name__.lower(): cls for cls in _CLASSES})
 ALL_OBJECTS["OptimizerMap"] = OptimizerMap
+# a wrapper (it needs an inner optimizer), resolvable by name as in Keras's ALL_OBJECTS
+ALL_OBJECTS["LossScaleOptimizer"] = LossScaleOptimizer
 
 
 def _canonical(name: str) -> str:

@@ -15,7 +15,8 @@ from tests.fixtures.serialization.objects import build, custom_classes
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "serialization" / \
     "keras_serialized.json"
 KERAS = json.loads(FIXTURE.read_text())
-OBJECTS = build(lamina)
+lamina.backend.clear_session()        # auto-names (adam, adam_1, ...) start afresh, as in
+OBJECTS = build(lamina)               # the Keras session that wrote the fixture
 
 
 def _text(config) -> str:

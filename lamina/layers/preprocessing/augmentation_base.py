@@ -31,11 +31,12 @@ def keras_factor(layer: str, arg: str, factor, low: float, high: float) -> tuple
                 factor[0] > high or factor[1] < low):
             raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received "
                              f"{factor!r}")
-        return tuple(sorted(float(v) for v in factor))
+        return tuple(sorted(factor))              # Keras keeps the given numbers
     if not is_number(factor) or not low <= factor <= high:
         raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {factor!r}")
-    f = abs(float(factor))
-    return (max(-f, low), f)
+    f = abs(factor)
+    bound = int(low) if float(low).is_integer() else low     # Keras's bounds are (0, 1) ints
+    return (-f, f) if -f >= low else (bound, f)
 
 
 def value_range_pair(layer: str, value_range, sort: bool = True) -> tuple:

@@ -60,10 +60,10 @@ class Solarization(AugmentationLayer):
     def _factor(self, arg, factor):
         if isinstance(factor, numbers.Real) and not isinstance(factor, bool) and (
                 0 <= factor <= 1):
-            return (0.0, float(factor))
+            return (0, factor)                 # as Keras writes it: the int bound 0
         if isinstance(factor, (list, tuple)) and len(factor) == 2 and all(
                 isinstance(v, numbers.Real) and 0 <= v <= 1 for v in factor):
-            return tuple(sorted(float(v) for v in factor))
+            return tuple(sorted(factor))
         raise ValueError(f"{self.name}: argument '{arg}' must be a number or a pair of "
                          f"numbers in [0, 1]; received {factor!r}")
 
@@ -124,7 +124,9 @@ class RandomGrayscale(AugmentationLayer):
         return ops.where(apply, gray, images), labels
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "factor": self.factor}
+        config = {**super().get_config(), "factor": self.factor}
+        config.pop("seed", None)         # Keras's RandomGrayscale writes no seed
+        return config
 
 
 class RandomHue(AugmentationLayer):

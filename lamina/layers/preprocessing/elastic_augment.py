@@ -25,9 +25,9 @@ class RandomElasticTransform(AugmentationLayer):
         self.factor = keras_factor(self.name, "factor", factor, 0.0, 1.0)
         if isinstance(scale, (list, tuple)) and len(scale) == 2 and all(
                 isinstance(v, numbers.Real) for v in scale):
-            self.scale = tuple(sorted(float(v) for v in scale))
+            self.scale = tuple(sorted(scale))
         elif isinstance(scale, numbers.Real) and not isinstance(scale, bool):
-            self.scale = (0.0, abs(float(scale)))     # Keras's _set_factor_by_name
+            self.scale = (0, abs(scale))     # Keras's _set_factor_by_name (its bound is int 0)
         else:
             raise ValueError(f"{self.name}: argument 'scale' must be a number or a pair of "
                              f"numbers; received {scale!r}")
