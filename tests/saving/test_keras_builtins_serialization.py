@@ -26,6 +26,9 @@ KNOWN_CONFIG_DIFFERENCES = {
     "losses.SparseCategoricalCrossentropy", "metrics.Metric"}
 
 
+ABSTRACT_BASES = {"Initializer", "InputSpec", "Layer", "Loss", "Metric"}
+
+
 def _in_lamina(config) -> bool:
     table = _family_tables()[config["module"]]()
     return config["class_name"] in table
@@ -51,7 +54,11 @@ def test_the_fixture_is_keras_3_15_1_and_covers_the_families():
 def test_keras_config_reads_into_lamina_and_writes_back_the_same(key):
     config = KERAS["objects"][key]
     if not _in_lamina(config):
-        pytest.skip(f"{config['class_name']} is not in Lamina yet (the api walk lists it)")
+        # Only the bases (and InputSpec) are outside the family tables (every concrete built-in
+        # is in them: the api walk checks the names exist).
+        assert config["class_name"] in ABSTRACT_BASES, key
+        pytest.skip(f"{config['class_name']} is a base class (or InputSpec), not a concrete "
+                    f"built-in: Lamina's deserialization tables hold the built-ins only")
     obj = saving.deserialize_keras_object(config)
     table = _family_tables()[config["module"]]()
     assert type(obj) is table[config["class_name"]]
