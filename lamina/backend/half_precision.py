@@ -23,10 +23,37 @@ except ImportError:                    # pragma: no cover - depends on the envir
 
 HALF_DTYPES = ("float16", "bfloat16")
 _FLOAT32 = numpy.dtype("float32")
+# dtype objects, compared by identity first: ``dtype.name`` builds a string on every call
+_BFLOAT16 = numpy.dtype(ml_dtypes.bfloat16) if ml_dtypes is not None else None
+_HALF = tuple(d for d in (numpy.dtype("float16"), _BFLOAT16) if d is not None)
+_BOOL = numpy.dtype(bool)
 
 
 def _is_half(a) -> bool:
-    return a.dtype.name in HALF_DTYPES
+    return a.dtype in _HALF
+
+
+# Ops whose float32 result, rounded once to bfloat16, is what ml_dtypes computes: the
+# correctly rounded IEEE operations and the exact ones.
+_EXACT_IN_FLOAT32 = frozenset({
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "equal", "not_equal",
+    "less", "less_equal", "greater", "greater_equal"})
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"})
+
+
+def _is_bfloat16(a) -> bool:
+    return _BFLOAT16 is not None and getattr(a, "dtype", None) == _BFLOAT16
+
+
+def _widen(a):
+    return a.astype(_FLOAT32) if isinstance(a, numpy.ndarray) and (
+        a.dtype == _BFLOAT16 or a.dtype == _BOOL) else a
+
+
+def _copy_into(out, result):
+    numpy.copyto(out, result, casting="unsafe")
+    return out
 
 
 def _round_into(result, dtype, out):
@@ -69,6 +96,20 @@ class HalfPrecisionCompute:
                                out=None):
         return self._widened("conv2d_backprop_filter", x, dy, filter_shape, strides, pads,
                              dilation, groups, out=out)
+
+    def binary(self, fn: str, a, b, out=None):
+        """bfloat16 elementwise arithmetic and comparisons through float32: ml_dtypes'
+        bfloat16 ufuncs widen each element to float32, compute and round to nearest even
+        one element at a time; widening whole arrays, computing with numpy's float32 loops
+        and rounding once gives the same bits, about twice as fast."""
+        if fn in _EXACT_IN_FLOAT32 and (_is_bfloat16(a) or _is_bfloat16(b)):
+            dtype = numpy.result_type(a, b)
+            if dtype == _BFLOAT16:
+                result = getattr(numpy, fn)(_widen(a), _widen(b))
+                if fn in _COMPARISONS:
+                    return result if out is None else _copy_into(out, result)
+                return _round_into(result, dtype, out)
+        return super().binary(fn, a, b, out=out)
 
     def reduce(self, fn: str, x, axis, keepdims: bool, out=None):
         if fn in ("sum", "mean", "prod") and _is_half(x):
