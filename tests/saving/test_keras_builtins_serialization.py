@@ -50,7 +50,7 @@ def test_the_fixture_is_keras_3_15_1_and_covers_the_families():
     assert len(present) >= 140
 
 
-@pytest.mark.parametrize("key", _params())
+@pytest.mark.parametrize("key", list(_params()))
 def test_keras_config_reads_into_lamina_and_writes_back_the_same(key):
     config = KERAS["objects"][key]
     if not _in_lamina(config):
