@@ -26,11 +26,12 @@ from .reduce_lr_on_plateau import ReduceLROnPlateau
 from .terminate_on_nan import TerminateOnNaN
 from .swap_ema_weights import SwapEMAWeights
 from .remote_monitor import RemoteMonitor
+from .tensorboard import TensorBoard
 
 ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in (
     BackupAndRestore, CSVLogger, EarlyStopping, History, LambdaCallback,
     LearningRateScheduler, ModelCheckpoint, ProgbarLogger, ReduceLROnPlateau, TerminateOnNaN,
-    SwapEMAWeights, RemoteMonitor)}
+    SwapEMAWeights, RemoteMonitor, TensorBoard)}
 
 
 def serialize(callback: Callback) -> dict:
@@ -46,4 +47,4 @@ def deserialize(config, custom_objects: dict | None = None) -> Any:
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "BackupAndRestore",
            "CSVLogger", "EarlyStopping", "LambdaCallback", "LearningRateScheduler",
            "ModelCheckpoint", "ReduceLROnPlateau", "TerminateOnNaN", "serialize",
-           "deserialize", "ALL_OBJECTS", "SwapEMAWeights", "RemoteMonitor"]
+           "deserialize", "ALL_OBJECTS", "SwapEMAWeights", "RemoteMonitor", "TensorBoard"]

@@ -40,7 +40,6 @@ EXCLUDED = {
 # Names that a later issue builds; never stubbed here.
 PENDING = {
     "keras.applications": "issue 12 (keras.applications)",
-    "keras.callbacks.TensorBoard": "issue 12 (TensorBoard)",
     "keras.utils.plot_model": "issue 12 (plot_model)",
     "keras.utils.model_to_dot": "issue 12 (plot_model)",
     "keras.visualization": "issue 12 (plots)",

@@ -68,7 +68,7 @@ def test_defaults_are_keras_3s():
 def test_unknown_class_name():
     with pytest.raises(UnknownObjectError, match="Lamina's built-in callbacks are "
                                                  "'BackupAndRestore', 'CSVLogger'"):
-        callbacks.deserialize({"class_name": "TensorBoard", "config": {}})
+        callbacks.deserialize({"class_name": "NoSuchCallback", "config": {}})
 
 
 def test_exported_as_keras_names():

@@ -1,0 +1,303 @@
+"""``TensorBoard``: logs for TensorBoard (Keras 3's arguments, run folders and tags), with
+no TensorFlow: the event files are written by tensorboardX (``pip install
+lamina[tensorboard]``), and ``tensorboard --logdir logs`` shows them.
+
+- ``log_dir/train`` and ``log_dir/validation`` runs; per epoch ``epoch_loss``,
+  ``epoch_<metric>``, ``epoch_learning_rate`` (train), ``epoch_steps_per_second`` with
+  ``write_steps_per_second``; after each evaluation ``evaluation_<name>_vs_iterations``
+  (validation run, step = the optimizer's iterations);
+- ``update_freq="batch"`` or N: ``batch_<name>`` (and ``batch_steps_per_second``) every N
+  training batches, step = the global batch count from 1;
+- ``histogram_freq``: ``<weight path>/histogram`` of every layer weight every N epochs;
+  ``write_images`` adds ``<weight path>/image`` (kernels as grayscale pictures);
+- ``write_graph``: the model's JSON (tag ``keras``, the conceptual graph) and Lamina's
+  traced train-step graph (the op graph) in the train run;
+- ``embeddings_freq``: each Embedding's matrix as a TSV with a ``projector_config.pbtxt``
+  that TensorBoard's Projector reads (see tensorboard_projector.py).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from ..saving.object_registration import register_builtin
+from ..utils.ignored_arguments import warn_ignored
+from .callback import Callback
+from .tensorboard_events import EventWriter, _tensorboardx
+from .tensorboard_graph import to_graph_def, traced_train_graph
+from .tensorboard_projector import ProjectorWriter
+
+
+def _check_profile_batch(profile_batch):
+    """Keras's accepted forms: an int >= 0, a pair (start, stop), or "start,stop"."""
+    message = (f"TensorBoard: argument 'profile_batch' must be a non-negative integer or "
+               f"a pair of positive integers (start, stop) with start <= stop; received "
+               f"{profile_batch!r}")
+    value = profile_batch
+    if isinstance(value, str):
+        try:
+            value = [int(part) for part in value.split(",")]
+        except ValueError:
+            raise ValueError(message) from None
+        value = value[0] if len(value) == 1 else value
+    if isinstance(value, bool):
+        raise ValueError(message)
+    if isinstance(value, int):
+        start = stop = value
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and \
+            all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        start, stop = value
+    else:
+        raise ValueError(message)
+    if start < 0 or stop < start:
+        raise ValueError(message)
+    return start, stop
+
+
+def _check_update_freq(update_freq):
+    if update_freq == "batch":
+        return 1
+    if update_freq == "epoch":
+        return "epoch"
+    if isinstance(update_freq, int) and not isinstance(update_freq, bool) and update_freq > 0:
+        return update_freq
+    raise ValueError(f"TensorBoard: argument 'update_freq' must be 'batch', 'epoch' or a "
+                     f"positive integer; received {update_freq!r}")
+
+
+@register_builtin
+class TensorBoard(Callback):
+    """Write TensorBoard logs while ``fit``/``evaluate`` run.
+
+    >>> model.fit(x, y, validation_split=0.2, callbacks=[TensorBoard("logs")])
+    $ tensorboard --logdir logs
+    """
+
+    _keras_module = "keras.callbacks"
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True,
+                 write_images=False, write_steps_per_second=False, update_freq="epoch",
+                 profile_batch=0, embeddings_freq=0, embeddings_metadata=None):
+        super().__init__()
+        _tensorboardx()                          # the extra's error now, not mid-fit
+        for name, value in (("histogram_freq", histogram_freq),
+                            ("embeddings_freq", embeddings_freq)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"TensorBoard: argument '{name}' must be a non-negative "
+                                 f"integer (epochs; 0 turns it off); received {value!r}")
+        if embeddings_metadata is not None and not isinstance(embeddings_metadata,
+                                                              (str, dict)):
+            raise TypeError(f"TensorBoard: argument 'embeddings_metadata' must be None, a "
+                            f"file name or a dict of layer name -> file name; received "
+                            f"{embeddings_metadata!r}")
+        self.log_dir = os.fspath(log_dir) if isinstance(log_dir, os.PathLike) \
+            else str(log_dir)
+        self.histogram_freq = histogram_freq
+        self.write_graph = write_graph
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = _check_update_freq(update_freq)
+        self.profile_batch = profile_batch
+        self.embeddings_freq = embeddings_freq
+        self.embeddings_metadata = embeddings_metadata
+        if _check_profile_batch(profile_batch) != (0, 0):
+            warn_ignored("TensorBoard", "profile_batch", profile_batch,
+                         "there is no TensorFlow/JAX profiler for Lamina's kernels (Keras "
+                         "itself refuses it on its numpy backend); nothing is profiled")
+        self._writers: dict[str, EventWriter] = {}
+        self._global_train_batch = 0
+        self._batch_start_time = 0.0
+        self._epoch_start_time = 0.0
+        self._epoch_start_iterations = 0
+        self._graph_pending = False
+
+    # ------------------------------------------------------------------ writers
+    def _writer(self, run: str) -> EventWriter:
+        if run not in self._writers:
+            self._writers[run] = EventWriter(os.path.join(self.log_dir, run))
+        return self._writers[run]
+
+    def _close_writers(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+
+    def set_model(self, model) -> None:
+        super().set_model(model)
+        self._close_writers()
+        self._writers = {}
+        self._graph_pending = bool(self.write_graph)
+        if self.write_graph:
+            try:
+                text = model.to_json()
+            except Exception as error:      # a subclassed model without a config
+                warn_ignored("TensorBoard", "write_graph (model config)", True,
+                             f"the model's config could not be written as JSON "
+                             f"({type(error).__name__}: {error}); only the op graph is "
+                             f"written")
+            else:
+                self._writer("train").model_json("keras", text, step=0)
+        if self.embeddings_freq:
+            self._projector = ProjectorWriter(self.log_dir, model, self.embeddings_metadata)
+            if not self._projector.layers:
+                warn_ignored("TensorBoard", "embeddings_freq", self.embeddings_freq,
+                             f"{model.name} has no Embedding layer; no projector data is "
+                             f"written")
+
+    # ------------------------------------------------------------------ hooks
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+
+    def on_train_end(self, logs=None):
+        if self._graph_pending:
+            self._write_graph()
+        if self._graph_pending:
+            warn_ignored("TensorBoard", "write_graph", True,
+                         "the train step never ran as a graph (run_eagerly=True, a step "
+                         "that could not be traced, or a single batch, which builds the "
+                         "model eagerly); no op graph was written", stacklevel=4)
+            self._graph_pending = False
+        self._close_writers()
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._global_train_batch += 1
+        if self.write_steps_per_second:
+            self._batch_start_time = time.time()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._graph_pending:
+            self._write_graph()
+        step = self._global_train_batch
+        if self.update_freq == "epoch" or step % self.update_freq:
+            return
+        writer = self._writer("train")
+        if self.write_steps_per_second:
+            elapsed = max(time.time() - self._batch_start_time, 1e-9)
+            writer.scalar("batch_steps_per_second", 1.0 / elapsed, step)
+        for name, value in _scalars(logs):
+            writer.scalar(f"batch_{name}", value, step)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.write_steps_per_second:
+            self._epoch_start_iterations = self._iterations()
+            self._epoch_start_time = time.time()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._log_epoch_metrics(epoch, logs or {})
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+        if self.embeddings_freq and epoch % self.embeddings_freq == 0:
+            self._projector.write(epoch)
+
+    def on_test_end(self, logs=None):
+        if getattr(self.model, "optimizer", None) is None:
+            return
+        writer = self._writer("validation")
+        for name, value in _scalars(logs):
+            writer.scalar(f"evaluation_{name}_vs_iterations", value, self._iterations())
+        writer.flush()
+
+    # ------------------------------------------------------------------ helpers
+    def _iterations(self) -> int:
+        optimizer = getattr(self.model, "optimizer", None)
+        iterations = getattr(optimizer, "iterations", None)
+        if iterations is None:
+            return 0
+        return int(iterations.numpy()) if hasattr(iterations, "numpy") else int(iterations)
+
+    def _learning_rates(self) -> dict:
+        optimizer = getattr(self.model, "optimizer", None)
+        optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+        if optimizer is None:
+            return {}
+        if hasattr(optimizer, "optimizers"):
+            return {f"learning_rate_{o.name}": _number(o.learning_rate)
+                    for o in optimizer.optimizers}
+        return {"learning_rate": _number(optimizer.learning_rate)}
+
+    def _log_epoch_metrics(self, epoch: int, logs: dict) -> None:
+        if not logs:
+            return
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        validation = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        train.update(self._learning_rates())
+        if self.write_steps_per_second:
+            elapsed = max(time.time() - self._epoch_start_time, 1e-9)
+            train["steps_per_second"] = \
+                (self._iterations() - self._epoch_start_iterations) / elapsed
+        for run, values in (("train", train), ("validation", validation)):
+            if values:
+                writer = self._writer(run)
+                for name, value in _scalars(values):
+                    writer.scalar(f"epoch_{name}", value, epoch)
+                writer.flush()
+
+    def _log_weights(self, epoch: int) -> None:
+        writer = self._writer("train")
+        for layer in self.model.layers:
+            for weight in layer.weights:
+                name = weight.path.replace(":", "_")
+                values = weight.numpy()
+                writer.histogram(f"{name}/histogram", values, epoch)
+                if self.write_images:
+                    image = _weight_image(values)
+                    if image is not None:
+                        writer.image(f"{name}/image", image, epoch)
+        writer.flush()
+
+    def _write_graph(self) -> None:
+        graph = traced_train_graph(self.model)
+        if graph is None:
+            return
+        writer = self._writer("train")
+        writer.graph(to_graph_def(graph))
+        writer.flush()
+        self._graph_pending = False
+
+    def get_config(self) -> dict:
+        return {"log_dir": self.log_dir, "histogram_freq": self.histogram_freq,
+                "write_graph": self.write_graph, "write_images": self.write_images,
+                "write_steps_per_second": self.write_steps_per_second,
+                "update_freq": self.update_freq,
+                "profile_batch": self.profile_batch,
+                "embeddings_freq": self.embeddings_freq,
+                "embeddings_metadata": self.embeddings_metadata}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "TensorBoard":
+        return cls(**config)
+
+
+def _number(value) -> float:
+    return float(value.numpy()) if hasattr(value, "numpy") else float(value)
+
+
+def _scalars(logs):
+    """(name, float) for every number in ``logs`` (Keras skips nothing but writes only
+    scalars; a non-scalar value here would be a metric returning an array)."""
+    if not isinstance(logs, dict):
+        return []
+    out = []
+    for name, value in logs.items():
+        try:
+            out.append((name, _number(value)))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _weight_image(values):
+    """Keras's picture of a weight: a bias as one row, a 2-D kernel with its longer side
+    across, a 3-D kernel as its last-axis slices side by side (Keras's one image per
+    slice, tiled), a 4-D conv kernel as a grid (input channels down, filters across)."""
+    w = values.squeeze()
+    if w.ndim == 1:
+        return w.reshape(1, -1)
+    if w.ndim == 2:
+        return w.T if w.shape[0] > w.shape[1] else w
+    if w.ndim == 3:                       # (h, w, channels) channels-last slices
+        h, width, channels = w.shape
+        return w.transpose(0, 2, 1).reshape(h, channels * width)
+    if w.ndim == 4:                       # (h, w, in, out)
+        h, width, inputs, filters = w.shape
+        return w.transpose(2, 0, 3, 1).reshape(inputs * h, filters * width)
+    return None
