@@ -110,6 +110,7 @@ class TensorBoard(Callback):
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
         self._graph_pending = False
+        self._training = False
 
     # ------------------------------------------------------------------ writers
     def _writer(self, run: str) -> EventWriter:
@@ -146,6 +147,7 @@ class TensorBoard(Callback):
     # ------------------------------------------------------------------ hooks
     def on_train_begin(self, logs=None):
         self._global_train_batch = 0
+        self._training = True
 
     def on_train_end(self, logs=None):
         if self._graph_pending:
@@ -156,6 +158,7 @@ class TensorBoard(Callback):
                          "that could not be traced, or a single batch, which builds the "
                          "model eagerly); no op graph was written", stacklevel=4)
             self._graph_pending = False
+        self._training = False
         self._close_writers()
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -194,7 +197,10 @@ class TensorBoard(Callback):
         writer = self._writer("validation")
         for name, value in _scalars(logs):
             writer.scalar(f"evaluation_{name}_vs_iterations", value, self._iterations())
-        writer.flush()
+        if self._training:
+            writer.flush()
+        else:                              # evaluate() alone: no on_train_end closes it
+            self._close_writers()
 
     # ------------------------------------------------------------------ helpers
     def _iterations(self) -> int:
