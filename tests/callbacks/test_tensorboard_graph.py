@@ -1,0 +1,151 @@
+"""TensorBoard(write_graph=True): the traced train step as a GraphDef (the Graphs tab's op
+graph) and the model's JSON (its conceptual graph), read back with tensorboard's reader;
+the argument checks; the config round trip; the missing-extra error."""
+import json
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import callbacks, layers
+from lamina.callbacks.tensorboard_graph import node_name
+from lamina.utils import ignored_arguments
+
+event_accumulator = pytest.importorskip(
+    "tensorboard.backend.event_processing.event_accumulator")
+pytest.importorskip("tensorboardX")
+
+
+def read(run_dir):
+    accumulator = event_accumulator.EventAccumulator(str(run_dir),
+                                                     size_guidance={"tensors": 0})
+    accumulator.Reload()
+    return accumulator
+
+
+def train(tmp_path, run_eagerly=False, **kwargs):
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(3, activation="relu"),
+                               layers.Dense(2, activation="softmax")])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"], run_eagerly=run_eagerly)
+    x = np.random.default_rng(0).random((8, 4)).astype("float32")
+    model.fit(x, np.arange(8) % 2, epochs=1, batch_size=4, verbose=0,
+              callbacks=[callbacks.TensorBoard(tmp_path, **kwargs)])
+    return model
+
+
+def test_train_graph_nodes(tmp_path):
+    model = train(tmp_path)
+    run = read(tmp_path / "train")
+    assert run.Tags()["graph"] is True
+    nodes = {node.name: node for node in run.Graph().node}
+    graph = model.graph(np.zeros((4, 4), "float32"), np.zeros(4, "int64"), step="train")
+    assert len(nodes) >= len(graph.nodes) + len(graph.variables) + len(graph.updates)
+    assert nodes["inputs/input_0"].op == "Placeholder"
+    assert nodes["inputs/input_1"].op == "Placeholder"
+    for path in ("dense/kernel", "dense/bias", "dense_1/kernel", "adam/iteration",
+                 "adam/dense_kernel_momentum", "accuracy/total", "loss/count"):
+        assert nodes[path].op == "VariableV2", path
+        assert nodes[f"{path}/assign"].op == "Assign", path
+        assert nodes[f"{path}/assign"].input[0] == path
+    # Ops are grouped under the layer that traced them (a box per layer in the Graphs tab).
+    first = nodes["sequential/dense/dense_bias_act"]
+    assert list(first.input) == ["inputs/input_0", "dense/kernel", "dense/bias"]
+    assert nodes["sequential/dense_1/softmax"].op == "softmax"
+    assert {"outputs/loss", "outputs/accuracy"} <= set(nodes)
+    assert nodes["outputs/loss"].op == "Identity"
+    # Shapes drawn on the edges, the unknown batch size as -1; dtypes as TF's enum.
+    shape = first.attr["_output_shapes"].list.shape[0]
+    assert [d.size for d in shape.dim] == [-1, 3]
+    assert first.attr["T"].type == 1                        # DT_FLOAT
+    assert first.attr["activation"].s == b"'relu'"
+    # Every input names a node of the graph ("name" or "name:k").
+    for node in nodes.values():
+        for source in node.input:
+            assert source.split(":")[0] in nodes, (node.name, source)
+
+
+def test_model_json_for_the_conceptual_graph(tmp_path):
+    model = train(tmp_path)
+    run = read(tmp_path / "train")
+    assert run.Tags()["tensors"] == ["keras"]
+    event = run.Tensors("keras")[0]
+    assert event.step == 0
+    assert json.loads(event.tensor_proto.string_val[0]) == json.loads(model.to_json())
+    metadata = run.SummaryMetadata("keras")
+    assert metadata.plugin_data.plugin_name == "graph_keras_model"
+
+
+def test_write_graph_false_writes_no_graph(tmp_path):
+    train(tmp_path, write_graph=False)
+    run = read(tmp_path / "train")
+    assert run.Tags()["graph"] is False and run.Tags()["tensors"] == []
+
+
+def test_eager_training_warns_that_no_op_graph_was_written(tmp_path):
+    ignored_arguments._warned.discard(("TensorBoard", "write_graph"))
+    with pytest.warns(UserWarning, match="'write_graph'.*never ran as a graph"):
+        train(tmp_path, run_eagerly=True)
+    assert read(tmp_path / "train").Tags()["graph"] is False
+
+
+def test_node_names_are_legal():
+    assert node_name("sequential/dense 1/add:0") == "sequential/dense_1/add_0"
+    assert node_name("_private") == "n_private"
+    assert node_name("") == "node"
+
+
+def test_profile_batch_warns_once_and_is_checked(tmp_path):
+    ignored_arguments._warned.discard(("TensorBoard", "profile_batch"))
+    with pytest.warns(UserWarning, match=r"'profile_batch' \(profile_batch=\(2, 4\)\) has "
+                                         r"no effect in Lamina"):
+        callbacks.TensorBoard(tmp_path, profile_batch=(2, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        callbacks.TensorBoard(tmp_path, profile_batch="3,5")       # warned already
+        callbacks.TensorBoard(tmp_path, profile_batch=0)
+    for bad in (-1, (5, 2), (1, 2, 3), "a,b", 1.5):
+        with pytest.raises(ValueError, match=f"argument 'profile_batch' must be a "
+                                             f"non-negative integer.*received"):
+            callbacks.TensorBoard(tmp_path, profile_batch=bad)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"update_freq": "step"}, ValueError,
+     "argument 'update_freq' must be 'batch', 'epoch' or a positive integer; received "
+     "'step'"),
+    ({"update_freq": 0}, ValueError, "'update_freq' must be"),
+    ({"histogram_freq": -1}, ValueError,
+     "argument 'histogram_freq' must be a non-negative integer.*received -1"),
+    ({"embeddings_freq": 0.5}, ValueError, "argument 'embeddings_freq' must be"),
+    ({"embeddings_metadata": 3}, TypeError,
+     "argument 'embeddings_metadata' must be None, a file name or a dict"),
+])
+def test_argument_errors(tmp_path, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        callbacks.TensorBoard(tmp_path, **kwargs)
+
+
+def test_defaults_and_config_round_trip():
+    default = callbacks.TensorBoard()
+    assert default.get_config() == {
+        "log_dir": "logs", "histogram_freq": 0, "write_graph": True, "write_images": False,
+        "write_steps_per_second": False, "update_freq": "epoch", "profile_batch": 0,
+        "embeddings_freq": 0, "embeddings_metadata": None}
+    assert callbacks.TensorBoard(update_freq="batch").update_freq == 1     # as Keras
+    custom = callbacks.TensorBoard("runs/a", histogram_freq=2, write_graph=False,
+                                   write_images=True, update_freq=5, embeddings_freq=1,
+                                   embeddings_metadata={"words": "w.tsv"})
+    config = callbacks.serialize(custom)
+    assert config["class_name"] == "TensorBoard" and config["module"] == "keras.callbacks"
+    restored = callbacks.deserialize(config)
+    assert type(restored) is callbacks.TensorBoard
+    assert restored.get_config() == custom.get_config()
+
+
+def test_missing_extra_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tensorboardX", None)
+    with pytest.raises(ImportError, match=r"pip install lamina\[tensorboard\]"):
+        callbacks.TensorBoard()
