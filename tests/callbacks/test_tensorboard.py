@@ -1,8 +1,6 @@
 """TensorBoard: the event files, read back with the tensorboard package's reader, hold
 Keras's runs, tags and values (scalars equal to the History; histograms; images)."""
-import os
 import struct
-import warnings
 import zlib
 
 import numpy as np
@@ -70,7 +68,7 @@ def test_epoch_scalars_are_the_history_in_train_and_validation_runs(tmp_path):
     # After each validation: the same values against the optimizer's iterations (1/epoch).
     assert_scalars(validation, "evaluation_loss_vs_iterations",
                    [(k + 1, VAL_LOSSES[k]) for k in range(4)], rel=2e-5)
-    assert not os.path.exists(tmp_path / "projector_config.pbtxt")
+    assert not (tmp_path / "train" / "projector_config.pbtxt").exists()
 
 
 def test_metrics_get_epoch_tags(tmp_path):
@@ -197,11 +195,12 @@ def test_embeddings_projector_files(tmp_path):
     model.fit(x, np.zeros((2, 1), "float32"), epochs=2, verbose=0, callbacks=[
         callbacks.TensorBoard(tmp_path, embeddings_freq=1,
                               embeddings_metadata={"words": "words.tsv"})])
-    config = (tmp_path / "projector_config.pbtxt").read_text()
+    assert not (tmp_path / "projector_config.pbtxt").exists()
+    config = (tmp_path / "train" / "projector_config.pbtxt").read_text()
     assert config == ('embeddings {\n  tensor_name: "words/embeddings"\n'
                       '  tensor_path: "embeddings/words.tsv"\n  tensor_shape: 6\n'
-                      '  tensor_shape: 2\n  metadata_path: "words.tsv"\n}\n')
-    rows = (tmp_path / "embeddings" / "words.tsv").read_text().splitlines()
+                      '  tensor_shape: 2\n  metadata_path: "../words.tsv"\n}\n')
+    rows = (tmp_path / "train" / "embeddings" / "words.tsv").read_text().splitlines()
     values = np.array([[float(v) for v in row.split("\t")] for row in rows])
     np.testing.assert_array_equal(values, model.get_layer("words").embeddings.numpy())
 

@@ -107,8 +107,8 @@ def test_profile_batch_warns_once_and_is_checked(tmp_path):
         callbacks.TensorBoard(tmp_path, profile_batch="3,5")       # warned already
         callbacks.TensorBoard(tmp_path, profile_batch=0)
     for bad in (-1, (5, 2), (1, 2, 3), "a,b", 1.5):
-        with pytest.raises(ValueError, match=f"argument 'profile_batch' must be a "
-                                             f"non-negative integer.*received"):
+        with pytest.raises(ValueError, match="argument 'profile_batch' must be a "
+                                             "non-negative integer.*received"):
             callbacks.TensorBoard(tmp_path, profile_batch=bad)
 
 

@@ -46,6 +46,13 @@ def served(tmp_path_factory):
     history = model.fit(x, np.arange(16) % 2, epochs=2, batch_size=4, verbose=0,
                         validation_split=0.25,
                         callbacks=[callbacks.TensorBoard(log_dir, histogram_freq=1)])
+    words = lamina.Sequential([lamina.Input((3,), dtype="int32"),
+                               layers.Embedding(6, 2, name="words"),
+                               layers.GlobalAveragePooling1D(), layers.Dense(1)])
+    words.compile(optimizer="sgd", loss="mse")
+    words.fit(np.array([[0, 1, 2], [3, 4, 5]], "int32"), np.zeros((2, 1), "float32"),
+              verbose=0, callbacks=[callbacks.TensorBoard(log_dir / "words", write_graph=False,
+                                                          embeddings_freq=1)])
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tensorboard.main", "--logdir", str(log_dir),
@@ -65,7 +72,7 @@ def served(tmp_path_factory):
                 pytest.fail(f"tensorboard --logdir did not serve the runs within "
                             f"{STARTUP_SECONDS} s (exit code {server.poll()})")
             time.sleep(0.5)
-        yield base, history.history
+        yield base, history.history, words.get_layer("words").embeddings.numpy()
     finally:
         server.terminate()
         try:
@@ -76,14 +83,14 @@ def served(tmp_path_factory):
 
 
 def test_scalars_tags_list_the_loss(served):
-    base, _ = served
+    base = served[0]
     tags = json.loads(get(f"{base}/data/plugin/scalars/tags"))
     assert {"epoch_loss", "epoch_accuracy", "epoch_learning_rate"} <= set(tags["train"])
     assert {"epoch_loss", "evaluation_loss_vs_iterations"} <= set(tags["validation"])
 
 
 def test_scalar_values_are_the_history(served):
-    base, history = served
+    base, history = served[:2]
     for run, key in (("train", "loss"), ("validation", "val_loss")):
         rows = json.loads(get(f"{base}/data/plugin/scalars/scalars?run={run}"
                               f"&tag=epoch_loss"))
@@ -92,7 +99,7 @@ def test_scalar_values_are_the_history(served):
 
 
 def test_graphs_plugin_has_the_train_graph(served):
-    base, _ = served
+    base = served[0]
     info = json.loads(get(f"{base}/data/plugin/graphs/info"))
     assert info["train"]["run_graph"] is True
     assert info["train"]["tags"]["keras"]["conceptual_graph"] is True
@@ -102,7 +109,7 @@ def test_graphs_plugin_has_the_train_graph(served):
 
 
 def test_histograms_plugin_lists_the_weights(served):
-    base, _ = served
+    base = served[0]
     tags = json.loads(get(f"{base}/data/plugin/histograms/tags"))
     assert "dense/kernel/histogram" in tags["train"]
 
@@ -120,10 +127,21 @@ def test_browser_page_shows_the_loss_tag(served):
     if browser is None:
         pytest.skip("no headless Chromium on this machine (apt-get install chromium); the "
                     "HTTP data API tests above cover the served tags")
-    base, _ = served
+    base = served[0]
     page = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu",
          "--virtual-time-budget=15000", "--dump-dom", f"{base}/#timeseries"],
         capture_output=True, text=True, timeout=120)
     assert "epoch_loss" in page.stdout, page.stderr[-2000:]
     assert "evaluation_loss_vs_iterations" in page.stdout
+
+
+def test_projector_serves_the_embedding_matrix(served):
+    base, _, embeddings = served
+    assert json.loads(get(f"{base}/data/plugin/projector/runs")) == ["words/train"]
+    info = json.loads(get(f"{base}/data/plugin/projector/info?run=words/train"))
+    assert info["embeddings"][0]["tensorName"] == "words/embeddings"
+    assert info["embeddings"][0]["tensorShape"] == [6, 2]
+    data = get(f"{base}/data/plugin/projector/tensor?run=words/train&name=words/embeddings")
+    np.testing.assert_array_equal(np.frombuffer(data, "<f4").reshape(6, 2),
+                                  embeddings.astype("float32"))
