@@ -206,7 +206,8 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
         n -= 1                                     # a ragged last batch
     train_batches = [r.randint(1, n) for _ in range(steps)]
     if kind == "gan":
-        stmts = [_without_weight_rewrites(s) for s in stmts]
+        stmts = [s for s in (_without_weight_rewrites(s) for s in stmts)
+                 if s.choices or s.kind != "layer"]
     return ModelSpec(seed=seed, kind=kind, dtype=dtype, input_shape=input_shape,
                      vocab=vocab, stmts=stmts, head=head, loss=loss, labels=labels,
                      units=units, optimizer=r.choice(OPTIMIZERS),
@@ -216,6 +217,11 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
 
 
 _SPECTRAL = "layers.SpectralNormalization("
+# Shape-preserving layers whose output is piecewise constant in their input (a histogram
+# lookup, a quantization): no gradient reaches a GAN's generator through them, so a GAN's
+# discriminator leaves them out (both modes would raise "no gradients" in the g step).
+_NO_INPUT_GRADIENT = ("layers.Equalization(", "layers.ContrastLimitedAdaptiveHistogram",
+                      "layers.RandomPosterization(")
 
 
 def _without_weight_rewrites(stmt):
@@ -231,8 +237,10 @@ def _without_weight_rewrites(stmt):
         inner = inner[:-1] if inner.endswith(")") and inner.count("(") < inner.count(")") \
             else inner
         return Choice(inner)
-    return Stmt(stmt.kind, [unwrap(c) for c in stmt.choices], [unwrap(c) for c in stmt.other],
-                stmt.merge, stmt.shape, stmt.functional)
+    def keep(choices):
+        return [unwrap(c) for c in choices if not c.code.startswith(_NO_INPUT_GRADIENT)]
+    return Stmt(stmt.kind, keep(stmt.choices), keep(stmt.other), stmt.merge, stmt.shape,
+                stmt.functional)
 
 
 def _merge(r, shapes, shape):
