@@ -21,6 +21,14 @@ from .progbar import Progbar
 from .session import clear_session
 from .symbolic_utils import get_source_inputs, is_keras_tensor, standardize_dtype
 
+from .image_utils import array_to_img, img_to_array, load_img, save_img
+from .image_dataset import image_dataset_from_directory
+from .text_dataset import text_dataset_from_directory
+from .audio_dataset import audio_dataset_from_directory
+from .timeseries_dataset import timeseries_dataset_from_array
+from .split_dataset import split_dataset
+from .sample_dataset import SampleDataset
+
 Sequence = PyDataset          # Keras 2's name
 
 __all__ = ["PyDataset", "Sequence", "set_random_seed", "to_categorical", "pad_sequences",
@@ -43,3 +51,7 @@ def __getattr__(name):
 
 
 __all__ += ["FeatureSpace"]
+__all__ += ["array_to_img", "img_to_array", "load_img", "save_img",
+            "image_dataset_from_directory", "text_dataset_from_directory",
+            "audio_dataset_from_directory", "timeseries_dataset_from_array", "split_dataset",
+            "SampleDataset"]
