@@ -28,6 +28,7 @@ from .audio_dataset import audio_dataset_from_directory
 from .timeseries_dataset import timeseries_dataset_from_array
 from .split_dataset import split_dataset
 from .sample_dataset import SampleDataset
+from .history_plot import plot_history
 
 Sequence = PyDataset          # Keras 2's name
 
@@ -54,4 +55,4 @@ __all__ += ["FeatureSpace"]
 __all__ += ["array_to_img", "img_to_array", "load_img", "save_img",
             "image_dataset_from_directory", "text_dataset_from_directory",
             "audio_dataset_from_directory", "timeseries_dataset_from_array", "split_dataset",
-            "SampleDataset"]
+            "SampleDataset", "plot_history"]
