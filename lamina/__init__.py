@@ -49,3 +49,5 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
 
 from . import preprocessing      # issue 12: keras.preprocessing (dataset builders)
 __all__ += ["preprocessing"]
+from . import visualization      # issue 12: keras.visualization (drawing, galleries)
+__all__ += ["visualization"]
