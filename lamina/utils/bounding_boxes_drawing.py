@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as _backend
-from ..utils.box_formats import to_xyxy
-from ..utils.image_arrays import batch_of_images, host_array
-from ..utils.optional_import import import_optional
+from .box_formats import to_xyxy
+from .image_arrays import batch_of_images, host_array
+from .optional_import import import_optional
 
 WHAT = "draw_bounding_boxes"
 

@@ -9,10 +9,10 @@ import math
 import numpy as np
 
 from .. import backend as _backend
-from ..utils.image_arrays import batch_of_images, channels_last, host_array, to_value_range
-from ..utils.optional_import import import_optional
-from .draw_bounding_boxes import draw_bounding_boxes
-from .draw_segmentation_masks import draw_segmentation_masks
+from .image_arrays import batch_of_images, channels_last, host_array, to_value_range
+from .optional_import import import_optional
+from .bounding_boxes_drawing import draw_bounding_boxes
+from .segmentation_masks_drawing import draw_segmentation_masks
 
 
 def plot_image_gallery(images, y_true=None, y_pred=None, label_map=None, rows=None,

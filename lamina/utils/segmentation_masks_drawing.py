@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as _backend
-from ..utils.image_arrays import batch_of_images, channels_last, host_array
+from .image_arrays import batch_of_images, channels_last, host_array
 
 
 def color_palette(num_classes: int) -> list:
