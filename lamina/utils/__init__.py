@@ -29,6 +29,7 @@ from .timeseries_dataset import timeseries_dataset_from_array
 from .split_dataset import split_dataset
 from .sample_dataset import SampleDataset
 from .history_plot import plot_history
+from . import bounding_boxes
 
 Sequence = PyDataset          # Keras 2's name
 
@@ -55,4 +56,4 @@ __all__ += ["FeatureSpace"]
 __all__ += ["array_to_img", "img_to_array", "load_img", "save_img",
             "image_dataset_from_directory", "text_dataset_from_directory",
             "audio_dataset_from_directory", "timeseries_dataset_from_array", "split_dataset",
-            "SampleDataset", "plot_history"]
+            "SampleDataset", "plot_history", "bounding_boxes"]

@@ -43,7 +43,6 @@ PENDING = {
     "keras.callbacks.TensorBoard": "issue 12 (TensorBoard)",
     "keras.utils.plot_model": "issue 12 (plot_model)",
     "keras.utils.model_to_dot": "issue 12 (plot_model)",
-    "keras.utils.bounding_boxes": "issue 12 (image utilities)",
     "keras.distribution": "issue 14 (data-parallel training)",
     "keras.export": "issue 15 (deployment)",
     "keras.quantizers": "issue 15 (int8 quantization)",
