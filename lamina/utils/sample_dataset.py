@@ -25,6 +25,10 @@ def encode_labels(labels, label_mode, num_classes):
     if label_mode == "binary":
         return labels.astype("float32")[:, None]
     if label_mode == "categorical":
+        if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+            raise ValueError(f"label_mode='categorical' needs labels in [0, {num_classes}) "
+                             f"for {num_classes} classes; received labels from "
+                             f"{labels.min()} to {labels.max()}")
         return np.eye(num_classes, dtype="float32")[labels.astype("int64")]
     return labels.astype("int32")
 

@@ -135,6 +135,25 @@ def test_color_modes_and_channels_first(tree):
     np.testing.assert_allclose(ds[0][0][..., 3], 255.0)
 
 
+def test_follow_links(tree, tmp_path):
+    root = tmp_path / "linked"
+    os.makedirs(root / "only")
+    try:
+        os.symlink(os.path.join(tree, "c_owls"), root / "only" / "owls")
+    except (OSError, NotImplementedError):
+        pytest.skip("symbolic links are not available here")
+    assert make_paths(root, follow_links=False) == []
+    assert make_paths(root, follow_links=True) == ["only/owls/img0.png", "only/owls/img1.png"]
+
+
+def make_paths(root, **kwargs):
+    try:
+        ds = image_dataset_from_directory(str(root), shuffle=False, verbose=False, **kwargs)
+    except ValueError:                                   # "no images found"
+        return []
+    return relative(str(root), ds.file_paths)
+
+
 def test_fit_on_an_image_dataset(tree):
     lamina.utils.set_random_seed(0)
     train, val = image_dataset_from_directory(tree, image_size=(8, 8), batch_size=4,
@@ -180,6 +199,9 @@ def test_errors(tree):
         make(os.path.join(tree, "a_dogs", "nested"), verbose=False)
     with pytest.raises(ValueError, match="'labels' can only be passed|class_names"):
         make(tree, labels=None, class_names=["a_dogs"], verbose=False)
+    with pytest.raises(ValueError, match=r"label_mode='categorical' needs labels in \[0, 2\) "
+                                         r"for 2 classes; received labels from 5 to 7"):
+        make(tree, labels=[5, 7] * 5, label_mode="categorical", verbose=False)
     with pytest.warns(UserWarning, match="argument 'format'"):
         make(tree, format="grain", verbose=False)
     ds = make(tree, image_size=(3, 3), batch_size=4, shuffle=False, verbose=False)
