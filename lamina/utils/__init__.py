@@ -1,4 +1,5 @@
-"""Keras 3's ``keras.utils`` helpers: seeding everything at once and one-hot labels.
+"""Keras 3's ``keras.utils`` helpers: seeding everything at once, one-hot labels, image
+files, datasets read from folders (``SampleDataset``), bounding boxes and history plots.
 
 This package is an I/O edge (it turns host data such as numpy label arrays into what
 Lamina uses), so it may import numpy.
