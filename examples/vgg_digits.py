@@ -7,6 +7,8 @@ The network is stacked from ``vgg_block(filters, convs)`` bricks: a few 3x3 conv
 and a 2x2 max-pool, like Lego. Training uses ``fit`` with a progress bar, EarlyStopping and
 ModelCheckpoint; the trained model is saved as a ``.keras`` file, loaded back with
 ``lamina.models.load_model`` and checked to predict exactly what it predicted before.
+The training curves (loss and accuracy, train vs validation) go to ``history.png`` with
+``lamina.utils.plot_history`` when matplotlib is installed (``pip install lamina[plots]``).
 """
 import argparse
 import os
@@ -46,6 +48,16 @@ def load_digits(smoke: bool):
     return (x_train, y_train), (x_test, y_test)
 
 
+def plot_training(history, path: str) -> None:
+    """The loss and accuracy curves as a PNG; without matplotlib, say how to get them."""
+    try:
+        keras.utils.plot_history(history, to_file=path, title="VGG on the digits")
+    except ImportError as error:
+        print(f"no training plot: {error}")
+        return
+    print(f"training curves written to {path}")
+
+
 def main(argv=None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=20)
@@ -67,10 +79,13 @@ def main(argv=None) -> float:
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
     checkpoint = os.path.join(out, "best.keras")
-    model.fit(x_train, y_train, batch_size=args.batch_size, epochs=epochs,
-              validation_split=0.1, verbose=2 if args.smoke else "auto",
-              callbacks=[keras.callbacks.EarlyStopping(patience=6, restore_best_weights=True),
-                         keras.callbacks.ModelCheckpoint(checkpoint, save_best_only=True)])
+    history = model.fit(x_train, y_train, batch_size=args.batch_size, epochs=epochs,
+                        validation_split=0.1, verbose=2 if args.smoke else "auto",
+                        callbacks=[keras.callbacks.EarlyStopping(patience=6,
+                                                                 restore_best_weights=True),
+                                   keras.callbacks.ModelCheckpoint(checkpoint,
+                                                                   save_best_only=True)])
+    plot_training(history, os.path.join(out, "history.png"))
     loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
     print(f"test accuracy {accuracy:.4f} (loss {loss:.4f})")
 

@@ -46,3 +46,8 @@ __all__ = ["backend", "config", "ops", "random", "tree", "activations", "constra
            "Operation", "Initializer", "Loss", "Metric", "Optimizer", "Regularizer",
            "dtype_policies", "mixed_precision", "DTypePolicy", "FloatDTypePolicy",
            "StatelessScope", "SymbolicScope", "remat", "RematScope", "distillation"]
+
+from . import preprocessing      # issue 12: keras.preprocessing (dataset builders)
+__all__ += ["preprocessing"]
+from . import visualization      # issue 12: keras.visualization (drawing, galleries)
+__all__ += ["visualization"]

@@ -1,4 +1,5 @@
 """Examples run in their fast --smoke mode with an accuracy threshold."""
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -26,3 +27,7 @@ def test_vgg_digits_smoke(tmp_path):
     assert accuracy > 0.5
     assert "the restored model predicts the same: True" in result.stdout
     assert (tmp_path / "vgg_digits.keras").exists() and (tmp_path / "best.keras").exists()
+    if importlib.util.find_spec("matplotlib"):           # the plots extra
+        assert (tmp_path / "history.png").read_bytes()[:4] == b"\x89PNG"
+    else:
+        assert "pip install lamina[plots]" in result.stdout

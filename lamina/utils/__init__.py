@@ -1,4 +1,5 @@
-"""Keras 3's ``keras.utils`` helpers: seeding everything at once and one-hot labels.
+"""Keras 3's ``keras.utils`` helpers: seeding everything at once, one-hot labels, image
+files, datasets read from folders (``SampleDataset``), bounding boxes and history plots.
 
 This package is an I/O edge (it turns host data such as numpy label arrays into what
 Lamina uses), so it may import numpy.
@@ -20,6 +21,16 @@ from .download import get_file
 from .progbar import Progbar
 from .session import clear_session
 from .symbolic_utils import get_source_inputs, is_keras_tensor, standardize_dtype
+
+from .image_utils import array_to_img, img_to_array, load_img, save_img
+from .image_dataset import image_dataset_from_directory
+from .text_dataset import text_dataset_from_directory
+from .audio_dataset import audio_dataset_from_directory
+from .timeseries_dataset import timeseries_dataset_from_array
+from .split_dataset import split_dataset
+from .sample_dataset import SampleDataset
+from .history_plot import plot_history
+from . import bounding_boxes
 
 Sequence = PyDataset          # Keras 2's name
 
@@ -43,3 +54,7 @@ def __getattr__(name):
 
 
 __all__ += ["FeatureSpace"]
+__all__ += ["array_to_img", "img_to_array", "load_img", "save_img",
+            "image_dataset_from_directory", "text_dataset_from_directory",
+            "audio_dataset_from_directory", "timeseries_dataset_from_array", "split_dataset",
+            "SampleDataset", "plot_history", "bounding_boxes"]
