@@ -41,8 +41,6 @@ EXCLUDED = {
 PENDING = {
     "keras.applications": "issue 12 (keras.applications)",
     "keras.callbacks.TensorBoard": "issue 12 (TensorBoard)",
-    "keras.utils.plot_model": "issue 12 (plot_model)",
-    "keras.utils.model_to_dot": "issue 12 (plot_model)",
     "keras.visualization": "issue 12 (plots)",
     "keras.utils.image_dataset_from_directory": "issue 12 (image/dataset utilities)",
     "keras.utils.text_dataset_from_directory": "issue 12 (image/dataset utilities)",

@@ -68,7 +68,8 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
                **kwargs):
     """Draw the model's graph into ``to_file``: ``.png``, ``.svg``, ``.pdf`` or ``.dot``
     (any format graphviz writes when it is installed; no extension means PNG). Returns an
-    ``IPython.display`` image when IPython is installed (not for PDF), else None."""
+    ``IPython.display`` image of a PNG, JPEG, GIF or SVG file when IPython is installed
+    (a notebook shows it), else None."""
     _check("plot_model", model, rankdir, dpi, splines, kwargs)
     to_file = os.fspath(to_file)
     extension = os.path.splitext(to_file)[1][1:].lower() or "png"
@@ -79,7 +80,7 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     data = render_bytes(graph, extension, rankdir=rankdir, dpi=dpi, splines=splines)
     with open(to_file, "wb") as f:
         f.write(data)
-    if extension == "pdf":
+    if extension not in ("png", "jpg", "jpeg", "gif", "svg"):
         return None
     try:
         from IPython import display
@@ -87,4 +88,4 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
         return None
     if extension == "svg":
         return display.SVG(filename=to_file)
-    return display.Image(filename=to_file)
+    return display.Image(filename=to_file, format=extension)
