@@ -50,6 +50,21 @@ def test_svg_is_xml_with_one_box_per_layer_and_one_edge_per_connection(
     assert "Output shape: (None, " in texts and "Output dtype: float32" in texts
 
 
+@pytest.mark.parametrize("dpi", [72, 200])
+def test_svg_size_follows_dpi_as_graphviz(dpi, tmp_path, no_graphviz):
+    path = tmp_path / "m.svg"
+    plot_model(BUILDERS["vgg"](), to_file=path, dpi=dpi)
+    root = ET.parse(path).getroot()
+    _, _, w, h = map(float, root.get("viewBox").split())
+    drawing = layout(extract(BUILDERS["vgg"](), expand_nested=False, show_shapes=False,
+                             show_dtype=False, show_layer_names=False,
+                             show_layer_activations=False, show_trainable=False))
+    assert (w, h) == (pytest.approx(drawing.width, abs=0.01),
+                      pytest.approx(drawing.height, abs=0.01))
+    assert float(root.get("width")[:-2]) == pytest.approx(w * dpi / 72, abs=0.01)
+    assert float(root.get("height")[:-2]) == pytest.approx(h * dpi / 72, abs=0.01)
+
+
 def _overlap(a, b) -> bool:
     return (abs(a.x - b.x) * 2 < a.width + b.width) and (abs(a.y - b.y) * 2 < a.height + b.height)
 

@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from .boxes import helvetica_width
-from .layout import (ARROW, CLUSTER_PAD, CLUSTER_TITLE, MARGIN, Layout, _Layered)
+from .layout import (ARROW, CLUSTER_PAD, CLUSTER_TITLE, MARGIN, Layout, _isotonic,
+                     _Layered)
+
+PORT_GAP = 16.0
+PORT_MARGIN = 10.0
 
 SPLINES = {"ortho": "ortho", "line": "line", "polyline": "line", "false": "line",
            "none": "line", "": "line", "curved": "curved", "spline": "curved",
@@ -57,21 +61,37 @@ def layout(graph, rankdir: str = "TB", splines: str = "ortho",
 
 
 def _ports(work, centre):
-    """Where each edge leaves its source and reaches its destination: spread along the
-    box side, in the order of the other ends, so that edges do not share a line."""
-    outs, ins = {}, {}
-    for index, chain in enumerate(work.chains):
-        outs.setdefault(chain[0], []).append((centre[chain[1]][0], index))
-        ins.setdefault(chain[-1], []).append((centre[chain[-2]][0], index))
-    ports_out, ports_in = {}, {}
-    for table, ports in ((outs, ports_out), (ins, ports_in)):
-        for k, ends in table.items():
-            ends.sort()
-            width = work.size[k][0] * 0.6
-            for i, (_, index) in enumerate(ends):
-                offset = 0.0 if len(ends) == 1 else width * (i / (len(ends) - 1) - 0.5)
-                ports[(index, k)] = centre[k][0] + offset
+    """Where each edge reaches its destination and leaves its source: as close to the
+    other end as the box allows (a straight line where the ends overlap), at least
+    PORT_GAP apart along the side, in the order of the other ends."""
+    ports_in = _spread(work, centre, {
+        (index, chain[-1]): centre[chain[-2]][0] for index, chain in enumerate(work.chains)})
+    ports_out = _spread(work, centre, {
+        (index, chain[0]): centre[chain[1]][0] if len(chain) > 2 else
+        ports_in[(index, chain[-1])] for index, chain in enumerate(work.chains)})
     return ports_out, ports_in
+
+
+def _spread(work, centre, wanted: dict) -> dict:
+    by_node = {}
+    for (index, k), x in wanted.items():
+        by_node.setdefault(k, []).append((x, index))
+    ports = {}
+    for k, ends in by_node.items():
+        ends.sort()
+        half = work.size[k][0] / 2 - PORT_MARGIN
+        low, high = centre[k][0] - max(half, 0.0), centre[k][0] + max(half, 0.0)
+        gap = min(PORT_GAP, (high - low) / max(len(ends) - 1, 1))
+        targets = [min(max(x, low), high) for x, _ in ends]
+        placed = _isotonic(targets, [0.0] + [gap] * (len(ends) - 1))
+        shift = 0.0                  # pushed past an end: slide the row back inside
+        if placed[-1] > high:
+            shift = placed[-1] - high
+        elif placed[0] < low:
+            shift = placed[0] - low
+        for (_, index), x in zip(ends, placed):
+            ports[(index, k)] = x - shift
+    return ports
 
 
 def _lanes(work, centre, ports_out, ports_in, style):

@@ -44,7 +44,13 @@ def measurer():
         key = (text, size, bool(bold))
         if key not in cache:
             font = FontProperties(family=family, weight="bold" if bold else "normal", size=size)
-            cache[key] = engine.get_text_width_height_descent(text, font, ismath=False)[0]
+
+            def width(s):
+                return engine.get_text_width_height_descent(s, font, ismath=False)[0]
+            # The ink extent leaves out spaces at the ends; count them as advances.
+            core = text.strip(" ")
+            space = width("x x") - width("xx")
+            cache[key] = (width(core) if core else 0.0) + space * (len(text) - len(core))
         return cache[key]
     return measure
 

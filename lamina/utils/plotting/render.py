@@ -44,7 +44,7 @@ def render_bytes(graph, fmt: str, rankdir: str = "TB", dpi=200, splines: str = "
     if fmt == "dot":
         return text.encode()
     if fmt == "svg":
-        return to_svg(layout(graph, rankdir, splines)).encode()
+        return to_svg(layout(graph, rankdir, splines), dpi=dpi).encode()
     from . import raster
     raster._matplotlib(fmt)
     supported = _raster_formats()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
+from .boxes import helvetica_width
+
 FONT = "Helvetica,Arial,sans-serif"
 EDGE_WIDTH = 2.0
 
@@ -18,11 +20,13 @@ def path_data(commands) -> str:
     return " ".join(parts)
 
 
-def to_svg(layout, title: str = "G") -> str:
+def to_svg(layout, title: str = "G", dpi=72) -> str:
+    """The SVG text; its size is scaled by ``dpi`` / 72 as graphviz's SVG is."""
     w, h = layout.width, layout.height
+    scale = float(dpi) / 72.0
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w)}pt" height="{_n(h)}pt" '
-           f'viewBox="0 0 {_n(w)} {_n(h)}">',
+           f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w * scale)}pt" '
+           f'height="{_n(h * scale)}pt" viewBox="0 0 {_n(w)} {_n(h)}">',
            f"<title>{escape(title)}</title>",
            f'<rect class="background" x="0" y="0" width="{_n(w)}" height="{_n(h)}" '
            'fill="white"/>']
@@ -46,12 +50,19 @@ def to_svg(layout, title: str = "G") -> str:
             cell = c.cell
             out.append(f'<rect x="{_n(left + c.x)}" y="{_n(top + c.y)}" width="{_n(c.width)}" '
                        f'height="{_n(c.height)}" fill="{cell.background}" stroke="black"/>')
-            runs = "".join(f'<tspan font-weight="bold">{escape(t)}</tspan>' if bold
-                           else f"<tspan>{escape(t)}</tspan>" for t, bold in cell.runs)
+            # Each run placed at its own x (Helvetica's advance widths, the widths the
+            # layout used): renderers differ on centring a line of mixed tspans.
+            x = left + c.x + (c.width - sum(helvetica_width(t, cell.size, b)
+                                            for t, b in cell.runs)) / 2
+            runs = []
+            for text, bold in cell.runs:
+                weight = ' font-weight="bold"' if bold else ""
+                runs.append(f'<tspan x="{_n(x)}"{weight}>{escape(text)}</tspan>')
+                x += helvetica_width(text, cell.size, bold)
             baseline = top + c.y + c.height / 2 + cell.size * 0.35
-            out.append(f'<text x="{_n(left + c.x + c.width / 2)}" y="{_n(baseline)}" '
-                       f'text-anchor="middle" font-family="{FONT}" font-size="{cell.size}" '
-                       f'fill="{cell.color}" xml:space="preserve">{runs}</text>')
+            out.append(f'<text y="{_n(baseline)}" font-family="{FONT}" '
+                       f'font-size="{cell.size}" fill="{cell.color}" '
+                       f'xml:space="preserve">{"".join(runs)}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
