@@ -43,6 +43,15 @@ def residual():
     return lamina.Model(x, ops.add(y, x), name="residual")
 
 
+def deep():
+    seq = lamina.Sequential([lamina.Input((6,)), layers.Dense(5, name="s1"),
+                             layers.Dense(4, name="s2")], name="seq")
+    i = lamina.Input((6,), name="mid_in")
+    mid = lamina.Model(i, layers.Dense(3, name="mid_out")(seq(i)), name="mid")
+    x = lamina.Input((6,), name="top_in")
+    return lamina.Model(x, layers.Dense(2, name="top_out")(mid(x)), name="deep")
+
+
 def vgg():
     return lamina.Sequential([
         lamina.Input((32, 32, 3)),
@@ -59,7 +68,7 @@ def vgg():
 
 
 BUILDERS = {"outer": nested, "multi": multi, "siamese": shared, "residual": residual,
-            "vgg": vgg}
+            "deep": deep, "vgg": vgg}
 
 
 def key_names(model, names=None) -> dict:

@@ -19,7 +19,8 @@ from .plot_models import BUILDERS
 SVG = "{http://www.w3.org/2000/svg}"
 # (boxes, edges) of each model drawn with expand_nested=True
 COUNTS = {"outer": (6, 5), "multi": (8, 7), "siamese": (4, 3), "residual": (3, 3),
-          "vgg": (9, 8)}
+          "deep": (6, 5), "vgg": (9, 8)}
+CLUSTERS = {"outer": 1, "deep": 2}
 ALL = dict(show_shapes=True, show_dtype=True, show_layer_names=True,
            show_layer_activations=True, show_trainable=True)
 
@@ -45,7 +46,7 @@ def test_svg_is_xml_with_one_box_per_layer_and_one_edge_per_connection(
     groups = root.findall(f"{SVG}g")
     kinds = [g.get("class") for g in groups]
     assert (kinds.count("node"), kinds.count("edge")) == COUNTS[name]
-    assert kinds.count("cluster") == (1 if name == "outer" else 0)
+    assert kinds.count("cluster") == CLUSTERS.get(name, 0)
     texts = " ".join("".join(t.itertext()) for t in root.iter(SVG + "text"))
     assert "Output shape: (None, " in texts and "Output dtype: float32" in texts
 
@@ -147,6 +148,20 @@ def test_png_and_pdf_without_graphviz(suffix, magic, tmp_path, no_graphviz):
             assert result is None
         else:                        # a notebook shows the picture
             assert isinstance(result, display.Image) and result.data == data
+
+
+def test_png_past_the_canvas_limit_is_written_smaller_with_a_warning(tmp_path, no_graphviz,
+                                                                    monkeypatch):
+    pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
+    from PIL import Image
+    from lamina.utils.plotting import raster
+    monkeypatch.setattr(raster, "MAX_PIXELS", 300)
+    path = tmp_path / "m.png"
+    with pytest.warns(UserWarning, match=r"plot_model: at dpi=200 the picture would be "
+                                         r"\d+ pixels long, past the 300 that matplotlib "
+                                         r"draws; writing it at dpi=\d+"):
+        plot_model(BUILDERS["vgg"](), to_file=path, dpi=200)
+    assert max(Image.open(path).size) <= 301
 
 
 def test_png_without_graphviz_or_matplotlib_names_the_extra(tmp_path, no_graphviz,

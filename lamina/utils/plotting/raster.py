@@ -3,6 +3,7 @@ graphviz: the optional ``plot`` extra (matplotlib) draws the same boxes and edge
 from __future__ import annotations
 
 import io
+import warnings
 
 from ...errors import LaminaError
 
@@ -65,7 +66,12 @@ def render(layout, fmt: str, dpi) -> bytes:
     dpi = float(dpi)
     longest = max(layout.width, layout.height) / 72.0
     if longest * dpi > MAX_PIXELS:          # a very long model: keep within the canvas
-        dpi = MAX_PIXELS / longest
+        fitted = MAX_PIXELS / longest
+        warnings.warn(f"plot_model: at dpi={dpi:g} the picture would be "
+                      f"{longest * dpi:.0f} pixels long, past the {MAX_PIXELS} that "
+                      f"matplotlib draws; writing it at dpi={fitted:.0f} (graphviz, or an "
+                      ".svg file, has no such limit)", stacklevel=3)
+        dpi = fitted
     figure = Figure(figsize=(layout.width / 72.0, layout.height / 72.0), dpi=dpi)
     axes = figure.add_axes((0, 0, 1, 1))
     axes.set_xlim(0, layout.width)
