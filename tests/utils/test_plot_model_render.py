@@ -236,8 +236,15 @@ def test_graphviz_failure_is_reported(tmp_path, monkeypatch):
                     reason="graphviz's `dot` program is not installed here (no apt); "
                            "the stand-in program tests cover the call")
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"),
-                                          (".pdf", b"%PDF")])
+                                          (".pdf", b"%PDF"), (".dot", b"digraph")])
 def test_real_graphviz(suffix, magic, tmp_path):
     path = tmp_path / f"m{suffix}"
     plot_model(BUILDERS["outer"](), to_file=path, expand_nested=True, **ALL)
-    assert path.read_bytes().startswith(magic)
+    data = path.read_bytes()
+    assert data.startswith(magic)
+    if suffix == ".dot":             # graphviz's own layout, as Keras writes .dot files
+        assert b"pos=" in data and b"cluster_inner" in data
+    if suffix == ".svg":
+        root = ET.fromstring(data)
+        kinds = [g.get("class") for g in root.iter(SVG + "g")]
+        assert (kinds.count("node"), kinds.count("edge"), kinds.count("cluster")) == (6, 5, 1)
