@@ -18,6 +18,7 @@ from ..config import (disable_interactive_logging, enable_interactive_logging,
 from .batch_format import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from .config import Config
 from .download import get_file
+from .plotting import model_to_dot, plot_model
 from .progbar import Progbar
 from .session import clear_session
 from .symbolic_utils import get_source_inputs, is_keras_tensor, standardize_dtype
@@ -58,3 +59,4 @@ __all__ += ["array_to_img", "img_to_array", "load_img", "save_img",
             "image_dataset_from_directory", "text_dataset_from_directory",
             "audio_dataset_from_directory", "timeseries_dataset_from_array", "split_dataset",
             "SampleDataset", "plot_history", "bounding_boxes"]
+__all__ += ["plot_model", "model_to_dot"]

@@ -40,8 +40,6 @@ EXCLUDED = {
 # Names that a later issue builds; never stubbed here.
 PENDING = {
     "keras.applications": "issue 12 (keras.applications)",
-    "keras.utils.plot_model": "issue 12 (plot_model)",
-    "keras.utils.model_to_dot": "issue 12 (plot_model)",
     "keras.distribution": "issue 14 (data-parallel training)",
     "keras.export": "issue 15 (deployment)",
     "keras.quantizers": "issue 15 (int8 quantization)",

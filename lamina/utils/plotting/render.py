@@ -1,0 +1,59 @@
+"""Pictures of a :class:`PlotGraph`: graphviz's ``dot`` program when it is installed, else
+Lamina's own layout written as SVG (no dependency) or through matplotlib (``plot`` extra)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from ...errors import LaminaError
+from .dot_text import graph_attributes, to_dot
+from .place import layout
+from .svg import to_svg
+
+OWN_FORMATS = ("svg", "dot", "raw")
+
+
+class GraphvizError(LaminaError, RuntimeError):
+    """graphviz's ``dot`` program failed."""
+
+
+def graphviz() -> str | None:
+    """The path of graphviz's ``dot`` program, None when it is not installed."""
+    return shutil.which("dot")
+
+
+def run_graphviz(program: str, text: str, fmt: str) -> bytes:
+    done = subprocess.run([program, f"-T{fmt}"], input=text.encode(), capture_output=True)
+    if done.returncode != 0:
+        raise GraphvizError(f"plot_model: graphviz ({program} -T{fmt}) failed with exit "
+                            f"status {done.returncode}: "
+                            f"{done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def render_bytes(graph, fmt: str, rankdir: str = "TB", dpi=200, splines: str = "ortho",
+                 use_graphviz: bool = True) -> bytes:
+    """``graph`` drawn as ``fmt`` ("png", "svg", "pdf", "dot", ...)."""
+    fmt = fmt.lower()
+    text = to_dot(graph, graph_attributes(rankdir, dpi, splines))
+    if fmt == "raw":
+        return text.encode()
+    program = graphviz() if use_graphviz else None
+    if program is not None:
+        return run_graphviz(program, text, fmt)
+    if fmt == "dot":
+        return text.encode()
+    if fmt == "svg":
+        return to_svg(layout(graph, rankdir, splines), dpi=dpi).encode()
+    from . import raster
+    raster._matplotlib(fmt)
+    supported = _raster_formats()
+    if fmt not in supported:
+        raise ValueError(f"plot_model: cannot write a .{fmt} file without graphviz; Lamina's "
+                         f"own drawing writes {', '.join(('dot', 'svg') + supported)}")
+    return raster.render(layout(graph, rankdir, splines, measure=raster.measurer()), fmt, dpi)
+
+
+def _raster_formats() -> tuple:
+    from matplotlib.backend_bases import FigureCanvasBase
+    return tuple(sorted(f for f in FigureCanvasBase.get_supported_filetypes() if f != "svg"))
