@@ -6,7 +6,9 @@ from ..autograd.tensor import TensorBase
 from ..errors import ShapeError, describe_shape
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
+from ..layers.layer import Layer
 from ..layers.node import LayerNode
+from .layer_order import keras_layer_order
 from .model import Model
 
 
@@ -50,13 +52,10 @@ class Functional(Model):
                 raise TypeError(f"{self.name}: every output must be a symbolic tensor computed "
                                 f"from the inputs; output {position} is {type(x).__name__}")
         self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs))
-        layers = [x.history[0] for x in flat_inputs]
-        listed = {id(layer) for layer in layers}
-        for step in self._steps:
-            if isinstance(step, LayerNode) and id(step.layer) not in listed:
-                listed.add(id(step.layer))
-                layers.append(step.layer)
-        self.__dict__["_layers"] = layers
+        # `layers` in Keras's order (by depth), which Keras's weight files number by.
+        self.__dict__["_layers"] = [
+            op for op in keras_layer_order(flat_inputs, tree.flatten(outputs), _producer)
+            if isinstance(op, Layer)]
         self._node_set = {id(step) for step in self._steps}
         self.built = True
 

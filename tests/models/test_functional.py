@@ -34,7 +34,8 @@ def test_multi_input_multi_output_with_a_shared_layer(backend):
     ha = (xa @ pk + pb) @ sk + sb
     np.testing.assert_allclose(y1.numpy(), ha @ ok + ob, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(y2.numpy(), ha + xb @ sk + sb, rtol=1e-5, atol=1e-5)
-    assert [layer.name for layer in model.layers] == ["a", "b", "proj", "shared", "out1"]
+    # Keras 3's order (by depth from the outputs): ['a', 'proj', 'b', 'shared', 'out1'].
+    assert [layer.name for layer in model.layers] == ["a", "proj", "b", "shared", "out1"]
     assert len(model.weights) == 6 and len(shared._inbound_nodes) == 2
 
 

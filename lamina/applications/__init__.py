@@ -1,0 +1,16 @@
+"""Keras's applications: image classification models with Keras's layer names, so that
+Keras-written weight files load (``weights=`` a file path, or ``"imagenet"`` with Keras's
+file placed in the models cache folder, ``~/.lamina/models``; Lamina never downloads).
+
+Each family's module has its ``preprocess_input`` and ``decode_predictions``.
+"""
+from . import densenet, resnet, resnet50, resnet_v2, vgg16, vgg19
+from .densenet import DenseNet121, DenseNet169, DenseNet201
+from .resnet import ResNet50, ResNet101, ResNet152
+from .resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+from .vgg16 import VGG16
+from .vgg19 import VGG19
+
+__all__ = ["VGG16", "VGG19", "ResNet50", "ResNet101", "ResNet152", "ResNet50V2",
+           "ResNet101V2", "ResNet152V2", "DenseNet121", "DenseNet169", "DenseNet201",
+           "vgg16", "vgg19", "resnet", "resnet50", "resnet_v2", "densenet"]
