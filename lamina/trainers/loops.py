@@ -233,7 +233,7 @@ def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callba
 
 def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None):
     """Outputs written batch by batch into host arrays allocated after the first batch."""
-    from ..data_adapters import OutputBuffer, make_adapter
+    from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("predict", "batch_size", batch_size)
     steps = cap_steps(check.positive_int_or_none("predict", "steps", steps))
@@ -244,6 +244,7 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
 
 
 def _predict_batches(model, x, data, batches, verbose, steps, callbacks):
+    from ..data_adapters import OutputBuffer
     if batches.empty:
         raise no_batches_error("predict", "x", x)
     callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
