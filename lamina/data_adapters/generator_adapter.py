@@ -63,7 +63,7 @@ class PyDatasetAdapter:
         self.shuffle = shuffle
         self.what = what
         self.class_weight = class_weight
-        count = dataset.num_batches if hasattr(dataset, "num_batches") else len(dataset)
+        count = _count(dataset)
         self.infinite = count is None
         if self.infinite and steps is None:
             raise ValueError(f"{what}: {type(dataset).__name__} is an infinite PyDataset "
@@ -71,7 +71,6 @@ class PyDatasetAdapter:
                              f"'{_steps_argument(what)}' to say how many batches to take")
         self.num_batches = steps if self.infinite else (min(count, steps) if steps else count)
         self._next_index = 0
-        self._count = count
         settings = {"workers": getattr(dataset, "workers", 1),     # a duck-typed Sequence
                     "use_multiprocessing": getattr(dataset, "use_multiprocessing", False),
                     "max_queue_size": getattr(dataset, "max_queue_size", 10)}
@@ -83,7 +82,7 @@ class PyDatasetAdapter:
     def _indices(self):
         if self.infinite:
             return range(self._next_index, self._next_index + self.num_batches)
-        order = list(range(self._count))
+        order = list(range(_count(self.dataset)))     # on_epoch_end may change it
         if self.shuffle:
             random.shuffle(order)
         return order[:self.num_batches]
@@ -109,6 +108,10 @@ class PyDatasetAdapter:
             if self.infinite:
                 self._next_index += count
         self.dataset.on_epoch_end()
+
+
+def _count(dataset):
+    return dataset.num_batches if hasattr(dataset, "num_batches") else len(dataset)
 
 
 def _steps_argument(what: str) -> str:
