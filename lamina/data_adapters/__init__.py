@@ -19,7 +19,7 @@ def _is_array_like(x) -> bool:
                                 isinstance(a, (list, float, int)) for a in leaves)
 
 
-def _is_py_dataset(x) -> bool:
+def is_py_dataset(x) -> bool:
     from ..utils.py_dataset import PyDataset
     return isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
                                         and hasattr(x, "on_epoch_end"))
@@ -34,18 +34,20 @@ def _is_iterable_of_batches(x) -> bool:
 def is_batch_source(x) -> bool:
     """Whether ``x`` yields its own batches (a PyDataset, a generator, an iterable of
     batches) rather than holding arrays to cut into batches."""
-    return _is_py_dataset(x) or _is_iterable_of_batches(x)
+    return is_py_dataset(x) or _is_iterable_of_batches(x)
 
 
 def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=False,
-                 class_weight=None, what: str = "fit", argument: str = "x"):
+                 class_weight=None, what: str = "fit", argument: str = "x", pipeline=None):
     """The adapter for ``x``: arrays, a PyDataset, or an iterable / generator of batches.
-    ``what`` and ``argument`` name the caller and its argument in error messages."""
-    if _is_py_dataset(x):
+    ``what`` and ``argument`` name the caller and its argument in error messages;
+    ``pipeline`` (``workers``, ``use_multiprocessing``, ``max_queue_size`` given to the
+    call) overrides a PyDataset's own settings."""
+    if is_py_dataset(x):
         _no_extras(what, "a PyDataset", y, sample_weight, batch_size)
         return PyDatasetAdapter(x, steps=steps, shuffle=bool(shuffle) and
                                 getattr(x, "shuffle", False), what=what,
-                                class_weight=class_weight)
+                                class_weight=class_weight, pipeline=pipeline)
     if _is_iterable_of_batches(x):
         _no_extras(what, "a generator or iterable of batches", y, sample_weight, batch_size)
         return GeneratorDataAdapter(x, steps=steps, what=what, class_weight=class_weight)
@@ -66,5 +68,5 @@ def _no_extras(what, kind, y, sample_weight, batch_size):
 
 
 __all__ = ["ArrayDataAdapter", "GeneratorDataAdapter", "OutputBuffer", "PyDatasetAdapter",
-           "is_batch_source", "make_adapter",
+           "is_batch_source", "is_py_dataset", "make_adapter",
            "split_validation", "to_host", "unpack_x_y_sample_weight"]

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 from .. import tree
+from ..utils.py_dataset import check_max_queue_size, check_workers
 from .array_adapter import apply_class_weight, to_host
+from .prefetch import prefetch, uses_workers
 
 
 def unpack_x_y_sample_weight(data):
@@ -48,26 +51,73 @@ class GeneratorDataAdapter:
 
 
 class PyDatasetAdapter:
-    """Batches ``dataset[i]`` for ``i < len(dataset)``, then ``dataset.on_epoch_end()``."""
+    """Batches ``dataset[i]`` for ``i < dataset.num_batches`` between
+    ``dataset.on_epoch_begin()`` and ``dataset.on_epoch_end()``; fetched ahead by threads or
+    processes when the dataset (or the fit/evaluate/predict call, through ``pipeline``)
+    asks for workers. An infinite dataset (``num_batches`` None) needs ``steps``; its index
+    keeps counting across epochs, as Keras's does."""
 
     def __init__(self, dataset, steps=None, shuffle=False, what: str = "fit",
-                 class_weight=None):
+                 class_weight=None, pipeline=None):
         self.dataset = dataset
         self.shuffle = shuffle
         self.what = what
         self.class_weight = class_weight
-        count = len(dataset)
-        self.num_batches = min(count, steps) if steps else count
+        count = _count(dataset)
+        self.infinite = count is None
+        if self.infinite and steps is None:
+            raise ValueError(f"{what}: {type(dataset).__name__} is an infinite PyDataset "
+                             f"(num_batches is None); pass argument "
+                             f"'{_steps_argument(what)}' to say how many batches to take")
+        self.num_batches = steps if self.infinite else (min(count, steps) if steps else count)
+        self._next_index = 0
+        settings = {"workers": getattr(dataset, "workers", 1),     # a duck-typed Sequence
+                    "use_multiprocessing": getattr(dataset, "use_multiprocessing", False),
+                    "max_queue_size": getattr(dataset, "max_queue_size", 10)}
+        settings.update({k: v for k, v in (pipeline or {}).items() if v is not None})
+        self.workers = check_workers(what, settings["workers"])
+        self.use_multiprocessing = bool(settings["use_multiprocessing"])
+        self.max_queue_size = check_max_queue_size(what, settings["max_queue_size"])
 
-    def epoch(self):
-        import random
-        order = list(range(len(self.dataset)))
+    def _indices(self):
+        if self.infinite:
+            return range(self._next_index, self._next_index + self.num_batches)
+        order = list(range(_count(self.dataset)))     # on_epoch_end may change it
         if self.shuffle:
             random.shuffle(order)
-        for index in order[:self.num_batches]:
-            yield _weighted(self.what, unpack_x_y_sample_weight(self.dataset[index]),
-                            self.class_weight)
+        return order[:self.num_batches]
+
+    def epoch(self):
+        indices = self._indices()
+        begin = getattr(self.dataset, "on_epoch_begin", None)
+        if begin is not None:
+            begin()
+        if uses_workers(self.workers, self.use_multiprocessing):
+            source = prefetch(self.dataset, indices, self.workers, self.use_multiprocessing,
+                              self.max_queue_size)
+        else:
+            source = (self.dataset[index] for index in indices)
+        count = 0
+        try:
+            for batch in source:
+                count += 1
+                yield _weighted(self.what, unpack_x_y_sample_weight(batch),
+                                self.class_weight)
+        finally:
+            source.close()              # joins the workers, however the epoch ends
+            if self.infinite:
+                self._next_index += count
         self.dataset.on_epoch_end()
+
+
+def _count(dataset):
+    return dataset.num_batches if hasattr(dataset, "num_batches") else len(dataset)
+
+
+def _steps_argument(what: str) -> str:
+    if what == "fit":
+        return "steps_per_epoch"
+    return "validation_steps" if what.startswith("fit") else "steps"
 
 
 def _weighted(what: str, batch, class_weight):

@@ -36,6 +36,20 @@ class EpochBatches:
             self.count += 1
             yield batch
 
+    def close(self) -> None:
+        """End the epoch early: stops the data's worker threads or processes now (not when
+        the garbage collector gets to the generator)."""
+        self._first = _END
+        close = getattr(self._iterator, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
     def ran_short(self) -> bool:
         """Whether the data stopped before the number of batches it was asked for (call
         after iterating to the end)."""

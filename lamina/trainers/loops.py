@@ -85,7 +85,8 @@ def _history_of(callbacks, model):
 
 def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
              validation_data, shuffle, class_weight, sample_weight, initial_epoch,
-             steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
+             steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
+             pipeline=None):
     from ..data_adapters import (is_batch_source, make_adapter, split_validation,
                                  unpack_x_y_sample_weight)
     verbose = _verbose(verbose)
@@ -110,7 +111,8 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
         (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight,
                                                                  validation_split)
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
-                        shuffle=shuffle, class_weight=class_weight, what="fit")
+                        shuffle=shuffle, class_weight=class_weight, what="fit",
+                        pipeline=pipeline)
     val_data = None
     if validation_data is not None:
         if isinstance(validation_data, tuple):
@@ -120,7 +122,8 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
                                     what="fit (validation)", argument="validation_data")
         else:
             val_data = make_adapter(validation_data, steps=validation_steps,
-                                    what="fit (validation)", argument="validation_data")
+                                    what="fit (validation)", argument="validation_data",
+                                    pipeline=pipeline)
     with independent_run(model):
         callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
         history = _history_of(callbacks, model)
@@ -154,20 +157,22 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
         # Only now: shuffling draws from the random state on_epoch_begin may restore.
         batches = EpochBatches(data)
         if batches.empty:
+            batches.close()
             if epoch == initial_epoch:
                 raise no_batches_error("fit", "x", x)
             warn_ran_out_in_fit(epoch, epochs, 0, steps_per_epoch)
             break                   # no epoch end, no logs, for an epoch without data
         logs = {}
-        for step, batch in enumerate(batches):
-            if step < skip:
-                continue            # trained before the backup this fit resumed from
-            callbacks.on_train_batch_begin(step)
-            # Fetched per batch: a callback may recompile (which drops the steps).
-            logs = pythonify_logs(model.make_train_function()(to_device(batch)))
-            callbacks.on_train_batch_end(step, logs)
-            if model.stop_training:
-                break
+        with batches:               # closed (its workers joined) however the epoch ends
+            for step, batch in enumerate(batches):
+                if step < skip:
+                    continue        # trained before the backup this fit resumed from
+                callbacks.on_train_batch_begin(step)
+                # Fetched per batch: a callback may recompile (which drops the steps).
+                logs = pythonify_logs(model.make_train_function()(to_device(batch)))
+                callbacks.on_train_batch_end(step, logs)
+                if model.stop_training:
+                    break
         ran_out = not model.stop_training and batches.ran_short()
         epoch_logs = dict(logs) if logs else pythonify_logs(model.get_metrics_result())
         if val_data is not None and _validation_epochs(validation_freq, epoch):
@@ -191,16 +196,16 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
 def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") -> dict | None:
     """The logs of one pass over ``adapter``; None when it yields no batch (and then no
     callback is called)."""
-    batches = EpochBatches(adapter)
-    if batches.empty:
-        return None
-    model.reset_metrics()
-    callbacks.on_test_begin()
-    logs = {}
-    for step, batch in enumerate(batches):
-        callbacks.on_test_batch_begin(step)
-        logs = pythonify_logs(model.make_test_function()(to_device(batch)))
-        callbacks.on_test_batch_end(step, logs)
+    with EpochBatches(adapter) as batches:  # closed (its workers joined) however it ends
+        if batches.empty:
+            return None
+        model.reset_metrics()
+        callbacks.on_test_begin()
+        logs = {}
+        for step, batch in enumerate(batches):
+            callbacks.on_test_batch_begin(step)
+            logs = pythonify_logs(model.make_test_function()(to_device(batch)))
+            callbacks.on_test_batch_end(step, logs)
     if batches.ran_short():
         warn_ran_out(what, batches.count, batches.expected, "the loss and metrics",
                      stacklevel=5)
@@ -210,13 +215,14 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") ->
     return logs
 
 
-def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks) -> dict:
+def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks,
+                  pipeline=None) -> dict:
     from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("evaluate", "batch_size", batch_size)
     steps = cap_steps(check.positive_int_or_none("evaluate", "steps", steps))
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
-                        what="evaluate")
+                        what="evaluate", pipeline=pipeline)
     with independent_run(model):
         callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
         logs = run_evaluation(model, data, callbacks, what="evaluate")
@@ -225,14 +231,20 @@ def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callba
     return logs
 
 
-def predict_loop(model, x, batch_size, verbose, steps, callbacks):
+def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None):
     """Outputs written batch by batch into host arrays allocated after the first batch."""
-    from ..data_adapters import OutputBuffer, make_adapter
+    from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("predict", "batch_size", batch_size)
     steps = cap_steps(check.positive_int_or_none("predict", "steps", steps))
-    data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict")
-    batches = EpochBatches(data)
+    data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict",
+                        pipeline=pipeline)
+    with EpochBatches(data) as batches:
+        return _predict_batches(model, x, data, batches, verbose, steps, callbacks)
+
+
+def _predict_batches(model, x, data, batches, verbose, steps, callbacks):
+    from ..data_adapters import OutputBuffer
     if batches.empty:
         raise no_batches_error("predict", "x", x)
     callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
@@ -247,7 +259,7 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks):
         outputs.add(out)
         callbacks.on_predict_batch_end(step, {"outputs": out})
     if batches.ran_short():
-        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=4)
+        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=5)
     callbacks.on_predict_end()
     return outputs.result()
 

@@ -203,7 +203,7 @@ class Trainer:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1, **kwargs):
         """Train for ``epochs - initial_epoch`` epochs; returns the ``History``."""
-        _check_legacy_kwargs(self, "fit", kwargs)
+        pipeline = _check_legacy_kwargs(self, "fit", kwargs, x, validation_data)
         self._assert_compiled("fit")
         x = apply_host_prefix(self, x)
         if isinstance(validation_data, tuple) and validation_data:
@@ -216,24 +216,25 @@ class Trainer:
                         initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
                         validation_steps=validation_steps,
                         validation_batch_size=validation_batch_size,
-                        validation_freq=validation_freq)
+                        validation_freq=validation_freq, pipeline=pipeline)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics on the data: a scalar, a list ``[loss, ...]`` or a dict."""
-        _check_legacy_kwargs(self, "evaluate", kwargs)
+        pipeline = _check_legacy_kwargs(self, "evaluate", kwargs, x)
         self._assert_compiled("evaluate")
         logs = evaluate_loop(self, x=apply_host_prefix(self, x), y=y, batch_size=batch_size, verbose=verbose,
-                             sample_weight=sample_weight, steps=steps, callbacks=callbacks)
+                             sample_weight=sample_weight, steps=steps, callbacks=callbacks,
+                             pipeline=pipeline)
         return logs if return_dict else self._flatten_logs(logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 **kwargs):
         """The outputs for ``x`` as host numpy arrays (written into one preallocated array
         per output)."""
-        _check_legacy_kwargs(self, "predict", kwargs)
+        pipeline = _check_legacy_kwargs(self, "predict", kwargs, x)
         return predict_loop(self, x=apply_host_prefix(self, x), batch_size=batch_size, verbose=verbose, steps=steps,
-                            callbacks=callbacks)
+                            callbacks=callbacks, pipeline=pipeline)
 
     def _flatten_logs(self, logs: dict):
         """``[loss, *metrics]`` in metric order (a scalar when there is only the loss)."""
@@ -290,14 +291,21 @@ def _one_nonempty_array(x) -> bool:
         bool(shape[0])
 
 
-def _check_legacy_kwargs(model, method: str, kwargs: dict) -> None:
+def _check_legacy_kwargs(model, method: str, kwargs: dict, *data) -> dict:
+    """``workers`` / ``use_multiprocessing`` / ``max_queue_size`` (Keras 2's arguments;
+    Keras 3 reads them from the PyDataset) as settings for the PyDatasets among ``data``;
+    with no PyDataset there, they warn once that they have no effect."""
     unknown = sorted(set(kwargs) - _LEGACY_DATA_ARGUMENTS)
     if unknown:
         raise TypeError(f"{model.name}.{method}: unrecognized keyword argument(s) {unknown}")
-    for name in sorted(kwargs):
-        warn_ignored(f"{type(model).__name__}.{method}", name, kwargs[name],
-                     "batches are produced in the calling thread (Keras 3 moved this "
-                     "argument to PyDataset)", stacklevel=4)
+    from ..data_adapters import is_py_dataset
+    if not any(is_py_dataset(d) for d in data):
+        for name in sorted(kwargs):
+            warn_ignored(f"{type(model).__name__}.{method}", name, kwargs[name],
+                         "only a PyDataset's batches are fetched by workers (array data is "
+                         "sliced, and a generator drawn, in the calling thread)",
+                         stacklevel=4)
+    return kwargs
 
 
 def _warn_ignored_compile_arguments(model, steps_per_execution, jit_compile, kwargs) -> None:
