@@ -30,6 +30,7 @@ from .autograd.stateless_scope import StatelessScope, SymbolicScope
 from .autograd.remat import remat
 from .layers.remat_scope import RematScope
 from . import distillation
+from . import applications
 
 __version__ = "0.1.0"
 

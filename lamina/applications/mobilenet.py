@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import backend
 from .. import config
 from .. import layers
 from .. import ops
@@ -110,7 +111,7 @@ def scale_to_unit_range(x, data_format=None):
     if data_format not in (None, "channels_first", "channels_last"):
         raise ValueError("preprocess_input: argument 'data_format' must be None, "
                          f"'channels_first' or 'channels_last'; received {data_format!r}")
-    symbolic = ops.is_tensor(x) or hasattr(x, "_keras_history")
+    symbolic = ops.is_tensor(x) or backend.is_keras_tensor(x)
     tensor = x if symbolic else ops.convert_to_tensor(x)
     if not str(tensor.dtype).startswith(("float", "bfloat")):
         tensor = ops.cast(tensor, config.floatx())
