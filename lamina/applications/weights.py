@@ -25,7 +25,7 @@ CLASS_INDEX_URL = ("https://storage.googleapis.com/download.tensorflow.org/data/
                    + CLASS_INDEX_FILE)
 
 
-class WeightsUnavailableError(LaminaError, OSError):
+class WeightsUnavailableError(LaminaError, FileNotFoundError):
     """A pretrained weights file (or the class index) is not on disk."""
 
 
