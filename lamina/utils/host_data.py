@@ -22,9 +22,9 @@ def host_array(data, decode: str = "utf-8") -> np.ndarray:
     try:
         array = np.asarray(data)
     except ValueError:
-        raise RaggedDataError(f"expected rectangular data (every row the same length); received "
-                         f"rows of different lengths (ragged data is not supported: pad the "
-                         f"rows, or pass them one at a time)") from None
+        raise RaggedDataError("expected rectangular data (every row the same length); received "
+                              "rows of different lengths (ragged data is not supported: pad "
+                              "the rows, or pass them one at a time)") from None
     if array.dtype.kind == "S" or (array.dtype == object and _any_bytes(array)):
         array = map_elements(lambda v: v.decode(decode) if isinstance(v, bytes) else v,
                              array, object)
