@@ -71,6 +71,21 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKer
     device: str = "cpu"
     xp: Any = None
 
+    # Capabilities: code outside the backend asks these, never ``name`` or the class, so a
+    # new backend states what it can do here. The defaults describe a CPU backend.
+    host_arrays: bool = True
+    """Its arrays are host (numpy) arrays: ``to_host`` is free and numpy functions that
+    ``xp`` lacks or restricts apply to them directly."""
+    fuses_elementwise: bool = False
+    """``elementwise_chain`` runs a fused program as one compiled kernel, so graph
+    mode's elementwise-fusion pass pays off (otherwise the chain runs step by step)."""
+    sums_by_matmul: bool = True
+    """A float sum or mean over leading or trailing axes goes to a BLAS matrix-vector
+    product (``_sum_by_matmul``): faster than ``xp.sum`` on a CPU BLAS."""
+    atomic_scatter_add: bool = False
+    """``xp.add.at`` is an atomic scatter-add that beats sorting the indices (GPUs); a
+    CPU sorts and reduces the runs of equal indices instead."""
+
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",
                    "synchronize"),
@@ -193,7 +208,7 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKer
                 x = self.xp.ascontiguousarray(x)
             if axis is not None and 1 in x.shape:
                 return self._reduce_without_unit_axes(fn, x, axis, keepdims, out)
-        if fn in ("sum", "mean") and self.device == "cpu":
+        if fn in ("sum", "mean") and self.sums_by_matmul:
             result = self._sum_by_matmul(x, axis, keepdims, fn == "mean", out)
             if result is not None:
                 if out is None or result is out:
@@ -430,7 +445,7 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKer
         out = xp.zeros((size, width), dtype=rows.dtype)
         if idx.shape[0] == 0:
             return out
-        if self.device != "cpu":
+        if self.atomic_scatter_add:
             xp.add.at(out, idx, rows)
             return out
         order = xp.argsort(idx, kind="stable")

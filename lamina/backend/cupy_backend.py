@@ -151,6 +151,10 @@ class CupyBackend(Backend):
 
     name = "cupy"
     STABLE_SORT: dict = {}          # cupy's argsort is stable and takes no `kind`
+    host_arrays = False             # device memory: to_host is a device-to-host copy
+    fuses_elementwise = True        # elementwise_chain compiles one CUDA kernel
+    sums_by_matmul = False          # cupy's own reductions beat a cuBLAS detour
+    atomic_scatter_add = True       # add.at is an atomic kernel on the GPU
 
     def __init__(self) -> None:
         cupy = _import_cupy()

@@ -11,6 +11,10 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
     name = "numpy"
     device = "cpu"
     xp = numpy
+    host_arrays = True              # capabilities: see Backend
+    fuses_elementwise = False
+    sums_by_matmul = True
+    atomic_scatter_add = False
 
     def asarray(self, data, dtype: str | None = None):
         return numpy.asarray(data, dtype=dtype)

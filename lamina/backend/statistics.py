@@ -15,20 +15,21 @@ def cumulative(xp, fn: str, x, axis: int):
     return getattr(xp, fn)(x, axis=axis, dtype=x.dtype)
 
 
-def quantile(xp, x, q, axis, method: str, keepdims: bool, ignore_nan: bool):
+def quantile(backend, x, q, axis, method: str, keepdims: bool, ignore_nan: bool):
     """numpy's (nan)quantile of ``x`` at ``q`` (a float or a tuple of floats) over ``axis``
     (None or a tuple), in ``x``'s dtype; an all-NaN slice gives NaN without a warning.
 
-    Where the array module lacks the function or the method (older CuPy has no
-    ``nanquantile`` nor "inverted_cdf"), the quantile is computed on the host by numpy and
-    copied back."""
+    Where ``backend``'s array module lacks the function or the method (older CuPy has no
+    ``nanquantile`` nor "inverted_cdf"; a backend of host arrays is numpy itself), the
+    quantile is computed on the host by numpy and copied back."""
+    xp = backend.xp
     name = "nanquantile" if ignore_nan else "quantile"
     fn = getattr(xp, name, None)
-    on_host = fn is None or (method == "inverted_cdf" and xp.__name__ != "numpy")
+    on_host = fn is None or (method == "inverted_cdf" and not backend.host_arrays)
     data = x
     if on_host:
         import numpy
-        fn, data = getattr(numpy, name), xp.asnumpy(x)
+        fn, data = getattr(numpy, name), backend.to_host(x)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         result = fn(data, list(q) if isinstance(q, tuple) else q, axis=axis, method=method,

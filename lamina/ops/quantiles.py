@@ -40,7 +40,7 @@ class Quantile(Op):
 
     def forward(self, backend, x, out=None, q=0.5, axis=None, method="linear",
                 keepdims=False, ignore_nan=False):
-        return kernels.quantile(backend.xp, x, q, axis, method, keepdims, ignore_nan)
+        return kernels.quantile(backend, x, q, axis, method, keepdims, ignore_nan)
 
     def gradient(self, ctx, g):
         x, y = ctx.inputs[0], ctx.outputs[0]

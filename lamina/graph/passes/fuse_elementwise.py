@@ -32,8 +32,9 @@ MIN_STEPS = 2
 
 
 def applies(force: bool = False) -> bool:
-    """True when the pass rewrites graphs: on the cupy backend, or when forced."""
-    return force or get_backend().name == "cupy"
+    """True when the pass rewrites graphs: on a backend whose ``elementwise_chain`` is one
+    compiled kernel (``Backend.fuses_elementwise``: cupy), or when forced."""
+    return force or get_backend().fuses_elementwise
 
 
 @register("fuse_elementwise")
