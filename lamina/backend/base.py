@@ -42,6 +42,10 @@ linalg       (lamina/backend/linalg.py, stacks of matrices) cholesky · solve ·
 sequence     ctc_decode(x, lengths, strategy, beam_width, top_paths, merge_repeated, blank)
              (lamina/backend/ctc.py; a search on the host)
 
+Capabilities (class attributes, documented on ``Backend``): host_arrays · fuses_elementwise
+· sums_by_matmul · atomic_scatter_add. Code that depends on what a backend can do asks
+these, never its ``name`` or class (tests/backend/test_capabilities.py scans for that).
+
 Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 ((top, bottom), (left, right)) pairs; ops turn 'same'/'valid' into pads.
 """
