@@ -84,6 +84,13 @@ def test_numpy_backend_capabilities(capability, value):
     assert getattr(Backend, capability) is value          # the documented CPU defaults
 
 
+def test_cupy_backend_capabilities():
+    """Read off the class: no GPU is needed to check what it declares."""
+    from lamina.backend.cupy_backend import CupyBackend
+    assert {c: getattr(CupyBackend, c) for c in CAPABILITIES} == \
+        {c: not value for c, value in CAPABILITIES.items()}
+
+
 def test_every_capability_is_documented_in_the_base_class():
     source = (PACKAGE / "backend" / "base.py").read_text(encoding="utf-8")
     for capability in CAPABILITIES:
