@@ -52,7 +52,7 @@ def chain_kernel(program) -> KernelSpec:
     return KernelSpec(source.name, source.in_params, source.out_params, source.body, "")
 
 
-def _parse(params: str):
+def parse_params(params: str):
     """(type, name, is_raw) for each comma-separated parameter."""
     parsed = []
     for param in (p.split() for p in params.split(",") if p.strip()):
@@ -75,7 +75,7 @@ def translation_unit(spec: KernelSpec, dtype: str, scalar_t_params=()) -> str:
     scalars = set(scalar_t_params) | _SCALAR_T_PARAMS.get(short, set())
     params, bindings = [], []
     for is_output, group in ((False, spec.in_params), (True, spec.out_params)):
-        for dtype_name, name, raw in _parse(group):
+        for dtype_name, name, raw in parse_params(group):
             ctype = "T" if dtype_name == "T" else _FIXED_TYPES[dtype_name]
             const = "" if is_output else "const "
             if raw:
