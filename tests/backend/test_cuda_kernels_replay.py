@@ -6,6 +6,7 @@ same-shape inputs. This checks the *numbers* of every elementwise_chain expressi
 the sigmoid kernel without a GPU; the image and Philox kernels are not replayed here.
 Skips with the reason where no C++ compiler is found.
 """
+import atexit
 import ctypes
 import os
 import shutil
@@ -46,6 +47,7 @@ def _build(spec, dtype):
     key = (spec, dtype)
     if key not in _built:
         folder = tempfile.mkdtemp(prefix="lamina_replay_")
+        atexit.register(shutil.rmtree, folder, True)
         source, library = os.path.join(folder, "k.cpp"), os.path.join(folder, "k.so")
         with open(source, "w") as handle:
             handle.write(_host_source(spec, dtype))
