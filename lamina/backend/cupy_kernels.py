@@ -96,7 +96,8 @@ for (ptrdiff_t a = 0; a < k_h; ++a) {
 y = best;
 """
 
-# The average over the window's real (unpadded) elements.
+# The average over the window's real (unpadded) elements. Counts reach T through double:
+# CuPy's float16 has no unambiguous conversion from an integer.
 _AVG_POOL = _POOL_OUTPUT_INDEX + """
 const ptrdiff_t h_lo = h0 > 0 ? h0 : 0;
 const ptrdiff_t h_hi = h0 + k_h < height ? h0 + k_h : height;
@@ -108,7 +109,7 @@ for (ptrdiff_t h = h_lo; h < h_hi; ++h) {
         total += x[((sample * height + h) * width + w) * channels + c];
     }
 }
-y = total / (T)((h_hi - h_lo) * (w_hi - w_lo));
+y = total / (T)(double)((h_hi - h_lo) * (w_hi - w_lo));
 """
 
 # Decode an input element (sample, h, w, c) and the range of output pixels [p_lo, p_hi] x
@@ -168,7 +169,7 @@ for (ptrdiff_t p = p_lo; p <= p_hi; ++p) {
         const ptrdiff_t w0 = q * stride_w - pad_left;
         const ptrdiff_t cols_in = (w0 + k_w < width ? w0 + k_w : width) - (w0 > 0 ? w0 : 0);
         total += dy[((sample * out_h + p) * out_w + q) * channels + c]
-                 / (T)(rows_in * cols_in);
+                 / (T)(double)(rows_in * cols_in);
     }
 }
 dx = total;
