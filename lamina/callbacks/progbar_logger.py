@@ -70,7 +70,9 @@ class ProgbarLogger(Callback):
                              leave=False, dynamic_ncols=False, mininterval=0.05)
 
     def _update(self, batch: int, logs: dict) -> None:
-        self._seen = batch + 1
+        # With steps_per_execution the last batch index may pass the end (as in Keras 3).
+        steps = self.params.get("steps")
+        self._seen = min(batch + 1, steps) if steps else batch + 1
         if self._bar is not None:
             self._bar.update(self._seen - self._bar.n)
             self._bar.set_postfix_str(format_logs(logs).lstrip(" -"), refresh=False)

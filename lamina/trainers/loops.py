@@ -7,6 +7,7 @@ from .. import ops, tree
 from . import argument_checks as check
 from .debug_limits import cap_epochs, cap_steps
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
+from .executions import executions, run_execution, steps_per_execution
 from .nested_runs import independent_run
 
 
@@ -164,13 +165,13 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
             break                   # no epoch end, no logs, for an epoch without data
         logs = {}
         with batches:               # closed (its workers joined) however the epoch ends
-            for step, batch in enumerate(batches):
-                if step < skip:
-                    continue        # trained before the backup this fit resumed from
-                callbacks.on_train_batch_begin(step)
-                # Fetched per batch: a callback may recompile (which drops the steps).
-                logs = pythonify_logs(model.make_train_function()(to_device(batch)))
-                callbacks.on_train_batch_end(step, logs)
+            # The first `skip` batches were trained before the backup this fit resumed from.
+            for begin, end, group in executions(batches, steps_per_execution(model), skip):
+                callbacks.on_train_batch_begin(begin)
+                # Fetched per execution: a callback may recompile (which drops the steps).
+                logs = pythonify_logs(run_execution(model.make_train_function(), group,
+                                                    to_device))
+                callbacks.on_train_batch_end(end, logs)
                 if model.stop_training:
                     break
         ran_out = not model.stop_training and batches.ran_short()
@@ -202,10 +203,11 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") ->
         model.reset_metrics()
         callbacks.on_test_begin()
         logs = {}
-        for step, batch in enumerate(batches):
-            callbacks.on_test_batch_begin(step)
-            logs = pythonify_logs(model.make_test_function()(to_device(batch)))
-            callbacks.on_test_batch_end(step, logs)
+        for begin, end, group in executions(batches, steps_per_execution(model)):
+            callbacks.on_test_batch_begin(begin)
+            logs = pythonify_logs(run_execution(model.make_test_function(), group,
+                                                to_device))
+            callbacks.on_test_batch_end(end, logs)
     if batches.ran_short():
         warn_ran_out(what, batches.count, batches.expected, "the loss and metrics",
                      stacklevel=5)
@@ -253,15 +255,24 @@ def _predict_batches(model, x, data, batches, verbose, steps, callbacks):
         total = min(total, steps * data.batch_size)
     outputs = OutputBuffer(total)
     callbacks.on_predict_begin()
-    for step, batch in enumerate(batches):
-        callbacks.on_predict_batch_begin(step)
-        out = model.make_predict_function()(to_device((batch[0], None, None)))
-        outputs.add(out)
-        callbacks.on_predict_batch_end(step, {"outputs": out})
+    for begin, end, group in executions(batches, steps_per_execution(model)):
+        callbacks.on_predict_batch_begin(begin)
+        function = model.make_predict_function()
+        outs = [function(to_device((batch[0], None, None))) for batch in group]
+        for out in outs:
+            outputs.add(out)
+        callbacks.on_predict_batch_end(end, {"outputs": _concatenate(outs)})
     if batches.ran_short():
         warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=5)
     callbacks.on_predict_end()
     return outputs.result()
+
+
+def _concatenate(outs: list):
+    """The outputs of one execution's steps as one batch (Keras 3's predict logs)."""
+    if len(outs) == 1:
+        return outs[0]
+    return tree.map_structure(lambda *parts: ops.concatenate(list(parts), axis=0), *outs)
 
 
 __all__ = ["fit_loop", "evaluate_loop", "predict_loop", "pythonify_logs", "to_device"]

@@ -24,8 +24,10 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
-        """Configure training (Keras 3's arguments). ``steps_per_execution`` other than 1
-        and ``jit_compile=True`` have no effect here and warn once. With
+        """Configure training (Keras 3's arguments). ``steps_per_execution=N`` runs N
+        steps per execution: the batch callbacks are called once per N batches, with the
+        last step's logs (see ``trainers.executions``). ``jit_compile=True`` has no effect
+        here and warns once. With
         ``auto_scale_loss`` and a model whose dtype policy is ``mixed_float16`` the
         optimizer is wrapped in a ``LossScaleOptimizer``, as in Keras 3."""
         from .. import metrics as metrics_module
@@ -53,7 +55,7 @@ class Trainer:
             if (metrics or weighted_metrics) else None
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
-        _warn_ignored_compile_arguments(self, steps_per_execution, jit_compile, kwargs)
+        _warn_ignored_compile_arguments(self, jit_compile, kwargs)
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
         self._compile_config = dict(optimizer=optimizer, loss=loss, loss_weights=loss_weights,
@@ -308,12 +310,8 @@ def _check_legacy_kwargs(model, method: str, kwargs: dict, *data) -> dict:
     return kwargs
 
 
-def _warn_ignored_compile_arguments(model, steps_per_execution, jit_compile, kwargs) -> None:
+def _warn_ignored_compile_arguments(model, jit_compile, kwargs) -> None:
     owner = f"{type(model).__name__}.compile"
-    if steps_per_execution != 1:
-        warn_ignored(owner, "steps_per_execution", steps_per_execution,
-                     "each batch runs as one call of the compiled step (the results are the "
-                     "same; callbacks see every batch)", stacklevel=5)
     if jit_compile not in ("auto", False, None):
         warn_ignored(owner, "jit_compile", jit_compile, "there is no XLA; graph mode (the "
                      "default unless run_eagerly=True) compiles the step", stacklevel=5)
