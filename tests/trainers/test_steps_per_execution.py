@@ -171,3 +171,35 @@ def test_steps_per_execution_must_be_a_positive_int(value):
     with pytest.raises(ValueError, match=r"sequential\w*\.compile: argument "
                        r"'steps_per_execution' must be a positive int; received"):
         model.compile("sgd", "mse", steps_per_execution=value)
+
+
+class _InterruptAt(lamina.callbacks.Callback):
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if (self.epoch, batch) == (1, 4):
+            raise RuntimeError("interrupted")
+
+
+def test_backup_and_restore_resumes_mid_epoch_between_executions(tmp_path):
+    x, y = _data(12)
+
+    def fit(model, callbacks):
+        model.fit(x, y, batch_size=2, epochs=3, shuffle=False, verbose=0,
+                  callbacks=callbacks)
+
+    reference = _model(2)
+    fit(reference, [])
+    model = _model(2)
+    backup = str(tmp_path / "backup")
+    with pytest.raises(RuntimeError, match="interrupted"):
+        fit(model, [lamina.callbacks.BackupAndRestore(backup, save_freq=2),
+                    _InterruptAt()])
+    resumed = Recorder()
+    fit(model, [lamina.callbacks.BackupAndRestore(backup, save_freq=2), resumed])
+    # Batches 0-3 of epoch 2 were trained before the backup; the resumed fit starts at 4.
+    assert [e[:2] for e in resumed.events] == [("begin", 4), ("end", 5)] + \
+        [("begin", 0), ("end", 1), ("begin", 2), ("end", 3), ("begin", 4), ("end", 5)]
+    for a, b in zip(reference.get_weights(), model.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
