@@ -26,6 +26,7 @@ written in place has been given a new buffer, the plan binds the new one before 
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
 from typing import NamedTuple
@@ -89,7 +90,7 @@ class Plan:
         self.memory = plan_memory([(node.op, ins, outs) for node, ins, outs in schedule],
                                   specs, external, keep, sources, arena=memory_plan)
         self.arena = [backend.empty(shape, dtype) for shape, dtype in self.memory.buffers]
-        self.plain = self._mode([_step(node, ins, outs, None) for node, ins, outs in schedule],
+        self.plain = self._mode([_step(backend, node, ins, outs, None) for node, ins, outs in schedule],
                                 {}, arena=False)
         # value slot -> variable, for the updates the alias analysis allows to write in place
         self._direct = _direct_updates(schedule, self.update_slots, self.variable_slots,
@@ -102,7 +103,8 @@ class Plan:
         buffers (a buffer that no longer fits the op's ``out`` contract gets a commit)."""
         direct = {value: variable for value, variable in self._direct.items()
                   if _fits(variable.data, self._specs[value])}
-        steps = [_step(node, ins, outs, direct[outs[0]].data if outs and outs[0] in direct
+        steps = [_step(self.backend, node, ins, outs,
+                       direct[outs[0]].data if outs and outs[0] in direct
                        else self._out_buffers(outs))
                  for node, ins, outs in self._schedule]
         self.planned = self._mode(steps, direct, arena=True)
@@ -160,8 +162,8 @@ class Plan:
             if variable._views:            # eager snapshots of the old value (copy-on-write)
                 variable._release_views()
         try:
-            for forward, ins, outs, attrs, several, node in mode.steps:
-                result = forward(backend, *[slots[i] for i in ins], **attrs)
+            for run, ins, outs, several, node in mode.steps:
+                result = run(*[slots[i] for i in ins])
                 if several:
                     for o, value in zip(outs, result):
                         slots[o] = value
@@ -182,10 +184,16 @@ class Plan:
         return results
 
 
-def _step(node, ins, outs, out) -> tuple:
-    """(forward, input slots, output slots, attributes with ``out`` bound, several, node)."""
+def _step(backend, node, ins, outs, out) -> tuple:
+    """(run, input slots, output slots, several, node): ``run(*arrays)`` is the op's
+    forward with the backend and attributes (``out`` included) bound once, or the kernel
+    the op's ``bind`` returns for these inputs (no per-call dispatch)."""
     attrs = node.attrs if out is None else dict(node.attrs, out=out)
-    return (node.op.forward, ins, outs, attrs, node.several, node)
+    bind = getattr(node.op, "bind", None)
+    run = bind(backend, node.inputs, **attrs) if bind is not None else None
+    if run is None:
+        run = functools.partial(node.op.forward, backend, **attrs)
+    return (run, ins, outs, node.several, node)
 
 
 def _direct_updates(schedule, update_slots, variable_slots, memory) -> dict:
