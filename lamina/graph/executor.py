@@ -75,8 +75,9 @@ class Plan:
             outs = tuple(slot(o) for o in node.outputs)
             schedule.append((node, ins, outs))
             specs.update((s, (shapes.get(id(o), tuple(o.shape)), o.dtype)) for s, o in zip(outs, node.outputs))
+        self._flat_outputs = graph.flat_outputs
         self.output_slots = [slot(o) if isinstance(o, TensorBase) else None
-                             for o in graph.flat_outputs]
+                             for o in self._flat_outputs]
         self.update_slots = [(variable, slot(value)) for variable, value in graph.updates]
         self._updated = tuple(variable for variable, _ in self.update_slots)
         self.template = template
@@ -172,7 +173,7 @@ class Plan:
         except Exception as error:          # the loop variables name the failing step
             raise describe_failure(node, [slots[i] for i in ins], error) from error
         results = [slots[i] if i is not None else value
-                   for i, value in zip(self.output_slots, self.graph.flat_outputs)]
+                   for i, value in zip(self.output_slots, self._flat_outputs)]
         for k in mode.copied_outputs:
             results[k] = results[k].copy()
         values = [(variable, slots[i].copy() if snapshot else slots[i])

@@ -151,10 +151,10 @@ class DenseBiasAct(_FusedLinear):
 
 
 def _bound_dense(backend, x, w, bias, out, activation):
-    """DenseBiasAct's forward for a 2-D ``x`` writing into ``out``, as one closure over
-    the backend's kernels for these dtypes (what a plan runs); None where it does not
-    apply (the general forward then runs)."""
-    if out is None or isinstance(out, (tuple, list)) or len(x.shape) != 2 or \
+    """DenseBiasAct's forward for a 2-D ``x`` (into ``out`` when given), as one closure
+    over the backend's kernels for these dtypes (what a plan runs); None where it does
+    not apply (the general forward then runs)."""
+    if isinstance(out, (tuple, list)) or len(x.shape) != 2 or \
             activation not in ("linear", "relu"):
         return None
     dtypes = (x.dtype, w.dtype) + ((bias.dtype,) if bias is not None else ())

@@ -114,6 +114,9 @@ def test_the_bound_dense_kernel_equals_the_forward(activation):
     assert got is out
     expected = DenseBiasAct.forward(backend, x, w, b, activation=activation)
     np.testing.assert_array_equal(got, expected)
+    fresh = DenseBiasAct.bind(backend, specs, activation=activation)(x, w, b)
+    assert fresh is not out
+    np.testing.assert_array_equal(fresh, expected)
 
 
 def test_no_bound_dense_kernel_for_half_dtypes_or_a_saved_mask():
@@ -123,5 +126,5 @@ def test_no_bound_dense_kernel_for_half_dtypes_or_a_saved_mask():
     out = np.empty((3, 5), "float32")
     assert DenseBiasAct.bind(backend, bf16, out=out, activation="relu") is None
     assert DenseBiasAct.bind(backend, f32, out=out, activation="relu", save_mask=True) is None
-    assert DenseBiasAct.bind(backend, f32, out=None, activation="relu") is None
+    assert DenseBiasAct.bind(backend, f32, out=(out, out), activation="relu") is None
     assert DenseBiasAct.bind(backend, f32, out=out, activation="tanh") is None
