@@ -159,6 +159,12 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKer
     def binary(self, fn: str, a, b, out=None):
         return getattr(self.xp, fn)(a, b, out=out)
 
+    def bound_binary(self, fn: str, *dtypes: str):
+        """``binary(fn, a, b, out=None)``'s kernel for operands of ``dtypes``, looked up
+        once (a plan binds it to a step), called as ``kernel(a, b, out=...)``; None where
+        those dtypes need the general method."""
+        return getattr(self.xp, fn)
+
     def where(self, cond, a, b, out=None):
         if out is None:
             return self.xp.where(cond, a, b)
@@ -311,6 +317,11 @@ class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKer
         return ones
 
     # ----------------------------------------------------------------- contraction
+    def bound_matmul(self, *dtypes: str):
+        """``matmul``'s kernel for two 2-D operands of ``dtypes``, looked up once; None
+        where those dtypes need the general method."""
+        return self.xp.matmul
+
     def matmul(self, a, b, out=None):
         if b.ndim == 2 and a.ndim > 2 and (out is None or out.flags.c_contiguous):
             # a batch of matrices times one matrix: one GEMM over the flattened batch

@@ -76,6 +76,13 @@ class HalfPrecisionCompute:
             return _round_into(result, dtype, out)
         return super().matmul(a, b, out=out)
 
+    def bound_matmul(self, *dtypes: str):
+        return None if any(d in HALF_DTYPES for d in dtypes) else super().bound_matmul()
+
+    def bound_binary(self, fn: str, *dtypes: str):
+        return None if any(d in HALF_DTYPES or d == "bool" for d in dtypes) else \
+            super().bound_binary(fn)
+
     def _widened(self, method: str, first, second, *args, out=None):
         if not (_is_half(first) or _is_half(second)):
             return getattr(super(), method)(first, second, *args, out=out)

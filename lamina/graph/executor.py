@@ -26,6 +26,7 @@ written in place has been given a new buffer, the plan binds the new one before 
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
 from typing import NamedTuple
@@ -74,8 +75,9 @@ class Plan:
             outs = tuple(slot(o) for o in node.outputs)
             schedule.append((node, ins, outs))
             specs.update((s, (shapes.get(id(o), tuple(o.shape)), o.dtype)) for s, o in zip(outs, node.outputs))
+        self._flat_outputs = graph.flat_outputs
         self.output_slots = [slot(o) if isinstance(o, TensorBase) else None
-                             for o in graph.flat_outputs]
+                             for o in self._flat_outputs]
         self.update_slots = [(variable, slot(value)) for variable, value in graph.updates]
         self._updated = tuple(variable for variable, _ in self.update_slots)
         self.template = template
@@ -89,7 +91,7 @@ class Plan:
         self.memory = plan_memory([(node.op, ins, outs) for node, ins, outs in schedule],
                                   specs, external, keep, sources, arena=memory_plan)
         self.arena = [backend.empty(shape, dtype) for shape, dtype in self.memory.buffers]
-        self.plain = self._mode([_step(node, ins, outs, None) for node, ins, outs in schedule],
+        self.plain = self._mode([_step(backend, node, ins, outs, None) for node, ins, outs in schedule],
                                 {}, arena=False)
         # value slot -> variable, for the updates the alias analysis allows to write in place
         self._direct = _direct_updates(schedule, self.update_slots, self.variable_slots,
@@ -102,7 +104,8 @@ class Plan:
         buffers (a buffer that no longer fits the op's ``out`` contract gets a commit)."""
         direct = {value: variable for value, variable in self._direct.items()
                   if _fits(variable.data, self._specs[value])}
-        steps = [_step(node, ins, outs, direct[outs[0]].data if outs and outs[0] in direct
+        steps = [_step(self.backend, node, ins, outs,
+                       direct[outs[0]].data if outs and outs[0] in direct
                        else self._out_buffers(outs))
                  for node, ins, outs in self._schedule]
         self.planned = self._mode(steps, direct, arena=True)
@@ -160,8 +163,8 @@ class Plan:
             if variable._views:            # eager snapshots of the old value (copy-on-write)
                 variable._release_views()
         try:
-            for forward, ins, outs, attrs, several, node in mode.steps:
-                result = forward(backend, *[slots[i] for i in ins], **attrs)
+            for run, ins, outs, several, node in mode.steps:
+                result = run(*[slots[i] for i in ins])
                 if several:
                     for o, value in zip(outs, result):
                         slots[o] = value
@@ -170,7 +173,7 @@ class Plan:
         except Exception as error:          # the loop variables name the failing step
             raise describe_failure(node, [slots[i] for i in ins], error) from error
         results = [slots[i] if i is not None else value
-                   for i, value in zip(self.output_slots, self.graph.flat_outputs)]
+                   for i, value in zip(self.output_slots, self._flat_outputs)]
         for k in mode.copied_outputs:
             results[k] = results[k].copy()
         values = [(variable, slots[i].copy() if snapshot else slots[i])
@@ -182,10 +185,16 @@ class Plan:
         return results
 
 
-def _step(node, ins, outs, out) -> tuple:
-    """(forward, input slots, output slots, attributes with ``out`` bound, several, node)."""
+def _step(backend, node, ins, outs, out) -> tuple:
+    """(run, input slots, output slots, several, node): ``run(*arrays)`` is the op's
+    forward with the backend and attributes (``out`` included) bound once, or the kernel
+    the op's ``bind`` returns for these inputs (no per-call dispatch)."""
     attrs = node.attrs if out is None else dict(node.attrs, out=out)
-    return (node.op.forward, ins, outs, attrs, node.several, node)
+    bind = getattr(node.op, "bind", None)
+    run = bind(backend, node.inputs, **attrs) if bind is not None else None
+    if run is None:
+        run = functools.partial(node.op.forward, backend, **attrs)
+    return (run, ins, outs, node.several, node)
 
 
 def _direct_updates(schedule, update_slots, variable_slots, memory) -> dict:

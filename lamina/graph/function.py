@@ -189,6 +189,19 @@ class GraphFunction:
     def __call__(self, *args, **kwargs):
         backend = get_backend()
         call = _arguments(self.name, args, kwargs, backend)
+        graph, plan = self._graph_and_plan(call, backend)
+        return pack_results(graph, backend, plan([t.data for t in call.tensors]))
+
+    def bind(self, *args, **kwargs) -> tuple:
+        """(graph, plan, the tensors fed to the plan) for these arguments, traced and
+        planned now if not cached, without running: a caller that has checked that later
+        arguments share this signature may run ``plan`` on their arrays directly."""
+        backend = get_backend()
+        call = _arguments(self.name, args, kwargs, backend)
+        graph, plan = self._graph_and_plan(call, backend)
+        return graph, plan, call.tensors
+
+    def _graph_and_plan(self, call: _Call, backend) -> tuple:
         shapes = [tuple(t.shape) for t in call.tensors]
         with self._lock:
             entry, batch = self._entry(call, backend)
@@ -198,7 +211,7 @@ class GraphFunction:
                 self._give_up_relaxed(call, backend, error)
                 entry, batch = self._entry(call, backend)
                 plan = entry.plan(batch, shapes)
-        return pack_results(entry.graph, backend, plan([t.data for t in call.tensors]))
+        return entry.graph, plan
 
     def trace(self, *args, **kwargs) -> Graph:
         """The optimized graph for these arguments (traced now if not cached)."""

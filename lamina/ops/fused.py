@@ -141,6 +141,39 @@ class DenseBiasAct(_FusedLinear):
                     y = y_out
         return _epilogue(backend, y, bias, activation, save_mask, mask_out)
 
+    def bind(self, backend, inputs, out=None, activation="linear", save_mask=False):
+        """A plan's kernel for these (symbolic) inputs: see ``_bound_dense``."""
+        if save_mask:
+            return None
+        x, w = inputs[:2]
+        bias = inputs[2] if len(inputs) == 3 else None
+        return _bound_dense(backend, x, w, bias, out, activation)
+
+
+def _bound_dense(backend, x, w, bias, out, activation):
+    """DenseBiasAct's forward for a 2-D ``x`` (into ``out`` when given), as one closure
+    over the backend's kernels for these dtypes (what a plan runs); None where it does
+    not apply (the general forward then runs)."""
+    if isinstance(out, (tuple, list)) or len(x.shape) != 2 or \
+            activation not in ("linear", "relu"):
+        return None
+    dtypes = (x.dtype, w.dtype) + ((bias.dtype,) if bias is not None else ())
+    matmul, add = backend.bound_matmul(*dtypes), backend.bound_binary("add", *dtypes)
+    greater = backend.bound_binary("greater", x.dtype)
+    multiply = backend.bound_binary("multiply", x.dtype)
+    if None in (matmul, add, greater, multiply):
+        return None
+    relu = activation == "relu"
+
+    def run(x, w, bias=None):
+        y = matmul(x, w, out=out)
+        if bias is not None:
+            add(y, bias, out=y)
+        if relu:                   # y * (y > 0), as _epilogue computes it
+            multiply(y, greater(y, 0), out=y)
+        return y
+    return run
+
 
 @register_op
 class Conv2DBiasAct(_FusedLinear):

@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import warnings
 
+from .. import tree
+from ..autograd.tensor import TensorBase
+from ..backend import get_backend
 from ..graph.function import GraphFunction
 from ..core import structure
+from .loops import to_device
+
+MAX_LEAN_CALLS = 16        # bound of the lean predict calls kept (one per array signature)
 
 
 class CompiledStep:
@@ -23,6 +29,7 @@ class CompiledStep:
         self.eager_calls = 0
         self._seen_version = None          # the structure version last checked
         self._fingerprint = None           # the model's structure the traces are of
+        self._lean: dict = {}              # (backend, type, shape, dtype) -> bound call
 
     def ready(self) -> bool:
         if self.eager_calls:
@@ -57,7 +64,47 @@ class CompiledStep:
             self.eager = True
             return self.step(data)
 
+    def predict_array(self, x):
+        """The predict step on one host array, its outputs as host arrays: the latency path
+        of ``predict_on_batch``. After a first call of a signature (backend, array type,
+        shape, dtype) has run the step the ordinary way in graph mode, later calls with the
+        same signature run the bound plan directly: no argument flattening, signature
+        building or cache lookups per call. A change of the model's structure drops them."""
+        backend = get_backend()
+        key = (backend, type(x), x.shape, x.dtype)
+        if self._seen_version == structure.version() and not self.eager:
+            lean = self._lean.get(key)
+            if lean is not None:
+                return lean(x)
+        data = to_device((x, None, None))
+        eager_calls = self.eager_calls
+        out = self(data)
+        if not self.eager and self.eager_calls == eager_calls:     # the graph ran it
+            self._remember(key, backend, x, data)
+        return tree.map_structure(lambda t: t.numpy(), out)
+
+    def _remember(self, key, backend, x, data) -> None:
+        """Bind the plan that ran ``data`` for later calls of ``key``, when the step fed
+        the host array itself (no conversion) to the plan and returns tensors only."""
+        graph, plan, tensors = self.function.bind(data)
+        if len(tensors) != 1 or tensors[0].data is not x or \
+                not all(isinstance(o, TensorBase) for o in graph.flat_outputs):
+            return
+        to_host = backend.to_host
+        if isinstance(graph.outputs, TensorBase):
+            def lean(array):
+                return to_host(plan([array])[0])
+        else:
+            outputs = graph.outputs
+
+            def lean(array):
+                return tree.pack_sequence_as(outputs, [to_host(r) for r in plan([array])])
+        if len(self._lean) >= MAX_LEAN_CALLS:
+            self._lean.clear()
+        self._lean[key] = lean
+
     def _check_structure(self) -> None:
+        self._lean.clear()
         self._seen_version = structure.version()
         fingerprint = structure.fingerprint(self.model)
         if self._fingerprint is not None and fingerprint != self._fingerprint:

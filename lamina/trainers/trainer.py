@@ -277,7 +277,10 @@ class Trainer:
             from ..data_adapters import ArrayDataAdapter
             adapter = ArrayDataAdapter(x, single_batch=True, what="predict_on_batch")
             ((x, _, _),) = list(adapter.epoch())
-        out = self.make_predict_function()(to_device((x, None, None)))
+        step = self.make_predict_function()
+        if hasattr(step, "predict_array"):   # graph mode: the bound plan's latency path
+            return step.predict_array(x)
+        out = step(to_device((x, None, None)))
         return tree.map_structure(lambda t: t.numpy(), out)
 
 
