@@ -23,6 +23,8 @@ ties (common after a ReLU) do not multiply the gradient.
 """
 from __future__ import annotations
 
+from .winograd import WinogradConv, winograd_applies
+
 # Bytes of column buffer per block. 2-3 MiB measured best here (1 MiB L2 per core, two
 # cores); blocks of 8+ samples at 32x32x32 (9 MiB) fell back to the unblocked speed.
 _BLOCK_BYTES = 5 << 19
@@ -39,7 +41,7 @@ def _window(start: int, count: int, step: int) -> slice:
     return slice(start, start + (count - 1) * step + 1, step)
 
 
-class ConvKernels:
+class ConvKernels(WinogradConv):
     """Mixed into Backend: conv2d and its two backprops, pool2d and its backprops."""
 
     # ----------------------------------------------------------------- padding helpers
@@ -156,6 +158,9 @@ class ConvKernels:
         if groups == 1 and self._is_pointwise((kh, kw), strides, pads, dilation):
             xp.matmul(x.reshape(-1, c), w.reshape(c, cout), out=y.reshape(-1, cout))
             return self._finish(y, out)
+        if self.winograd and winograd_applies(x.shape, w.shape, strides, dilation, groups,
+                                              dtype, x.dtype.itemsize):
+            return self._finish(self._winograd_conv2d(x, w, pads, y), out)
         xpad = self._pad_nhwc(x, pads)
         geometry = ((kh, kw), strides, dilation, ow)
         kdim = kh * kw * cg

@@ -1,0 +1,106 @@
+"""Winograd F(2,3) for 3x3 stride-1 undilated ungrouped convolutions (NHWC, HWIO).
+
+Each 2x2 output tile is ``Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d Bᵀᵀ)] A`` of the 4x4 input tile ``d`` it
+reads (tiles overlap by two rows and columns): 16 multiplications per tile and channel
+pair instead of 36, i.e. 2.25x fewer. Over a block of samples the 16 elementwise products
+are 16 GEMMs ``(tiles, C) @ (C, K)``, one batched matmul. The input transform is four
+adds/subtracts of strided row views, then four of strided column views; the output
+transform likewise. Blocks of samples keep the transformed input (16 x tiles x C) in cache.
+
+The transforms only add, subtract and halve (the filter's 0.5 is exact), so the error is
+a few ulps of the largest partial sums (tested against the direct convolution).
+"""
+from __future__ import annotations
+
+# Bytes of transformed input per block of samples (16 x tiles x C): measured best around the
+# im2col budget.
+_BLOCK_BYTES = 5 << 19
+
+# Filter transform G (4x3): U = G g Gᵀ.
+_G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
+
+
+def winograd_applies(x_shape, w_shape, strides, dilation, groups, dtype, itemsize) -> bool:
+    """Whether F(2,3) is used: a 3x3 stride-1 undilated ungrouped float convolution whose
+    channels make the 16 small GEMMs worth it (measured; see benchmarks/winograd.py)."""
+    if tuple(w_shape[:2]) != (3, 3) or tuple(strides) != (1, 1) or tuple(dilation) != (1, 1):
+        return False
+    if groups != 1 or dtype.kind != "f" or itemsize < 4:
+        return False
+    return min(w_shape[2], w_shape[3]) >= 16
+
+
+class WinogradConv:
+    """Mixed into ConvKernels: ``_winograd_conv2d``, used by ``conv2d`` when ``winograd``
+    is true (the numpy backend's default; set it False on an instance to turn it off)."""
+
+    winograd = False
+
+    def _winograd_filter(self, w):
+        """``U[a, b] = (G g Gᵀ)[a, b]`` as (16, C, K)."""
+        xp = self.xp
+        g = xp.asarray(_G, dtype=w.dtype)
+        u = xp.tensordot(g, w, axes=(1, 0))                         # (4, 3, C, K)
+        u = xp.tensordot(g, u, axes=(1, 1)).transpose(1, 0, 2, 3)   # (4, 4, C, K)
+        return xp.ascontiguousarray(u).reshape(16, w.shape[2], w.shape[3])
+
+    def _winograd_conv2d(self, x, w, pads, y):
+        """``y`` (C-contiguous, (N, OH, OW, K)) = conv2d(x, w) at stride 1 with ``pads``."""
+        xp = self.xp
+        n, oh, ow, k = y.shape
+        c = x.shape[3]
+        th, tw = (oh + 1) // 2, (ow + 1) // 2
+        (top, bottom), (left, right) = pads
+        # Pad so that the th x tw tiles of 4x4 (stride 2) lie inside: 2*th + 2 rows.
+        hp, wp = 2 * th + 2, 2 * tw + 2
+        xpad = self._pad_nhwc(x, ((top, hp - x.shape[1] - top), (left, wp - x.shape[2] - left)))
+        u = self._winograd_filter(w.astype(y.dtype, copy=False))
+        sample_bytes = 16 * th * tw * max(c, k) * y.dtype.itemsize
+        step = max(1, _BLOCK_BYTES // sample_bytes)
+        m_max = min(step, n)
+        rows_buf = xp.empty((4, m_max, th, wp, c), dtype=y.dtype)
+        v_buf = xp.empty((4, 4, m_max, th, tw, c), dtype=y.dtype)
+        p_buf = xp.empty((16, m_max * th * tw, k), dtype=y.dtype)
+        s_buf = xp.empty((2, 4, m_max, th, tw, k), dtype=y.dtype)
+        even = oh % 2 == 0 and ow % 2 == 0
+        tile_buf = None if even else xp.empty((m_max, th, 2, tw, 2, k), dtype=y.dtype)
+        for n0 in range(0, n, step):
+            n1 = min(n0 + step, n)
+            m = n1 - n0
+            xb = xpad[n0:n1]
+            r = [xb[:, a:a + 2 * th:2] for a in range(4)]
+            t = rows_buf[:, :m]
+            xp.subtract(r[0], r[2], out=t[0])
+            xp.add(r[1], r[2], out=t[1])
+            xp.subtract(r[2], r[1], out=t[2])
+            xp.subtract(r[1], r[3], out=t[3])
+            col = [t[:, :, :, b:b + 2 * tw:2] for b in range(4)]
+            v = v_buf[:, :, :m]
+            xp.subtract(col[0], col[2], out=v[:, 0])
+            xp.add(col[1], col[2], out=v[:, 1])
+            xp.subtract(col[2], col[1], out=v[:, 2])
+            xp.subtract(col[1], col[3], out=v[:, 3])
+            tiles = m * th * tw
+            if m == m_max:
+                vv = v_buf.reshape(16, tiles, c)
+            else:
+                vv = xp.ascontiguousarray(v).reshape(16, tiles, c)
+            prod = xp.matmul(vv, u, out=p_buf[:, :tiles]).reshape(4, 4, m, th, tw, k)
+            s = s_buf[:, :, :m]
+            xp.add(prod[0], prod[1], out=s[0])
+            s[0] += prod[2]
+            xp.subtract(prod[1], prod[2], out=s[1])
+            s[1] -= prod[3]
+            if even:
+                out = y[n0:n1].reshape(m, th, 2, tw, 2, k)
+            else:
+                out = tile_buf[:m]
+            for i in range(2):
+                dst0, dst1 = out[:, :, i, :, 0], out[:, :, i, :, 1]
+                xp.add(s[i, 0], s[i, 1], out=dst0)
+                dst0 += s[i, 2]
+                xp.subtract(s[i, 1], s[i, 2], out=dst1)
+                dst1 -= s[i, 3]
+            if not even:
+                y[n0:n1] = out.reshape(m, 2 * th, 2 * tw, k)[:, :oh, :ow]
+        return y
