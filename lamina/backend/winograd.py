@@ -4,7 +4,7 @@ Each 2x2 output tile is ``Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d Bᵀᵀ)] A`` of the 4x4 
 reads (tiles overlap by two rows and columns): 16 multiplications per tile and channel
 pair instead of 36, i.e. 2.25x fewer. Over a block of samples the 16 elementwise products
 are 16 GEMMs ``(tiles, C) @ (C, K)``, one batched matmul. The input transform is four
-adds/subtracts of strided row views, then four of strided column views; the output
+adds/subtracts of strided column views, then four of strided row views; the output
 transform likewise. Blocks of samples keep the transformed input (16 x tiles x C) in cache.
 
 The transforms only add, subtract and halve (the filter's 0.5 is exact), so the error is
@@ -58,28 +58,35 @@ class WinogradConv:
         sample_bytes = 16 * th * tw * max(c, k) * y.dtype.itemsize
         step = max(1, _BLOCK_BYTES // sample_bytes)
         m_max = min(step, n)
-        rows_buf = xp.empty((4, m_max, th, wp, c), dtype=y.dtype)
+        cols_buf = xp.empty((4, m_max, hp, tw, c), dtype=y.dtype)
         v_buf = xp.empty((4, 4, m_max, th, tw, c), dtype=y.dtype)
         p_buf = xp.empty((16, m_max * th * tw, k), dtype=y.dtype)
         s_buf = xp.empty((2, 4, m_max, th, tw, k), dtype=y.dtype)
+        y_buf = xp.empty((2, 2, m_max, th, tw, k), dtype=y.dtype)
+        split_buf = xp.empty((m_max, hp, 2, tw + 1, c), dtype=y.dtype)
         even = oh % 2 == 0 and ow % 2 == 0
-        tile_buf = None if even else xp.empty((m_max, th, 2, tw, 2, k), dtype=y.dtype)
         for n0 in range(0, n, step):
             n1 = min(n0 + step, n)
             m = n1 - n0
             xb = xpad[n0:n1]
-            r = [xb[:, a:a + 2 * th:2] for a in range(4)]
-            t = rows_buf[:, :m]
-            xp.subtract(r[0], r[2], out=t[0])
-            xp.add(r[1], r[2], out=t[1])
-            xp.subtract(r[2], r[1], out=t[2])
-            xp.subtract(r[1], r[3], out=t[3])
-            col = [t[:, :, :, b:b + 2 * tw:2] for b in range(4)]
+            # Even and odd columns apart (one copy), so that the column transform and then
+            # the row transform are adds of long contiguous runs.
+            split = split_buf[:m]
+            split[...] = xb.reshape(m, hp, tw + 1, 2, c).transpose(0, 1, 3, 2, 4)
+            even_cols, odd_cols = split[:, :, 0], split[:, :, 1]
+            col = (even_cols[:, :, :tw], odd_cols[:, :, :tw], even_cols[:, :, 1:],
+                   odd_cols[:, :, 1:])
+            t = cols_buf[:, :m]
+            xp.subtract(col[0], col[2], out=t[0])
+            xp.add(col[1], col[2], out=t[1])
+            xp.subtract(col[2], col[1], out=t[2])
+            xp.subtract(col[1], col[3], out=t[3])
+            row = [t[:, :, a:a + 2 * th:2] for a in range(4)]
             v = v_buf[:, :, :m]
-            xp.subtract(col[0], col[2], out=v[:, 0])
-            xp.add(col[1], col[2], out=v[:, 1])
-            xp.subtract(col[2], col[1], out=v[:, 2])
-            xp.subtract(col[1], col[3], out=v[:, 3])
+            xp.subtract(row[0], row[2], out=v[0])
+            xp.add(row[1], row[2], out=v[1])
+            xp.subtract(row[2], row[1], out=v[2])
+            xp.subtract(row[1], row[3], out=v[3])
             tiles = m * th * tw
             if m == m_max:
                 vv = v_buf.reshape(16, tiles, c)
@@ -91,16 +98,15 @@ class WinogradConv:
             s[0] += prod[2]
             xp.subtract(prod[1], prod[2], out=s[1])
             s[1] -= prod[3]
+            # Rows, then columns, into contiguous tiles; one copy interleaves them into y.
+            tiles_out = y_buf[:, :, :m]
+            xp.add(s[:, 0], s[:, 1], out=tiles_out[:, 0])
+            tiles_out[:, 0] += s[:, 2]
+            xp.subtract(s[:, 1], s[:, 2], out=tiles_out[:, 1])
+            tiles_out[:, 1] -= s[:, 3]
+            interleaved = tiles_out.transpose(2, 3, 0, 4, 1, 5)
             if even:
-                out = y[n0:n1].reshape(m, th, 2, tw, 2, k)
+                y[n0:n1].reshape(m, th, 2, tw, 2, k)[...] = interleaved
             else:
-                out = tile_buf[:m]
-            for i in range(2):
-                dst0, dst1 = out[:, :, i, :, 0], out[:, :, i, :, 1]
-                xp.add(s[i, 0], s[i, 1], out=dst0)
-                dst0 += s[i, 2]
-                xp.subtract(s[i, 1], s[i, 2], out=dst1)
-                dst1 -= s[i, 3]
-            if not even:
-                y[n0:n1] = out.reshape(m, 2 * th, 2 * tw, k)[:, :oh, :ow]
+                y[n0:n1] = interleaved.reshape(m, 2 * th, 2 * tw, k)[:, :oh, :ow]
         return y
