@@ -12,9 +12,20 @@ a few ulps of the largest partial sums (tested against the direct convolution).
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 # Bytes of transformed input per block of samples (16 x tiles x C): measured best around the
 # im2col budget.
-_BLOCK_BYTES = 5 << 19
+_BLOCK_BYTES = 1 << 20
+
+
+def _threads() -> int:
+    """Threads for the block loop: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:                      # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 # Filter transform G (4x3): U = G g Gᵀ.
 _G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
@@ -57,7 +68,28 @@ class WinogradConv:
         u = self._winograd_filter(w.astype(y.dtype, copy=False))
         sample_bytes = 16 * th * tw * max(c, k) * y.dtype.itemsize
         step = max(1, _BLOCK_BYTES // sample_bytes)
-        m_max = min(step, n)
+        workers = min(_threads(), -(-n // step))
+        if workers <= 1:
+            self._winograd_blocks(xpad, u, y, 0, n, step)
+            return y
+        # Samples split between threads (numpy's adds and BLAS release the GIL); each
+        # thread walks its share in cache-sized blocks with its own buffers.
+        share = -(-n // workers)
+        with ThreadPoolExecutor(workers) as pool:
+            jobs = [pool.submit(self._winograd_blocks, xpad, u, y, lo, min(lo + share, n), step)
+                    for lo in range(0, n, share)]
+            for job in jobs:
+                job.result()
+        return y
+
+    def _winograd_blocks(self, xpad, u, y, start, stop, step):
+        """Samples ``start:stop`` of ``y``, ``step`` samples at a time."""
+        xp = self.xp
+        n, oh, ow, k = y.shape
+        c = xpad.shape[3]
+        th, tw = (oh + 1) // 2, (ow + 1) // 2
+        hp = 2 * th + 2
+        m_max = min(step, stop - start)
         cols_buf = xp.empty((4, m_max, hp, tw, c), dtype=y.dtype)
         v_buf = xp.empty((4, 4, m_max, th, tw, c), dtype=y.dtype)
         p_buf = xp.empty((16, m_max * th * tw, k), dtype=y.dtype)
@@ -65,8 +97,8 @@ class WinogradConv:
         y_buf = xp.empty((2, 2, m_max, th, tw, k), dtype=y.dtype)
         split_buf = xp.empty((m_max, hp, 2, tw + 1, c), dtype=y.dtype)
         even = oh % 2 == 0 and ow % 2 == 0
-        for n0 in range(0, n, step):
-            n1 = min(n0 + step, n)
+        for n0 in range(start, stop, step):
+            n1 = min(n0 + step, stop)
             m = n1 - n0
             xb = xpad[n0:n1]
             # Even and odd columns apart (one copy), so that the column transform and then
