@@ -40,12 +40,15 @@ def _conv(backend, x, w, pads, use_winograd):
     return backend.conv2d(x, w, (1, 1), pads, (1, 1), 1)
 
 
+@pytest.mark.parametrize("threads", [1, 3], ids=["1-thread", "3-threads"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("x_shape,k,pads", CASES, ids=IDS)
-def test_winograd_matches_exact_convolution(x_shape, k, pads, dtype, monkeypatch):
+def test_winograd_matches_exact_convolution(x_shape, k, pads, dtype, threads, monkeypatch):
+    monkeypatch.setattr(winograd_module, "_threads", lambda: threads)
     x, w = _data(x_shape, k, dtype)
     exact = ref_conv2d(x.astype(np.float64), w.astype(np.float64), pads=pads)
-    # Blocks of 2 samples (16 x tiles x max(C, K) each), so odd batches end with a partial one.
+    # Blocks of 2 samples (16 x tiles x max(C, K) each), so odd batches end with a partial
+    # one; with 3 threads, the batch-blocks case splits 5 samples as 2 + 2 + 1.
     tiles = ((exact.shape[1] + 1) // 2) * ((exact.shape[2] + 1) // 2)
     monkeypatch.setattr(winograd_module, "_BLOCK_BYTES",
                         2 * 16 * tiles * max(x_shape[3], k) * np.dtype(dtype).itemsize)
