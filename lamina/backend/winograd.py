@@ -57,12 +57,12 @@ class WinogradConv:
 
     def _winograd_conv2d(self, x, w, pads, y):
         """``y`` (C-contiguous, (N, OH, OW, K)) = conv2d(x, w) at stride 1 with ``pads``."""
-        xp = self.xp
         n, oh, ow, k = y.shape
         c = x.shape[3]
         th, tw = (oh + 1) // 2, (ow + 1) // 2
-        (top, bottom), (left, right) = pads
-        # Pad so that the th x tw tiles of 4x4 (stride 2) lie inside: 2*th + 2 rows.
+        (top, _), (left, _) = pads
+        # Pad (or crop) so that the th x tw 4x4 tiles (stride 2) just fit: 2*th + 2 rows;
+        # y's shape already says how many outputs the bottom and right pads make.
         hp, wp = 2 * th + 2, 2 * tw + 2
         xpad = self._pad_nhwc(x, ((top, hp - x.shape[1] - top), (left, wp - x.shape[2] - left)))
         u = self._winograd_filter(w.astype(y.dtype, copy=False))
