@@ -12,7 +12,9 @@ import pytest
 import lamina.backend.winograd as winograd_module
 from lamina.backend.numpy_backend import NumpyBackend
 from lamina.backend.winograd import winograd_applies
-from tests.ops.test_conv import ref_conv2d
+from lamina import ops
+from tests.harness import case, rand, run_case
+from tests.ops.test_conv import ref_conv, ref_conv2d
 
 BOUNDS = {np.float32: 5e-6, np.float64: 1e-14}
 
@@ -104,3 +106,16 @@ def test_winograd_applies_rule():
     assert not winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), *args, f16, 2)
     assert not winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), 1,
                                 np.dtype("int32"), 4)
+
+
+def test_conv2d_op_through_winograd_eager_graph_and_gradient(monkeypatch):
+    """The op harness on a shape that takes the Winograd path: float64/float32 forward
+    against the loop reference, the numeric gradient, and lamina.jit equal to eager."""
+    calls = []
+    original = NumpyBackend._winograd_conv2d
+    monkeypatch.setattr(NumpyBackend, "_winograd_conv2d",
+                        lambda self, *a: calls.append(1) or original(self, *a))
+    run_case(case("conv2d", lambda x, w: ops.conv2d(x, w, padding="same"),
+                  lambda x, w: ref_conv(x, w, padding="same"),
+                  [rand(2, 3, 5, 16), rand(3, 3, 16, 16) / 12], label="winograd"))
+    assert calls
