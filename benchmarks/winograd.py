@@ -3,18 +3,34 @@
     python benchmarks/winograd.py [repeats]
 
 Prints, per shape and dtype, the best-of-N time of each path and direct/Winograd (>1 means
-Winograd is faster), with the OpenBLAS environment it ran under.
+Winograd is faster), with the OpenBLAS environment it ran under. Under
+``OPENBLAS_NUM_THREADS=1`` both paths run on one thread and are timed in process CPU time,
+a measure of work that a loaded machine (other processes taking the cores) disturbs little.
 """
 from __future__ import annotations
 
 import os
 import sys
 
+import time
+
 import numpy as np
 
-from common import _time
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import lamina.backend.winograd as winograd_module
 from lamina.backend.numpy_backend import NumpyBackend
+
+SINGLE = os.environ.get("OPENBLAS_NUM_THREADS") == "1"
+if SINGLE:
+    winograd_module._threads = lambda: 1
+_clock = time.process_time if SINGLE else time.perf_counter
+
+
+def _time(fn) -> float:
+    start = _clock()
+    fn()
+    return _clock() - start
 
 # (batch, height, width, in channels, out channels): 3x3 'same', stride 1.
 SHAPES = [(64, 32, 32, 32, 32), (64, 16, 16, 64, 64), (64, 32, 32, 3, 32),
@@ -22,9 +38,10 @@ SHAPES = [(64, 32, 32, 32, 32), (64, 16, 16, 64, 64), (64, 32, 32, 3, 32),
 
 
 def run(repeats: int) -> None:
-    print("OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s load average %.2f" % (
+    print("OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s load average %.2f, %s" % (
         os.environ.get("OPENBLAS_CORETYPE", "unset"),
-        os.environ.get("OPENBLAS_L2_SIZE", "unset"), os.getloadavg()[0]))
+        os.environ.get("OPENBLAS_L2_SIZE", "unset"), os.getloadavg()[0],
+        "one thread, CPU time" if SINGLE else "default threads, wall time"))
     backend = NumpyBackend()
     rng = np.random.default_rng(0)
     pads = ((1, 1), (1, 1))

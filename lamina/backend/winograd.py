@@ -27,6 +27,12 @@ def _threads() -> int:
     except AttributeError:                      # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
 
+# Fewest input and output channels that take the Winograd path. Measured on the 2-core build
+# machine, one thread, CPU time (benchmarks/winograd.py; float32/float64 direct/Winograd):
+# 3->32 0.66/0.63, 16->16 1.00/1.15, 32->32 1.29/1.39, 64->64 1.35/1.54 (16x16) and
+# 1.30/1.54 (8x8): the 16 small GEMMs need channels to amortise the transforms.
+MIN_CHANNELS = 32
+
 # Filter transform G (4x3): U = G g Gᵀ.
 _G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
 
@@ -38,7 +44,7 @@ def winograd_applies(x_shape, w_shape, strides, dilation, groups, dtype, itemsiz
         return False
     if groups != 1 or dtype.kind != "f" or itemsize < 4:
         return False
-    return min(w_shape[2], w_shape[3]) >= 16
+    return min(w_shape[2], w_shape[3]) >= MIN_CHANNELS
 
 
 class WinogradConv:

@@ -10,11 +10,20 @@ import numpy as np
 import pytest
 
 import lamina.backend.winograd as winograd_module
+from lamina import ops
 from lamina.backend.numpy_backend import NumpyBackend
 from lamina.backend.winograd import winograd_applies
-from lamina import ops
 from tests.harness import case, rand, run_case
 from tests.ops.test_conv import ref_conv, ref_conv2d
+
+
+
+@pytest.fixture(autouse=True)
+def small_channels(monkeypatch):
+    """Winograd from 16 channels on (the default threshold is 32), to keep the loop
+    references and numeric gradients quick; test_winograd_applies_rule checks the real one."""
+    monkeypatch.setattr(winograd_module, "MIN_CHANNELS", 16)
+
 
 BOUNDS = {np.float32: 5e-6, np.float64: 1e-14}
 
@@ -96,12 +105,15 @@ def test_switch_and_dispatch_rule(monkeypatch):
     assert calls == [(1, 6, 6, 16)]
 
 
-def test_winograd_applies_rule():
+def test_winograd_applies_rule(monkeypatch):
+    monkeypatch.setattr(winograd_module, "MIN_CHANNELS", 32)
     f32, f64, f16 = np.dtype("float32"), np.dtype("float64"), np.dtype("float16")
     args = ((1, 1), (1, 1), 1)
     assert winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), *args, f32, 4)
     assert winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), *args, f64, 8)
     assert not winograd_applies((64, 32, 32, 3), (3, 3, 3, 32), *args, f32, 4)   # few channels
+    assert not winograd_applies((64, 32, 32, 16), (3, 3, 16, 16), *args, f32, 4)
+    assert not winograd_applies((64, 32, 32, 64), (3, 3, 64, 16), *args, f32, 4)
     assert not winograd_applies((64, 32, 32, 32), (5, 5, 32, 32), *args, f32, 4)
     assert not winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), *args, f16, 2)
     assert not winograd_applies((64, 32, 32, 32), (3, 3, 32, 32), (1, 1), (1, 1), 1,
