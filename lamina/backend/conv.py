@@ -9,7 +9,9 @@ the filter gradient (``colsᵀ @ dY``, accumulated over blocks). The input gradi
 1 is itself a convolution (of dY with the flipped, in/out-swapped filter, padded so that the
 output is the input's size); at larger strides it is ``dY @ Wᵀ`` scattered back by one
 strided ``+=`` per kernel offset (col2im), which never writes one element twice in a block.
-A 1x1 stride-1 convolution is a plain GEMM.
+A 1x1 stride-1 convolution is a plain GEMM. A 3x3 stride-1 ungrouped float convolution with
+32+ channels in and out goes by Winograd F(2,3) (winograd.py) where the backend's
+``winograd`` is true (the numpy backend's default); the backprops stay im2col + GEMM.
 
 Groups are a batch dimension of the GEMMs: the column buffer is laid out group-major,
 ``(groups, rows, kh*kw*C/groups)``, and one batched matmul serves all groups. Depthwise
