@@ -9,7 +9,9 @@ the filter gradient (``colsᵀ @ dY``, accumulated over blocks). The input gradi
 1 is itself a convolution (of dY with the flipped, in/out-swapped filter, padded so that the
 output is the input's size); at larger strides it is ``dY @ Wᵀ`` scattered back by one
 strided ``+=`` per kernel offset (col2im), which never writes one element twice in a block.
-A 1x1 stride-1 convolution is a plain GEMM.
+A 1x1 stride-1 convolution is a plain GEMM. A 3x3 stride-1 ungrouped float convolution with
+32+ channels in and out goes by Winograd F(2,3) (winograd.py) where the backend's
+``winograd`` is true (the numpy backend's default); the backprops stay im2col + GEMM.
 
 Groups are a batch dimension of the GEMMs: the column buffer is laid out group-major,
 ``(groups, rows, kh*kw*C/groups)``, and one batched matmul serves all groups. Depthwise
@@ -22,6 +24,8 @@ ties (common after a ReLU) do not multiply the gradient.
 ``pads`` are explicit ``((top, bottom), (left, right))``; a negative pad crops.
 """
 from __future__ import annotations
+
+from .winograd import WinogradConv, winograd_applies
 
 # Bytes of column buffer per block. 2-3 MiB measured best here (1 MiB L2 per core, two
 # cores); blocks of 8+ samples at 32x32x32 (9 MiB) fell back to the unblocked speed.
@@ -39,7 +43,7 @@ def _window(start: int, count: int, step: int) -> slice:
     return slice(start, start + (count - 1) * step + 1, step)
 
 
-class ConvKernels:
+class ConvKernels(WinogradConv):
     """Mixed into Backend: conv2d and its two backprops, pool2d and its backprops."""
 
     # ----------------------------------------------------------------- padding helpers
@@ -156,6 +160,9 @@ class ConvKernels:
         if groups == 1 and self._is_pointwise((kh, kw), strides, pads, dilation):
             xp.matmul(x.reshape(-1, c), w.reshape(c, cout), out=y.reshape(-1, cout))
             return self._finish(y, out)
+        if self.winograd and winograd_applies(x.shape, w.shape, strides, dilation, groups,
+                                              dtype, x.dtype.itemsize):
+            return self._finish(self._winograd_conv2d(x, w, pads, y), out)
         xpad = self._pad_nhwc(x, pads)
         geometry = ((kh, kw), strides, dilation, ow)
         kdim = kh * kw * cg

@@ -15,6 +15,7 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
     fuses_elementwise = False
     sums_by_matmul = True
     atomic_scatter_add = False
+    winograd = True                 # 3x3 stride-1 conv2d forward by Winograd F(2,3)
 
     def asarray(self, data, dtype: str | None = None):
         return numpy.asarray(data, dtype=dtype)
