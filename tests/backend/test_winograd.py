@@ -92,7 +92,7 @@ def test_switch_and_dispatch_rule(monkeypatch):
 
     monkeypatch.setattr(NumpyBackend, "_winograd_conv2d", spy)
     backend = NumpyBackend()
-    assert backend.winograd is True                    # on by default for numpy
+    assert backend.winograd is False                   # opt-in (see numpy_backend.py)
     x, w = _data((1, 6, 6, 16), 16, np.float32)
     pads = ((1, 1), (1, 1))
     _conv(backend, x, w, pads, True)
@@ -125,6 +125,7 @@ def test_conv2d_op_through_winograd_eager_graph_and_gradient(monkeypatch):
     against the loop reference, the numeric gradient, and lamina.jit equal to eager."""
     calls = []
     original = NumpyBackend._winograd_conv2d
+    monkeypatch.setattr(NumpyBackend, "winograd", True)         # opt in for this test
     monkeypatch.setattr(NumpyBackend, "_winograd_conv2d",
                         lambda self, *a: calls.append(1) or original(self, *a))
     run_case(case("conv2d", lambda x, w: ops.conv2d(x, w, padding="same"),
