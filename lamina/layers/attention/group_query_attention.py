@@ -4,12 +4,12 @@ from __future__ import annotations
 import math
 
 from ... import constraints, initializers, ops, regularizers
-from ...autograd.tensor import TensorBase
 from ...errors import ShapeError, describe_shape
 from ...random import SeedGenerator
 from ..layer import Layer
 from .dot_product import combined_mask, multi_head_attention
-from .multi_head_attention import MultiHeadAttention
+from .multi_head_attention import (MultiHeadAttention, attention_input_shapes,
+                                   weight_options_config)
 from .projection import HeadProjection
 
 
@@ -102,20 +102,12 @@ class GroupedQueryAttention(Layer):
     build_from_config = MultiHeadAttention.build_from_config
 
     def _input_shapes(self, query_shape, value_shape, key_shape):
-        if value_shape is None and query_shape and isinstance(query_shape[0], (list, tuple)):
-            query_shape, value_shape, key_shape = (list(query_shape) + [None])[:3]
-        if value_shape is None:
-            raise ValueError(f"{self.name}: call(query, value, key=None) needs a 'value' "
-                             f"tensor; received only a query")
-        key_shape = value_shape if key_shape is None else key_shape
+        query_shape, value_shape, key_shape = attention_input_shapes(
+            self.name, query_shape, value_shape, key_shape)
         if len(query_shape) != 3 or len(value_shape) != 3 or len(key_shape) != 3:
             raise ShapeError(f"{self.name}: query, value and key must have rank 3 (batch, "
                              f"steps, features); received query {describe_shape(query_shape)}, "
                              f"value {describe_shape(value_shape)}, key "
-                             f"{describe_shape(key_shape)}")
-        if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
-            raise ShapeError(f"{self.name}: value and key must agree on all axes but the last; "
-                             f"received value {describe_shape(value_shape)}, key "
                              f"{describe_shape(key_shape)}")
         return tuple(query_shape), tuple(value_shape), tuple(key_shape)
 
@@ -159,12 +151,7 @@ class GroupedQueryAttention(Layer):
         output = self._output_dense(output)
         return (output, scores) if return_attention_scores else output
 
-    def _as_input(self, x):
-        if not isinstance(x, TensorBase):
-            x = ops.convert_to_tensor(x)
-        if "float" in x.dtype and x.dtype != self.compute_dtype:
-            x = ops.cast(x, self.compute_dtype)
-        return x
+    _as_input = MultiHeadAttention._as_input
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape, value_shape, _ = self._input_shapes(query_shape, value_shape, key_shape)
@@ -179,15 +166,7 @@ class GroupedQueryAttention(Layer):
                 "num_query_heads": self.num_query_heads,
                 "num_key_value_heads": self.num_key_value_heads, "use_bias": self.use_bias,
                 "use_gate": self.use_gate, "sliding_window": self.sliding_window,
-                "dropout": self.dropout,
-                "kernel_initializer": initializers.serialize(self.kernel_initializer),
-                "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint),
-                "seed": self.seed}
+                "dropout": self.dropout, **weight_options_config(self), "seed": self.seed}
 
 
 GroupQueryAttention = GroupedQueryAttention          # Keras 3's exported name

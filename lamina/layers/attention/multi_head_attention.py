@@ -107,16 +107,8 @@ class MultiHeadAttention(Layer):
             self._shapes_dict["key_shape"] = given_key
 
     def _input_shapes(self, query_shape, value_shape, key_shape):
-        if value_shape is None and query_shape and isinstance(query_shape[0], (list, tuple)):
-            query_shape, value_shape, key_shape = (list(query_shape) + [None])[:3]
-        if value_shape is None:
-            raise ValueError(f"{self.name}: call(query, value, key=None) needs a 'value' "
-                             f"tensor; received only a query")
-        key_shape = value_shape if key_shape is None else key_shape
-        if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
-            raise ShapeError(f"{self.name}: value and key must agree on all axes but the last; "
-                             f"received value {describe_shape(value_shape)}, key "
-                             f"{describe_shape(key_shape)}")
+        query_shape, value_shape, key_shape = attention_input_shapes(
+            self.name, query_shape, value_shape, key_shape)
         if len(query_shape) != len(value_shape) or len(query_shape) < 3:
             raise ShapeError(f"{self.name}: query and value must have the same rank, at "
                              f"least 3 (batch, steps, features); received query "
@@ -194,15 +186,36 @@ class MultiHeadAttention(Layer):
                 "use_bias": self.use_bias, "output_shape": self._output_shape,
                 "attention_axes": self.attention_axes, "use_gate": self.use_gate,
                 "sliding_window": self.sliding_window,
-                "kernel_initializer": initializers.serialize(self.kernel_initializer),
-                "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-                "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint),
-                "seed": self.seed}
+                **weight_options_config(self), "seed": self.seed}
 
+
+
+def attention_input_shapes(name, query_shape, value_shape, key_shape):
+    """(query, value, key) shapes from either calling convention, key defaulting to value,
+    with the checks every attention layer makes (ranks are each layer's own)."""
+    if value_shape is None and query_shape and isinstance(query_shape[0], (list, tuple)):
+        query_shape, value_shape, key_shape = (list(query_shape) + [None])[:3]
+    if value_shape is None:
+        raise ValueError(f"{name}: call(query, value, key=None) needs a 'value' "
+                         f"tensor; received only a query")
+    key_shape = value_shape if key_shape is None else key_shape
+    if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
+        raise ShapeError(f"{name}: value and key must agree on all axes but the last; "
+                         f"received value {describe_shape(value_shape)}, key "
+                         f"{describe_shape(key_shape)}")
+    return query_shape, value_shape, key_shape
+
+
+def weight_options_config(layer) -> dict:
+    """The initializers, regularizers and constraints of an attention layer's projections,
+    serialized as Keras writes them."""
+    return {"kernel_initializer": initializers.serialize(layer.kernel_initializer),
+            "bias_initializer": initializers.serialize(layer.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(layer.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(layer.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(layer.activity_regularizer),
+            "kernel_constraint": constraints.serialize(layer.kernel_constraint),
+            "bias_constraint": constraints.serialize(layer.bias_constraint)}
 
 
 def _mask_of(x):
