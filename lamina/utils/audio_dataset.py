@@ -6,8 +6,8 @@ import wave
 
 import numpy as np
 
-from .directory_dataset import check_labels, directory_dataset
-from .directory_index import check_validation_split, index_directory, training_or_validation
+from .directory_dataset import check_labels, directory_dataset, directory_subsets
+from .directory_index import check_validation_split, index_directory
 
 __all__ = ["audio_dataset_from_directory", "read_wav"]
 
@@ -85,16 +85,10 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
 
     collate = list if ragged else (np.stack if output_sequence_length else _pad_to_longest)
 
-    def make(subset_name, reshuffle):
-        subset_paths, subset_labels = training_or_validation(
-            paths, labels, validation_split, subset_name, verbose)
-        if not subset_paths:
-            kind = {"training": "training ", "validation": "validation "}.get(subset_name, "")
-            raise ValueError(f"{WHAT}: no {kind}audio files found in directory "
-                             f"{directory!r}; allowed format: .wav")
+    def build(subset_paths, subset_labels, reshuffle):
         return directory_dataset(subset_paths, subset_labels, load, batch_size, label_mode,
                                  class_names, reshuffle, seed, collate=collate)
 
-    if subset == "both":
-        return make("training", shuffle), make("validation", False)
-    return make(subset, shuffle)
+    return directory_subsets(WHAT, ("audio files", "allowed format: .wav"),
+                             directory, paths, labels, validation_split,
+                             subset, shuffle, verbose, build)

@@ -2,6 +2,7 @@
 ``label_mode`` and ``format``, and the dataset of files they return."""
 from __future__ import annotations
 
+from .directory_index import training_or_validation
 from .ignored_arguments import warn_ignored
 from .sample_dataset import LABEL_MODES, SampleDataset, encode_labels
 
@@ -38,3 +39,23 @@ def directory_dataset(paths, labels, load, batch_size, label_mode, class_names, 
                             seed=seed, collate=collate, class_names=class_names)
     dataset.file_paths = list(paths)
     return dataset
+
+
+def directory_subsets(what, found, directory, paths, labels, validation_split, subset,
+                      shuffle, verbose, build):
+    """Keras's ``subset`` argument: the "training" or "validation" dataset (or both, as a
+    list, the validation one never reshuffled) of ``build(paths, labels, reshuffle)``.
+    ``found`` names the files in the empty-subset error, e.g. "images ... allowed formats:
+    .png"."""
+    def make(subset_name, reshuffle):
+        subset_paths, subset_labels = training_or_validation(
+            paths, labels, validation_split, subset_name, verbose)
+        if not subset_paths:
+            kind = {"training": "training ", "validation": "validation "}.get(subset_name, "")
+            raise ValueError(f"{what}: no {kind}{found[0]} found in directory {directory!r}; "
+                             f"{found[1]}")
+        return build(subset_paths, subset_labels, reshuffle)
+
+    if subset == "both":
+        return [make("training", shuffle), make("validation", False)]
+    return make(subset, shuffle)

@@ -5,8 +5,8 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import ops
-from .directory_index import check_validation_split, index_directory, training_or_validation
-from .directory_dataset import check_format, check_labels, directory_dataset
+from .directory_index import check_validation_split, index_directory
+from .directory_dataset import check_format, check_labels, directory_dataset, directory_subsets
 from .image_utils import COLOR_MODES, load_img
 
 __all__ = ["image_dataset_from_directory"]
@@ -77,16 +77,10 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
     load = image_loader(tuple(int(s) for s in image_size), color_mode, interpolation,
                         crop_to_aspect_ratio, pad_to_aspect_ratio, data_format)
 
-    def make(subset_name, reshuffle):
-        subset_paths, subset_labels = training_or_validation(
-            paths, labels, validation_split, subset_name, verbose)
-        if not subset_paths:
-            kind = {"training": "training ", "validation": "validation "}.get(subset_name, "")
-            raise ValueError(f"{WHAT}: no {kind}images found in directory {directory!r}; "
-                             f"allowed formats: {IMAGE_FORMATS}")
+    def build(subset_paths, subset_labels, reshuffle):
         return directory_dataset(subset_paths, subset_labels, load, batch_size, label_mode,
                                  class_names, reshuffle, seed)
 
-    if subset == "both":
-        return [make("training", shuffle), make("validation", False)]
-    return make(subset, shuffle)
+    return directory_subsets(WHAT, ("images", f"allowed formats: {IMAGE_FORMATS}"),
+                             directory, paths, labels, validation_split,
+                             subset, shuffle, verbose, build)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .directory_dataset import check_format, check_labels, directory_dataset
-from .directory_index import check_validation_split, index_directory, training_or_validation
+from .directory_dataset import check_format, check_labels, directory_dataset, directory_subsets
+from .directory_index import check_validation_split, index_directory
 
 __all__ = ["text_dataset_from_directory"]
 
@@ -46,16 +46,10 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
                          f"class_names={class_names}")
     load = text_loader(max_length)
 
-    def make(subset_name, reshuffle):
-        subset_paths, subset_labels = training_or_validation(
-            paths, labels, validation_split, subset_name, verbose)
-        if not subset_paths:
-            kind = {"training": "training ", "validation": "validation "}.get(subset_name, "")
-            raise ValueError(f"{WHAT}: no {kind}text files found in directory "
-                             f"{directory!r}; allowed format: .txt")
+    def build(subset_paths, subset_labels, reshuffle):
         return directory_dataset(subset_paths, subset_labels, load, batch_size, label_mode,
                                  class_names, reshuffle, seed, collate=_strings)
 
-    if subset == "both":
-        return [make("training", shuffle), make("validation", False)]
-    return make(subset, shuffle)
+    return directory_subsets(WHAT, ("text files", "allowed format: .txt"),
+                             directory, paths, labels, validation_split,
+                             subset, shuffle, verbose, build)
