@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import ConvKernels
+from .pooling import PoolKernels
 from .ctc import CTCKernels
 from .linalg import LinalgKernels
 from .ordering import OrderingKernels
@@ -68,7 +69,8 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, RandomKernels, LinalgKernels, CTCKernels, OrderingKernels):
+class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels,
+              OrderingKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
