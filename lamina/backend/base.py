@@ -43,7 +43,7 @@ sequence     ctc_decode(x, lengths, strategy, beam_width, top_paths, merge_repea
              (lamina/backend/ctc.py; a search on the host)
 
 Capabilities (class attributes, documented on ``Backend``): host_arrays · fuses_elementwise
-· sums_by_matmul · atomic_scatter_add. Code that depends on what a backend can do asks
+· sums_by_matmul · atomic_scatter_add · device_counters. Code that depends on what a backend can do asks
 these, never its ``name`` or class (tests/backend/test_capabilities.py scans for that).
 
 Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
@@ -91,6 +91,10 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
     atomic_scatter_add: bool = False
     """``xp.add.at`` is an atomic scatter-add that beats sorting the indices (GPUs); a
     CPU sorts and reduces the runs of equal indices instead."""
+    device_counters: bool = False
+    """``random_uniform``/``random_normal`` take the counter as the 0-d int64 array it
+    lives in (a SeedGenerator's state) and read it on the device: no read-back to the host
+    per draw (GPUs). Otherwise the op hands them the counter as a Python int."""
 
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",
@@ -177,6 +181,11 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
 
     def clip(self, x, lo, hi, out=None):
         return self.xp.clip(x, lo, hi, out=out)
+
+    def compiles_chain(self, program=None) -> bool:
+        """Whether ``elementwise_chain`` runs ``program`` as one compiled kernel (None: any
+        program at all); graph mode's fusion pass fuses only the chains that do."""
+        return self.fuses_elementwise
 
     def elementwise_chain(self, program, inputs, out=None):
         """Run a program of unary/binary steps (``lamina/ops/elementwise_chain.py``) over

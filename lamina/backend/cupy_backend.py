@@ -155,6 +155,7 @@ class CupyBackend(Backend):
     fuses_elementwise = True        # elementwise_chain compiles one CUDA kernel
     sums_by_matmul = False          # cupy's own reductions beat a cuBLAS detour
     atomic_scatter_add = True       # add.at is an atomic kernel on the GPU
+    device_counters = True          # random kernels read a SeedGenerator's state on the GPU
 
     def __init__(self) -> None:
         cupy = _import_cupy()
@@ -378,7 +379,11 @@ class CupyBackend(Backend):
         if name not in _UNIFORM_BITS:
             raise DTypeError(f"{op_name}: expected a float dtype (float16, float32, "
                              f"float64); received {name}")
-        words = _philox_words(op_name, key, counter)
+        if isinstance(counter, int):
+            words = _philox_words(op_name, key, counter)
+        else:               # the counter's array on the device (Backend.device_counters)
+            words = _philox_words(op_name, key, 0)[:2] + [counter]
+            kernel_name += "_device_counter"
         shape = tuple(int(d) for d in shape)
         size = math.prod(shape)
         compute = "float64" if name == "float64" else "float32"
@@ -386,7 +391,7 @@ class CupyBackend(Backend):
         buffer = self.xp.empty(4 * blocks, dtype=compute)
         if blocks:
             kernel = cupy_kernels.get(kernel_name)
-            if kernel_name == "uniform":
+            if kernel_name.startswith("uniform"):
                 bits = _UNIFORM_BITS[name]
                 kernel(*words, numpy.int32(64 - bits), numpy.float64(2.0 ** -bits), buffer,
                        size=blocks)

@@ -242,6 +242,17 @@ for (int lane = 0; lane < 4; ++lane) {
 }
 """
 
+# A counter that lives on the device: a 0-d int64 array (a SeedGenerator's state, never
+# negative), its value the low counter word.
+_PHILOX_DEVICE_PARAMS = "uint64 key0, uint64 key1, raw int64 counter"
+
+
+def _device_counter(body: str) -> str:
+    """``body`` reading its Philox counter from the ``counter`` array."""
+    return ("const unsigned long long ctr_lo = (unsigned long long)counter[0];\n"
+            "const unsigned long long ctr_hi = 0;\n" + body)
+
+
 # name -> (in_params, out_params, operation, preamble)
 SOURCES = {
     "im2col": ("raw T x, " + _CONV_PARAMS, "T col", _IM2COL, ""),
@@ -256,6 +267,11 @@ SOURCES = {
                 _PHILOX_PREAMBLE),
     "normal": (_PHILOX_PARAMS, "raw T y", _NORMAL, _PHILOX_PREAMBLE),
     "philox_raw": (_PHILOX_PARAMS, "raw uint64 y", _PHILOX_RAW, _PHILOX_PREAMBLE),
+    # the same draws with the counter read on the device from a SeedGenerator's state
+    "uniform_device_counter": (_PHILOX_DEVICE_PARAMS + ", int32 shift, float64 scale",
+                               "raw T y", _device_counter(_UNIFORM), _PHILOX_PREAMBLE),
+    "normal_device_counter": (_PHILOX_DEVICE_PARAMS, "raw T y", _device_counter(_NORMAL),
+                              _PHILOX_PREAMBLE),
 }
 
 _compiled: dict = {}

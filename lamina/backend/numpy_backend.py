@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy
 
+from . import numba_chain
 from .base import Backend
 from .half_precision import HalfPrecisionCompute
 
@@ -19,6 +20,24 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
     # multi-threaded BLAS (benchmarks/winograd.py: 1.27-1.39x one-threaded, 0.76-1.00x
     # on 2 cores with default threads); set backend.winograd = True to use it.
     winograd = False
+    # elementwise_chain as one numba ufunc (extra ``numba``; backend/numba_chain.py): on
+    # where numba can be imported; set backend.compiled_chains = False before tracing to
+    # run chains unfused.
+    compiled_chains = numba_chain.available()
+
+    def compiles_chain(self, program=None) -> bool:
+        return super().compiles_chain(program) or (
+            self.compiled_chains and (program is None or numba_chain.compiles(program)))
+
+    def elementwise_chain(self, program, inputs, out=None):
+        """The program as one numba ufunc where it compiles (float32/float64 inputs of one
+        dtype, exactly rounded steps); otherwise step by step."""
+        dtype = inputs[0].dtype
+        if (self.compiled_chains and dtype.name in numba_chain.DTYPES
+                and all(a.dtype == dtype for a in inputs)
+                and (out is None or out.dtype == dtype) and numba_chain.compiles(program)):
+            return numba_chain.run(program, inputs, out)
+        return super().elementwise_chain(program, inputs, out)
 
     def asarray(self, data, dtype: str | None = None):
         return numpy.asarray(data, dtype=dtype)

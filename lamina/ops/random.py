@@ -57,8 +57,11 @@ class _RandomOp(Op):
     """Inputs: ``counter`` (int64 scalar) and optionally ``like`` (fills None sizes).
 
     Subclasses define ``draw(backend, shape, dtype, key, counter, **attrs)`` with a concrete
-    shape and the counter as a Python int.
+    shape and the counter as a Python int, or, where the subclass sets ``device_counter``
+    and the backend has ``device_counters`` (cupy), as the 0-d int64 array itself, so a
+    dropout mask on a GPU never waits for its counter to come back to the host.
     """
+    device_counter = False
     differentiable = False
     stateful = True
     writes_out = True
@@ -84,7 +87,9 @@ class _RandomOp(Op):
     def forward(self, backend, counter, *like, out=None, shape, dtype, key, **attrs):
         if like:
             shape = tuple(t if d is None else d for d, t in zip(shape, like[0].shape))
-        value = self.draw(backend, shape, dtype, key, int(backend.to_host(counter)), **attrs)
+        if not (self.device_counter and backend.device_counters):
+            counter = int(backend.to_host(counter))
+        value = self.draw(backend, shape, dtype, key, counter, **attrs)
         if out is None:
             return value
         backend.copy_(out, value)
@@ -94,6 +99,7 @@ class _RandomOp(Op):
 @register_op
 class RandomUniform(_RandomOp):
     name = "random_uniform"
+    device_counter = True
 
     def draw(self, backend, shape, dtype, key, counter):
         return backend.random_uniform(shape, dtype, key, counter)
@@ -102,6 +108,7 @@ class RandomUniform(_RandomOp):
 @register_op
 class RandomNormal(_RandomOp):
     name = "random_normal"
+    device_counter = True
 
     def draw(self, backend, shape, dtype, key, counter):
         return backend.random_normal(shape, dtype, key, counter)
@@ -129,6 +136,7 @@ class RandomBernoulli(_RandomOp):
     """1 with probability ``p`` (attribute), else 0, in ``dtype`` (bool, int or float)."""
     name = "random_bernoulli"
     dtypes = ALL_DTYPES
+    device_counter = True
 
     def draw(self, backend, shape, dtype, key, counter, p):
         u = backend.random_uniform(shape, "float32", key, counter)

@@ -1,7 +1,7 @@
 """Backend capabilities are attributes of the backend class, never checks of its name.
 
 Code that needs to know what a backend can do asks ``Backend.host_arrays``,
-``fuses_elementwise``, ``sums_by_matmul`` or ``atomic_scatter_add``; only the registry in
+``fuses_elementwise``, ``sums_by_matmul``, ``atomic_scatter_add`` or ``device_counters``; only the registry in
 ``lamina/backend/__init__.py`` maps names to classes. The scan below fails when a
 ``backend.name == "cupy"``-style comparison (or an isinstance check of a backend class, or a
 test of the array module's name) comes back anywhere else in the package.
@@ -75,7 +75,7 @@ def test_the_scan_leaves_other_uses_of_names_alone(line):
 
 
 CAPABILITIES = {"host_arrays": True, "fuses_elementwise": False, "sums_by_matmul": True,
-                "atomic_scatter_add": False}
+                "atomic_scatter_add": False, "device_counters": False}
 
 
 @pytest.mark.parametrize("capability,value", sorted(CAPABILITIES.items()))
@@ -106,9 +106,12 @@ class _DeviceLike(NumpyBackend):
     fuses_elementwise = True
     sums_by_matmul = False
     atomic_scatter_add = True
+    device_counters = True
+    compiled_chains = False
 
 
 def test_fusion_applies_by_capability(monkeypatch):
+    monkeypatch.setattr(get_backend("numpy"), "compiled_chains", False)
     assert not fuse_elementwise.applies()
     assert fuse_elementwise.applies(force=True)
     monkeypatch.setattr(fuse_elementwise, "get_backend", lambda: _DeviceLike())
@@ -161,3 +164,28 @@ def test_quantile_goes_to_the_host_when_arrays_are_not_host_arrays():
     host = statistics.quantile(get_backend("numpy"), x, 0.4, (1,), "inverted_cdf", False,
                                False)
     np.testing.assert_array_equal(host, [1.0, 3.0])
+
+
+def test_random_draws_read_the_counter_array_where_the_backend_says_so(monkeypatch):
+    """On a device_counters backend the op hands the kernel the SeedGenerator's state array
+    (no read-back per draw); the values are the same as from the counter as an int."""
+    seen = []
+    original = NumpyBackend.random_uniform
+
+    def spy(self, shape, dtype, key, counter):
+        seen.append((type(self).__name__, type(counter).__name__))
+        return original(self, shape, dtype, key, counter)
+
+    monkeypatch.setattr(NumpyBackend, "random_uniform", spy)
+    values = {}
+    for backend in (get_backend("numpy"), _DeviceLike()):
+        with lamina.backend.use(backend):
+            generator = lamina.random.SeedGenerator(7)
+            generator.next()                                    # counter 1
+            drawn = [lamina.random.uniform((3, 5), seed=generator).numpy(),
+                     lamina.random.dropout(np.ones((4, 6), "float32"), 0.5,
+                                           seed=generator).numpy()]
+            values[backend.name] = drawn
+    assert seen[0] == ("NumpyBackend", "int") and seen[-1] == ("_DeviceLike", "ndarray")
+    for ours, theirs in zip(values["numpy"], values["device-like"]):
+        np.testing.assert_array_equal(ours, theirs)

@@ -41,7 +41,8 @@ def test_every_chain_expression_is_covered():
 def test_every_backend_kernel_is_listed():
     assert sorted(cuda_sources.backend_kernels()) == [
         "avg_pool", "avg_pool_backprop", "col2im", "im2col", "max_pool",
-        "max_pool_backprop", "normal", "philox_raw", "sigmoid", "uniform"]
+        "max_pool_backprop", "normal", "normal_device_counter", "philox_raw", "sigmoid",
+        "uniform", "uniform_device_counter"]
 
 
 def test_translation_unit_wraps_like_cupy():

@@ -1,11 +1,14 @@
 """Elementwise fusion: a tree of unary/binary ops becomes one ``elementwise_chain`` node,
-which the cupy backend runs as one generated CUDA kernel (``backend/cupy_chain.py``).
+which the cupy backend runs as one generated CUDA kernel (``backend/cupy_chain.py``) and
+the numpy backend, where numba is installed, as one compiled ufunc (``numba_chain.py``).
 
 On a GPU every small elementwise op costs a kernel launch and a round trip of its operands
-through memory; an optimizer's update (Adam's is ~15 ops per variable) or an activation's
-gradient is a chain of them. On numpy the chain would run step by step anyway, so the
-pass is active only when the graph is built for the cupy backend (``force=True`` applies
-it anywhere, for tests).
+through memory; on a CPU every numpy op is a pass over memory and a Python call. An
+optimizer's update (Adam's is ~15 ops per variable) or an activation's gradient is a chain
+of them. A chain is fused only where the backend compiles its program
+(``Backend.compiles_chain``: any program on cupy; exactly rounded steps with numba), since
+run step by step it is no faster than the ops it replaces (``force=True`` fuses anyway,
+for tests).
 
 A value is absorbed into the chain of the node reading it when both nodes are fusable
 (a unary/binary op of ``lamina/ops/elementwise.py`` or ``relu``, with a CUDA expression,
@@ -33,14 +36,15 @@ MIN_STEPS = 2
 
 def applies(force: bool = False) -> bool:
     """True when the pass rewrites graphs: on a backend whose ``elementwise_chain`` is one
-    compiled kernel (``Backend.fuses_elementwise``: cupy), or when forced."""
-    return force or get_backend().fuses_elementwise
+    compiled kernel (``Backend.compiles_chain``: cupy; numpy with numba), or when forced."""
+    return force or get_backend().compiles_chain()
 
 
 @register("fuse_elementwise")
 def fuse_elementwise(graph, force: bool = False):
     if not applies(force):
         return graph
+    backend = get_backend()
     readers = graph.consumers()
     roots = {id(r) for r in graph.roots()}
 
@@ -61,6 +65,8 @@ def fuse_elementwise(graph, force: bool = False):
         if chain is None:
             continue
         inputs, program = chain
+        if not (force or backend.compiles_chain(program)):
+            continue                # runs faster as the separate ops than step by step
         y = symbolic_apply(ElementwiseChain, inputs,
                            {"program": program, "dtype": node.outputs[0].dtype})
         y.node.layer = getattr(node, "layer", None)

@@ -1,5 +1,6 @@
 """The fuse_elementwise pass: trees of elementwise ops become one elementwise_chain node
-(one generated CUDA kernel on cupy). On numpy the pass is off unless forced; forced, the
+(one generated CUDA kernel on cupy). On numpy the pass fuses the chains numba compiles
+(tests/backend/test_numba_chain.py); without numba it is off unless forced; forced, the
 chains run step by step with the unfused ops' kernels, so the numbers must not move."""
 import functools
 
@@ -72,7 +73,8 @@ def test_scalar_constants_become_literals_and_tensors_inputs():
     assert [x.name for x in first.inputs] == ["input_0", "input_1"]
 
 
-def test_the_pass_is_off_on_numpy_unless_forced():
+def test_the_pass_is_off_on_numpy_without_compiled_chains_unless_forced(monkeypatch):
+    monkeypatch.setattr(lamina.backend.get_backend(), "compiled_chains", False)
     graph = lamina.jit(activations, passes=[]).trace(*ARGS)
     before = len(graph.nodes)
     assert fuse_elementwise(graph) is graph and len(graph.nodes) == before
