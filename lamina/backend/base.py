@@ -30,7 +30,7 @@ nn           conv2d(x, w, strides, pads, dilation, groups, out)
              · conv2d_backprop_input(dy, w, input_shape, strides, pads, dilation, groups, out)
              · conv2d_backprop_filter(x, dy, filter_shape, strides, pads, dilation, groups, out)
              · pool2d(x, fn, pool_size, strides, pads, out) with fn "max" or "avg"
-             · max_pool2d_backprop(x, y, dy, pool_size, strides, pads)
+             · max_pool2d_backprop(x, y, dy, pool_size, strides, pads, out)
              · max_pool2d_select(x, y, g, pool_size, strides, pads) (its adjoint in dy)
              · avg_pool2d_backprop(dy, input_shape, pool_size, strides, pads)
 ordering     argsort · searchsorted · unique · nonzero · isin · bitcast (ordering.py)

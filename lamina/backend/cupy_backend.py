@@ -333,13 +333,13 @@ class CupyBackend(Backend):
                 cupy_kernels.get("avg_pool")(x, *args, y)
         return _finish(y, out)
 
-    def max_pool2d_backprop(self, x, y, dy, pool_size, strides, pads):
+    def max_pool2d_backprop(self, x, y, dy, pool_size, strides, pads, out=None):
         """Route each ``dy`` to the first maximum of its window."""
         if x.dtype not in _KERNEL_DTYPES or not x.dtype == y.dtype == dy.dtype:
-            return super().max_pool2d_backprop(x, y, dy, pool_size, strides, pads)
+            return super().max_pool2d_backprop(x, y, dy, pool_size, strides, pads, out)
         xp = self.xp
         x, y, dy = (xp.ascontiguousarray(a) for a in (x, y, dy))
-        dx = xp.empty(x.shape, dtype=dy.dtype)
+        dx = out if out is not None else xp.empty(x.shape, dtype=dy.dtype)
         if dx.size:
             args = _pool_args(x.shape, y.shape, pool_size, strides, pads)
             cupy_kernels.get("max_pool_backprop")(x, y, dy, *args, x.dtype.type(-numpy.inf),

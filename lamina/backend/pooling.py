@@ -95,14 +95,21 @@ class PoolKernels:
                 xp.logical_not(taken, out=mask)
             yield index, mask
 
-    def max_pool2d_backprop(self, x, y, dy, pool_size, strides, pads):
-        """Route each ``dy`` to the first maximum of its window."""
+    def max_pool2d_backprop(self, x, y, dy, pool_size, strides, pads, out=None):
+        """Route each ``dy`` to the first maximum of its window (into ``out``, shaped like
+        ``x``, when given: a memory plan's buffer instead of a new array per call)."""
         xp = self.xp
         n, h, w, c = x.shape
         (top, bottom), (left, right) = pads
         padded_hw = (h + top + bottom, w + left + right)
         exact = self._tiles_exactly(padded_hw, pool_size, strides, y.shape[1:3])
-        dxpad = (xp.empty if exact else xp.zeros)((n,) + padded_hw + (c,), dtype=dy.dtype)
+        unpadded = pads == ((0, 0), (0, 0))
+        if unpadded and out is not None:
+            dxpad = out
+            if not exact:
+                dxpad[...] = 0
+        else:
+            dxpad = (xp.empty if exact else xp.zeros)((n,) + padded_hw + (c,), dtype=dy.dtype)
         targets = self._pool_windows(dxpad, pool_size, strides, y.shape[1:3])
         routed = None if exact else xp.empty(y.shape, dtype=dy.dtype)
         # (A masked copy, copyto(where=), would skip the multiply but mispredicts a branch
@@ -112,9 +119,10 @@ class PoolKernels:
                 xp.multiply(mask, dy, out=targets[index])
             else:
                 targets[index] += xp.multiply(mask, dy, out=routed)
-        if pads == ((0, 0), (0, 0)):
+        if unpadded:
             return dxpad
-        return self._unpad_into(dxpad, pads, xp.empty(x.shape, dtype=dy.dtype))
+        return self._unpad_into(dxpad, pads, out if out is not None else
+                                xp.empty(x.shape, dtype=dy.dtype))
 
     def max_pool2d_select(self, x, y, g, pool_size, strides, pads):
         """The adjoint of ``max_pool2d_backprop`` in ``dy``: ``g`` at each window's first max."""

@@ -90,6 +90,7 @@ def _check_pooled(op, name, t, x_shape, pool_size, strides, padding):
 class MaxPool2DBackprop(_PoolOp):
     """``dx``: each ``dy`` routed to the first maximum of its window (``y`` = the pooled x)."""
     name = "max_pool2d_backprop"
+    writes_out = True
 
     def output_spec(self, x, y, dy, pool_size, strides, padding):
         check_rank(self.name, "x", x, 4, _IMAGE)
@@ -101,7 +102,7 @@ class MaxPool2DBackprop(_PoolOp):
     def forward(self, backend, x, y, dy, out=None, pool_size=None, strides=None,
                 padding=None):
         pads = self.pads(x.shape[1:3], pool_size, strides, padding)
-        return backend.max_pool2d_backprop(x, y, dy, pool_size, strides, pads)
+        return backend.max_pool2d_backprop(x, y, dy, pool_size, strides, pads, out=out)
 
     def gradient(self, ctx, g):
         # Linear in dy; moving x (or y) moves no maximum except at ties: zero a.e.
