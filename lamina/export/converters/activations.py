@@ -15,17 +15,26 @@ def apply_activation(ctx, node, y: str, activation: str) -> str:
     return ctx.add_node(_SIMPLE[activation], [y])
 
 
-def _axis(ctx, node, rank: int) -> int:
+def _axes(node, rank: int) -> list:
     axis = node.attrs.get("axis", -1)
-    if isinstance(axis, (tuple, list)):
-        if len(axis) != 1:
-            ctx.fail(node, f"softmax over several axes {axis}")
-        axis = axis[0]
-    return axis + rank if axis < 0 else axis
+    axis = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    return sorted(a + rank if a < 0 else a for a in axis)
 
 
 @register_onnx_converter("softmax", "log_softmax")
 def _softmax(ctx, node):
+    """One axis: ONNX's Softmax/LogSoftmax; several: x - max, exp, sum over the axes."""
+    from .reductions import reduce
     x = node.inputs[0]
-    op = "Softmax" if node.op.name == "softmax" else "LogSoftmax"
-    return [ctx.add_node(op, ctx.inputs(node)[:1], axis=_axis(ctx, node, len(x.shape)))]
+    axes = _axes(node, len(x.shape))
+    soft = node.op.name == "softmax"
+    if len(axes) == 1:
+        return [ctx.add_node("Softmax" if soft else "LogSoftmax", [ctx.name_of(x)],
+                             axis=axes[0])]
+    shifted = ctx.add_node("Sub", [ctx.name_of(x), reduce(ctx, "ReduceMax", ctx.name_of(x),
+                                                          axes, True)])
+    e = ctx.add_node("Exp", [shifted])
+    total = reduce(ctx, "ReduceSum", e, axes, True)
+    if soft:
+        return [ctx.add_node("Div", [e, total])]
+    return [ctx.add_node("Sub", [shifted, ctx.add_node("Log", [total])])]

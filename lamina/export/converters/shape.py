@@ -27,13 +27,13 @@ def _axes(value, rank: int) -> list:
 def _reshape(ctx, node):
     x, = node.inputs[:1]
     target = list(node.attrs["shape"])
-    dims, prefix = [], True
-    for i, d in enumerate(target):           # leading unknown sizes copied from the input
-        same = i < len(x.shape) and x.shape[i] is None and d is None
-        prefix = prefix and same
-        dims.append(0 if prefix else (-1 if d is None else int(d)))
-        if not same and not (i < len(x.shape) and x.shape[i] == d):
-            prefix = False
+    dims = [-1 if d is None else int(d) for d in target]
+    if dims.count(-1) > 1:         # the input's leading unknown sizes, copied (0) as they are
+        for i, d in enumerate(target):
+            if d is not None or i >= len(x.shape) or x.shape[i] is not None or \
+                    dims.count(-1) == 1:
+                break
+            dims[i] = 0
     if dims.count(-1) > 1:
         ctx.fail(node, f"reshape to {tuple(target)} has several unknown sizes that are not "
                        f"the input's leading ones")
