@@ -50,6 +50,8 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
         raise ValueError(f"{model.name}.export: argument 'opset_version' must be an int from "
                          f"{MIN_OPSET} to {onnx.defs.onnx_opset_version()}; received "
                          f"{opset_version!r}")
+    from .unsupported import check_exportable
+    check_exportable(model)
     specs, structure = input_specs(model, input_signature)
     graph, calls = trace_inference(model, specs, structure)
     ctx = OnnxContext(opset, get_backend("numpy"))

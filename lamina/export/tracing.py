@@ -6,9 +6,12 @@ import contextlib
 
 from .. import tree
 from ..core.symbolic import SymbolicTensor
+from ..errors import LaminaError
+from .registry import OnnxExportError
 
 
-def _layers(model) -> list:
+def all_layers(model) -> list:
+    """``model`` and every layer inside it (wrapped layers, cells included)."""
     found, stack, seen = [], [model], set()
     while stack:
         layer = stack.pop()
@@ -16,7 +19,11 @@ def _layers(model) -> list:
             continue
         seen.add(id(layer))
         found.append(layer)
-        stack.extend(getattr(layer, "_layers", None) or getattr(layer, "layers", None) or [])
+        stack.extend(layer.__dict__.get("_layers", None) or [])
+        stack.extend(getattr(layer, "layers", None) or [])
+        stack.extend(getattr(layer, name) for name in ("forward_layer", "backward_layer",
+                                                       "layer", "cell")
+                     if getattr(layer, name, None) is not None)
     return found
 
 
@@ -27,7 +34,7 @@ def _recording(model, calls: list):
     from .layer_converters import layer_call_recorder
     patched = []
     try:
-        for layer in _layers(model):
+        for layer in all_layers(model):
             recorder = layer_call_recorder(layer, calls)
             if recorder is not None:
                 layer.__dict__["call"] = recorder
@@ -49,11 +56,17 @@ def trace_inference(model, specs, structure):
     symbols = [SymbolicTensor(s.shape, s.dtype, name=s.name) for s in specs]
     inputs = tree.pack_sequence_as(structure, symbols)
     recorded, calls = tracing.Trace(), []
-    with _recording(model, calls), tracing.tracing_into(recorded):
-        outputs = model(inputs, training=False)
+    try:
+        with _recording(model, calls), tracing.tracing_into(recorded):
+            outputs = model(inputs, training=False)
+    except LaminaError:
+        raise
+    except Exception as error:
+        raise OnnxExportError(f"{model.name}.export(format='onnx'): tracing the model for "
+                              f"inputs {[tuple(s.shape) for s in specs]} (None: dynamic) "
+                              f"failed: {type(error).__name__}: {error}") from error
     if recorded.updates:
         written = ", ".join(v.path for v, _ in recorded.updates.values())
-        from .registry import OnnxExportError
         raise OnnxExportError(f"{model.name}.export: the inference call writes variables "
                               f"({written}); only stateless models can be exported")
     graph = Graph(symbols, outputs, recorded.placeholders.values(), [],
