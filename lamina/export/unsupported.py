@@ -39,6 +39,10 @@ def check_exportable(model) -> None:
     """Raise OnnxExportError naming the first layer of ``model`` without an ONNX form."""
     from .tracing import all_layers
     for layer in all_layers(model):
+        if getattr(layer, "stateful", False) is True:
+            raise OnnxExportError(f"export(format='onnx'): layer '{layer.name}' is stateful; "
+                                  f"ONNX models keep no state between runs (export a "
+                                  f"stateless copy and feed the states as initial_state)")
         reason = unsupported_reason(layer)
         if reason is not None:
             raise OnnxExportError(f"export(format='onnx'): layer '{layer.name}' "

@@ -55,10 +55,6 @@ class RecurrentCall:
     def emit(self, ctx) -> None:
         layer, cell, kind = self.layer, self.layer.cell, _kind(self.layer)
         where = f"layer '{layer.name}' ({type(layer).__name__})"
-        if getattr(layer, "stateful", False):
-            raise OnnxExportError(f"export(format='onnx'): {where} is stateful; ONNX models "
-                                  f"keep no state between runs (export a stateless copy "
-                                  f"and feed the states as initial_state)")
         w, r, b = _weights(ctx, cell, kind)
         units = int(cell.units)
         x = ctx.add_node("Transpose", [ctx.name_of(self.sequences)], perm=[1, 0, 2])
