@@ -91,30 +91,45 @@ def _convert_nodes(ctx: OnnxContext, graph, calls) -> None:
     produced = {id(t): call for call in calls for t in call.outputs}
     needed = _needed(graph, produced)
     for node in graph.nodes:
-        if id(node) not in needed:
-            continue
-        for x in node.inputs:
-            if id(x) in produced and id(x) not in ctx.names:
-                produced[id(x)].emit(ctx)
-        if all(ctx.is_constant(x) for x in node.inputs) and node.inputs:
-            _fold(ctx, node)
-            continue
-        converter = get_converter(node.op.name)
-        if converter is None:
-            layer = f" in layer '{node.layer}'" if node.layer else ""
-            raise OnnxExportError(f"export(format='onnx'): op '{node.op.name}'{layer} has no "
-                                  f"ONNX converter; see lamina.export.NO_ONNX_FORM for the "
-                                  f"layers without an ONNX form")
-        names = converter(ctx, node)
-        if len(names) != len(node.outputs):
-            raise OnnxExportError(f"export(format='onnx'): the converter of '{node.op.name}' "
-                                  f"gave {len(names)} outputs; the op has "
-                                  f"{len(node.outputs)}")
-        for out, name in zip(node.outputs, names):
-            ctx.bind(out, name)
+        if id(node) in needed:
+            _convert_node(ctx, node, produced)
     for out in graph.flat_outputs:
-        if id(out) in produced and id(out) not in ctx.names:
-            produced[id(out)].emit(ctx)
+        _available(ctx, out, produced)
+
+
+def _available(ctx: OnnxContext, x, produced) -> None:
+    """Make ``x`` an ONNX value: a recorded layer call's output emits its layer; a value
+    the passes replaced (a recurrent layer's mask, read only inside the layer) is converted
+    from the node that traced it."""
+    if not isinstance(x, SymbolicTensor) or id(x) in ctx.names or ctx.is_constant(x):
+        return
+    if id(x) in produced:
+        call = produced[id(x)]
+        for y in call.inputs:
+            _available(ctx, y, produced)
+        call.emit(ctx)
+    elif x.node is not None:
+        _convert_node(ctx, x.node, produced)
+
+
+def _convert_node(ctx: OnnxContext, node, produced) -> None:
+    for x in node.inputs:
+        _available(ctx, x, produced)
+    if node.inputs and all(ctx.is_constant(x) for x in node.inputs):
+        _fold(ctx, node)
+        return
+    converter = get_converter(node.op.name)
+    if converter is None:
+        layer = f" in layer '{node.layer}'" if node.layer else ""
+        raise OnnxExportError(f"export(format='onnx'): op '{node.op.name}'{layer} has no "
+                              f"ONNX converter; see lamina.export.NO_ONNX_FORM for the "
+                              f"layers without an ONNX form")
+    names = converter(ctx, node)
+    if len(names) != len(node.outputs):
+        raise OnnxExportError(f"export(format='onnx'): the converter of '{node.op.name}' "
+                              f"gave {len(names)} outputs; the op has {len(node.outputs)}")
+    for out, name in zip(node.outputs, names):
+        ctx.bind(out, name)
 
 
 def _needed(graph, produced) -> set:
