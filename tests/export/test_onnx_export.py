@@ -201,3 +201,41 @@ def test_a_stateful_rnn_is_refused(tmp_path):
     with pytest.raises(OnnxExportError, match="layer 'lstm.*' is stateful; ONNX models keep no "
                                               "state"):
         model.export(tmp_path / "s.onnx", format="onnx")
+
+
+def test_a_converter_that_cannot_express_an_attribute_names_op_and_layer(tmp_path):
+    x = layers.Input((4,))
+    clipped = layers.Lambda(lambda t: ops.clip(t, ops.min(t), 1.0), name="clipper")(x)
+    with pytest.raises(OnnxExportError, match=r"op 'clip' \(layer '.*clipper'\) has no ONNX "
+                                              r"form: clip bounds that are not constants"):
+        lamina.Model(x, clipped).export(tmp_path / "c.onnx", format="onnx")
+
+
+def test_a_model_that_needs_a_concrete_batch_while_tracing(tmp_path):
+    class Flat(lamina.Model):
+        def call(self, x):
+            return ops.reshape(x, (int(x.shape[0]) * 4,))
+
+    model = Flat()
+    model(np.ones((2, 4), "float32"))
+    with pytest.raises(OnnxExportError, match=r"tracing the model for inputs \[\(None, 4\)\] "
+                                              r"\(None: dynamic\) failed: TypeError"):
+        model.export(tmp_path / "t.onnx", format="onnx",
+                     input_signature=[lamina.InputSpec(shape=(None, 4))])
+
+
+def test_an_inference_call_that_writes_variables_is_refused(tmp_path):
+    class Counter(layers.Layer):
+        def build(self, input_shape):
+            self.calls = self.add_weight(shape=(), initializer="zeros", trainable=False,
+                                         name="calls")
+
+        def call(self, x):
+            self.calls.assign_add(1.0)
+            return x
+
+    x = layers.Input((3,))
+    model = lamina.Model(x, Counter()(x))
+    with pytest.raises(OnnxExportError, match=r"the inference call writes variables "
+                                              r"\(.*calls\); only stateless models"):
+        model.export(tmp_path / "w.onnx", format="onnx")
