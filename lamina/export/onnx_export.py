@@ -63,7 +63,8 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
                 for i, d in enumerate(symbol.shape)]
         inputs.append(onnx.helper.make_tensor_value_info(
             name, onnx_dtype(symbol.dtype, f"input '{spec.name}'"), dims))
-    names = output_names(model, len(graph.flat_outputs))
+    names = [name if name not in ctx._used else ctx.fresh(name)   # an input read as output
+             for name in output_names(model, len(graph.flat_outputs))]
     for name in names:
         ctx.reserve(name)
     for variable, placeholder in graph.variables:

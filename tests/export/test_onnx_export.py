@@ -13,9 +13,9 @@ from lamina.export.registry import CONVERTERS
 
 
 def _mlp():
-    model = lamina.Sequential([layers.Input((8,), name="pixels"), layers.Dense(16, activation="relu"),
-                               layers.BatchNormalization(), layers.Dense(5, activation="softmax")],
-                              name="mlp")
+    model = lamina.Sequential([layers.Input((8,), name="pixels"),
+                               layers.Dense(16, activation="relu"), layers.BatchNormalization(),
+                               layers.Dense(5, activation="softmax")], name="mlp")
     rng = np.random.default_rng(0)
     bn = model.layers[1]
     bn.set_weights([rng.uniform(0.5, 2, 16).astype("float32"),
@@ -37,6 +37,7 @@ def test_mlp_one_file_runs_batches_1_7_128_with_batchnorm_folded(tmp_path):
     proto = onnx.load(str(path))
     dims = proto.graph.input[0].type.tensor_type.shape.dim
     assert dims[0].dim_param == "batch" and dims[1].dim_value == 8
+    assert proto.graph.input[0].name == "pixels"
     # Dense+bias+relu as one Gemm, BatchNormalization folded into one Mul and one Add of
     # constants: no node reads the moving statistics.
     assert _ops(path) == ["Gemm", "Relu", "Mul", "Add", "Gemm", "Softmax", "Identity"]
@@ -239,3 +240,15 @@ def test_an_inference_call_that_writes_variables_is_refused(tmp_path):
     with pytest.raises(OnnxExportError, match=r"the inference call writes variables "
                                               r"\(.*calls\); only stateless models"):
         model.export(tmp_path / "w.onnx", format="onnx")
+
+
+def test_an_input_returned_as_an_output_gets_a_distinct_name(tmp_path):
+    x = layers.Input((4,), name="x")
+    model = lamina.Model(x, [x, layers.Dense(3, name="head")(x)])
+    model.export(tmp_path / "i.onnx", format="onnx")
+    s = session(tmp_path / "i.onnx")
+    assert [i.name for i in s.get_inputs()] == ["x"]
+    names = [o.name for o in s.get_outputs()]
+    assert names[1] == "head" and names[0] != "x" and names[0].startswith("x")
+    data = np.arange(8, dtype="float32").reshape(2, 4)
+    np.testing.assert_array_equal(run(tmp_path / "i.onnx", data)[0], data)
