@@ -122,3 +122,27 @@ def test_an_activation_onnx_lacks_is_refused(tmp_path):
     with pytest.raises(OnnxExportError, match="uses activation 'gelu', which ONNX's RNN op "
                                               "does not have"):
         model.export(tmp_path / "g.onnx", format="onnx")
+
+
+def test_bidirectional_return_state(tmp_path):
+    x = layers.Input((None, 5))
+    outputs = layers.Bidirectional(layers.LSTM(3, return_sequences=True, return_state=True))(x)
+    model = lamina.Model(x, list(outputs))
+    _randomize(model)
+    kinds = _check(model, tmp_path)
+    assert "LSTM" in kinds
+
+
+def test_a_mask_given_as_a_model_input(tmp_path):
+    x = layers.Input((None, 5), name="x")
+    mask = layers.Input((None,), dtype="bool", name="mask")
+    model = lamina.Model([x, mask], layers.GRU(3, return_sequences=True, go_backwards=True)(
+        x, mask=mask))
+    _randomize(model)
+    path = tmp_path / "m.onnx"
+    model.export(path, format="onnx")
+    data = np.random.default_rng(5).normal(size=(3, 6, 5)).astype("float32")
+    keep = np.array([[1] * 6, [1] * 4 + [0] * 2, [1] + [0] * 5], bool)
+    got, = run(path, names={"x": data, "mask": keep})
+    np.testing.assert_allclose(got, model.predict([data, keep], verbose=0), rtol=1e-5,
+                               atol=1e-5)
