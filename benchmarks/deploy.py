@@ -66,7 +66,7 @@ def int8_hook():
 
 
 def print_int8_rows(rows, floor: float, lamina_float: float) -> None:
-    width = max(len(label) for label, _, _ in rows)
+    width = max([len(label) for label, _, _ in rows] + [34])
     for label, value, target in rows:
         shown = f"{value:.4f}" if isinstance(value, float) else str(value)
         print(f"{label:{width}s}  {shown:>12s}  {target}")
