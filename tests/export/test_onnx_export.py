@@ -166,8 +166,8 @@ def test_missing_onnx_names_the_extra(tmp_path, monkeypatch):
 
 def test_an_op_without_converter_names_op_and_layer(tmp_path):
     x = layers.Input((4,))
-    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumsum(t, axis=1), name="running")(x))
-    with pytest.raises(OnnxExportError, match="op 'cumsum' in layer '.*running' has no ONNX "
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1), name="running")(x))
+    with pytest.raises(OnnxExportError, match="op 'cumprod' in layer '.*running' has no ONNX "
                                               "converter"):
         model.export(tmp_path / "c.onnx", format="onnx")
     assert not (tmp_path / "c.onnx").exists()
@@ -175,24 +175,25 @@ def test_an_op_without_converter_names_op_and_layer(tmp_path):
 
 def test_registering_a_converter(tmp_path):
     x = layers.Input((4,))
-    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumsum(t, axis=1))(x))
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1))(x))
 
-    @register_onnx_converter("cumsum")
-    def _cumsum(ctx, node):
+    @register_onnx_converter("cumprod")
+    def _cumprod(ctx, node):                   # positive inputs: exp(cumsum(log(x)))
         axis = ctx.constant(np.asarray(node.attrs["axis"], "int64"), "axis")
-        return [ctx.add_node("CumSum", [ctx.name_of(node.inputs[0]), axis])]
+        logs = ctx.add_node("Log", [ctx.name_of(node.inputs[0])])
+        return [ctx.add_node("Exp", [ctx.add_node("CumSum", [logs, axis])])]
     try:
         model.export(tmp_path / "c.onnx", format="onnx")
-        data = np.arange(8, dtype="float32").reshape(2, 4)
+        data = np.arange(1, 9, dtype="float32").reshape(2, 4)
         np.testing.assert_allclose(run(tmp_path / "c.onnx", data)[0],
-                                   np.cumsum(data, axis=1))
-        with pytest.raises(ValueError, match="op 'cumsum' already has a converter"):
-            register_onnx_converter("cumsum")(lambda ctx, node: [])
-        register_onnx_converter("cumsum", replace=True)(lambda ctx, node: [])
-        with pytest.raises(OnnxExportError, match="the converter of 'cumsum' gave 0 outputs"):
+                                   np.cumprod(data, axis=1), rtol=1e-5)
+        with pytest.raises(ValueError, match="op 'cumprod' already has a converter"):
+            register_onnx_converter("cumprod")(lambda ctx, node: [])
+        register_onnx_converter("cumprod", replace=True)(lambda ctx, node: [])
+        with pytest.raises(OnnxExportError, match="the converter of 'cumprod' gave 0 outputs"):
             model.export(tmp_path / "d.onnx", format="onnx")
     finally:
-        CONVERTERS.pop("cumsum", None)
+        CONVERTERS.pop("cumprod", None)
     with pytest.raises(TypeError, match="expected one or more op names"):
         register_onnx_converter()
 
@@ -252,3 +253,15 @@ def test_an_input_returned_as_an_output_gets_a_distinct_name(tmp_path):
     assert names[1] == "head" and names[0] != "x" and names[0].startswith("x")
     data = np.arange(8, dtype="float32").reshape(2, 4)
     np.testing.assert_array_equal(run(tmp_path / "i.onnx", data)[0], data)
+
+
+def test_a_batch_size_fixed_in_input_signature_is_kept(tmp_path):
+    model = _mlp()
+    model.export(tmp_path / "f.onnx", format="onnx",
+                 input_signature=[lamina.InputSpec(shape=(4, 8), dtype="float32")])
+    assert session(tmp_path / "f.onnx").get_inputs()[0].shape == [4, 8]
+    model.export(tmp_path / "g.onnx", format="onnx",
+                 input_signature=[lamina.InputSpec(shape=(None, 8), dtype="float32",
+                                                   name="features")])
+    s = session(tmp_path / "g.onnx")
+    assert s.get_inputs()[0].shape == ["batch", 8] and s.get_inputs()[0].name == "features"
