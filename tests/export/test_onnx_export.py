@@ -265,3 +265,20 @@ def test_a_batch_size_fixed_in_input_signature_is_kept(tmp_path):
                                                    name="features")])
     s = session(tmp_path / "g.onnx")
     assert s.get_inputs()[0].shape == ["batch", 8] and s.get_inputs()[0].name == "features"
+
+
+@pytest.mark.parametrize("opset", [14, 18, 21])
+def test_reductions_and_softmax_across_opsets(opset, tmp_path):
+    """ReduceMax/Mean take their axes as an attribute before opset 18, an input after."""
+    x = layers.Input((5, 6))
+    y = layers.LayerNormalization()(layers.MultiHeadAttention(2, 3)(x, x))
+    y = layers.Concatenate()([layers.GlobalMaxPooling1D()(y), layers.GlobalAveragePooling1D()(y)])
+    y = layers.Reshape((3, 4))(y)
+    model = lamina.Model(x, layers.Softmax(axis=(1, 2))(y))
+    path = tmp_path / "r.onnx"
+    model.export(path, format="onnx", opset_version=opset)
+    onnx.checker.check_model(str(path))
+    assert onnx.load(str(path)).opset_import[0].version == opset
+    data = np.random.default_rng(opset).normal(size=(3, 5, 6)).astype("float32")
+    np.testing.assert_allclose(run(path, data)[0], model.predict(data, verbose=0),
+                               rtol=1e-5, atol=1e-6)
