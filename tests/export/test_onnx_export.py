@@ -282,3 +282,16 @@ def test_reductions_and_softmax_across_opsets(opset, tmp_path):
     data = np.random.default_rng(opset).normal(size=(3, 5, 6)).astype("float32")
     np.testing.assert_allclose(run(path, data)[0], model.predict(data, verbose=0),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_a_converter_writing_an_invalid_graph_is_reported(tmp_path):
+    x = layers.Input((4,))
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1))(x))
+    register_onnx_converter("cumprod")(
+        lambda ctx, node: [ctx.add_node("NoSuchOnnxOp", [ctx.name_of(node.inputs[0])])])
+    try:
+        with pytest.raises(OnnxExportError, match="does not pass onnx.checker.*NoSuchOnnxOp"):
+            model.export(tmp_path / "bad.onnx", format="onnx")
+    finally:
+        CONVERTERS.pop("cumprod", None)
+    assert not (tmp_path / "bad.onnx").exists()
