@@ -295,3 +295,16 @@ def test_a_converter_writing_an_invalid_graph_is_reported(tmp_path):
     finally:
         CONVERTERS.pop("cumprod", None)
     assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_a_failure_while_folding_constants_names_the_op(tmp_path, monkeypatch):
+    from lamina.ops.math import Rsqrt
+    model = _mlp()                           # built first: building runs rsqrt eagerly
+
+    def broken(self, backend, *arrays, **attrs):
+        raise FloatingPointError("overflow")
+    monkeypatch.setattr(Rsqrt, "forward", broken)
+    with pytest.raises(OnnxExportError, match=r"op 'rsqrt' \(layer '.*batch_normalization"
+                                              r"[_0-9]*'\) has no ONNX form: evaluating it on constants "
+                                              r"failed \(FloatingPointError: overflow\)"):
+        model.export(tmp_path / "f.onnx", format="onnx")
