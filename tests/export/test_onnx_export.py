@@ -305,6 +305,7 @@ def test_a_failure_while_folding_constants_names_the_op(tmp_path, monkeypatch):
         raise FloatingPointError("overflow")
     monkeypatch.setattr(Rsqrt, "forward", broken)
     with pytest.raises(OnnxExportError, match=r"op 'rsqrt' \(layer '.*batch_normalization"
-                                              r"[_0-9]*'\) has no ONNX form: evaluating it on constants "
-                                              r"failed \(FloatingPointError: overflow\)"):
+                                              r"[_0-9]*'\) has no ONNX form: evaluating it on "
+                                              r"constants failed \(FloatingPointError: "
+                                              r"overflow\)"):
         model.export(tmp_path / "f.onnx", format="onnx")
