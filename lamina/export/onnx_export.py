@@ -86,7 +86,7 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
     from ..saving.atomic import atomic_image
     with atomic_image(str(filepath), what="export") as image:
         image.write(proto.SerializeToString())
-    if verbose:
+    if verbose is None or verbose:                 # Keras prints by default
         print(f"Saved ONNX model to {filepath} (opset {opset}, {len(ctx.nodes)} nodes, "
               f"{len(ctx.initializers)} initializers)")
     return proto
