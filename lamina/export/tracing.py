@@ -71,4 +71,7 @@ def trace_inference(model, specs, structure):
                               f"({written}); only stateless models can be exported")
     graph = Graph(symbols, outputs, recorded.placeholders.values(), [],
                   name=f"{model.name}.inference")
-    return passes.optimize(graph), calls
+    # Every pass but the elementwise fusion, which serves a backend's own kernels (numba or
+    # CUDA): ONNX Runtime fuses for itself, and the recurrent-layer patterns need the ops.
+    kept = [name for name, _ in passes.PIPELINE if name != "fuse_elementwise"]
+    return passes.optimize(graph, kept), calls
