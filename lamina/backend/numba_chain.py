@@ -17,11 +17,12 @@ bit for bit. numba contracts nothing into fused multiply-adds without ``fastmath
 is never set. Transcendental steps (exp, tanh, ...) would differ from numpy's SIMD
 implementations by an ulp; a chain with one is not fused (``compiles``).
 
-Kernels compile on first use for one (program, dtype), cached here per process and on disk:
+Kernels compile (for explicit signatures) on first use of one (program, dtype, input kinds),
+cached here per process and on disk:
 the generated source is written once to ``<cache>/numba_chains/chain_<hash>.py`` and
 imported, so numba's ``cache=True`` finds the machine code of an earlier process (the cache
-directory is ``$LAMINA_CACHE_DIR`` or ``~/.cache/lamina``; where it cannot be written the
-kernel compiles in memory instead). Nothing imports numba until a kernel is asked for.
+directory is ``$LAMINA_CACHE_DIR`` or ``~/.cache/lamina``; where it cannot be written, or
+cannot take numba's files, the kernel compiles in memory instead). Nothing imports numba until a kernel is asked for.
 """
 from __future__ import annotations
 
@@ -108,8 +109,11 @@ def python_source(program, n_inputs: int, dtype: str, kinds=None, cache: bool = 
         return "\n".join([*header, f"@numba.vectorize([{signature!r}], cache={cache})",
                           f"def chain({args}):", *(f"    {line}" for line in lines),
                           f"    return {last}", ""])
+    array = f"{dtype}[::1]"
+    types = [dtype if kind == "s" else array for kind in kinds]
+    signature = f"void({', '.join(types + ([array] if target == 'y' else []))})"
     return "\n".join([*header,
-                      f"@numba.njit(cache={cache}, error_model='numpy')",
+                      f"@numba.njit({signature!r}, cache={cache}, error_model='numpy')",
                       f"def chain({args}{', y' if target == 'y' else ''}):",
                       f"    for i in range({target}.shape[0]):",
                       *(f"        {line}" for line in lines), f"        {target}[i] = {last}",
@@ -136,17 +140,17 @@ def _load(program, n_inputs: int, dtype: str, kinds):
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     try:
         path = _written(source, digest)
-    except OSError:                     # no writable cache: compile in memory only
-        namespace: dict = {}
+        name = f"lamina_numba_chain_{digest}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module      # numba's cache finds the module by name
+        spec.loader.exec_module(module)  # compiles (signatures given) and saves
+        return module.chain
+    except OSError:                     # no writable cache (or a full disk, a file size
+        namespace: dict = {}            # limit): compile in memory only
         exec(compile(python_source(program, n_inputs, dtype, kinds, cache=False),
                      "<numba_chain>", "exec"), namespace)
         return namespace["chain"]
-    name = f"lamina_numba_chain_{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module          # numba's cache finds the module by name
-    spec.loader.exec_module(module)
-    return module.chain
 
 
 def _written(source: str, digest: str) -> str:

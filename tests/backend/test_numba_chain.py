@@ -202,3 +202,25 @@ def test_an_unwritable_cache_compiles_in_memory(tmp_path, monkeypatch):
     monkeypatch.setattr(numba_chain, "_kernels", {})
     got = numba_chain.run(program, (np.arange(5, dtype="float64"),))
     np.testing.assert_array_equal(got, np.arange(5) * 2.0)
+
+
+_SIZE_LIMITED = textwrap.dedent("""
+    import resource, signal
+    import numpy as np
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # writes past the limit fail instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+    from lamina.backend import numba_chain
+    program = (("multiply", (("x", 0), ("c", 0.5))), ("add", (("t", 0), ("x", 1))))
+    out = numba_chain.run(program, (np.ones(4, "float32"), np.ones(4, "float32")))
+    print(out.tolist())
+""")
+
+
+def test_a_cache_that_cannot_take_the_machine_code_compiles_in_memory(tmp_path):
+    """A file size limit (or a full disk) lets the source file through but not numba's
+    cache files: the kernel still compiles and runs."""
+    env = dict(os.environ, LAMINA_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT)
+    done = subprocess.run([sys.executable, "-c", _SIZE_LIMITED], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[1.5, 1.5, 1.5, 1.5]"
