@@ -36,7 +36,9 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
         if (self.compiled_chains and dtype.name in numba_chain.DTYPES
                 and all(a.dtype == dtype for a in inputs)
                 and (out is None or out.dtype == dtype) and numba_chain.compiles(program)):
-            return numba_chain.run(program, inputs, out)
+            result = numba_chain.run(program, inputs, out)
+            if result is not None:
+                return result
         return super().elementwise_chain(program, inputs, out)
 
     def asarray(self, data, dtype: str | None = None):

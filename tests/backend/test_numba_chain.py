@@ -19,6 +19,12 @@ from tests.graph.passes.jit_compare import op_counts, tensors
 pytestmark = pytest.mark.skipif(not numba_chain.available(),
                                 reason="numba is not installed (pip install lamina[numba])")
 
+@pytest.fixture(autouse=True)
+def _compile_at_once(monkeypatch):
+    """Compile on a program's first call (in use: after COMPILE_AFTER calls)."""
+    monkeypatch.setattr(numba_chain, "COMPILE_AFTER", 1)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, np.inf, -np.inf, np.nan, 1e-30, -2.5e30, 7e-39]
@@ -165,6 +171,7 @@ _SECOND_PROCESS = textwrap.dedent("""
     import json, sys, time
     import numpy as np
     from lamina.backend import numba_chain
+    numba_chain.COMPILE_AFTER = 1
     program = (("multiply", (("x", 0), ("c", 0.25))), ("add", (("t", 0), ("x", 1))))
     start = time.perf_counter()
     flat = numba_chain.kernel(program, 2, "float32", ("a", "a"))
@@ -210,6 +217,7 @@ _SIZE_LIMITED = textwrap.dedent("""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # writes past the limit fail instead
     resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
     from lamina.backend import numba_chain
+    numba_chain.COMPILE_AFTER = 1
     program = (("multiply", (("x", 0), ("c", 0.5))), ("add", (("t", 0), ("x", 1))))
     out = numba_chain.run(program, (np.ones(4, "float32"), np.ones(4, "float32")))
     print(out.tolist())
@@ -224,3 +232,17 @@ def test_a_cache_that_cannot_take_the_machine_code_compiles_in_memory(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[1.5, 1.5, 1.5, 1.5]"
+
+
+def test_a_program_compiles_only_after_its_first_calls(monkeypatch):
+    monkeypatch.setattr(numba_chain, "COMPILE_AFTER", 3)
+    monkeypatch.setattr(numba_chain, "_calls", {})
+    program = (("add", (("x", 0), ("c", 2.0))), ("multiply", (("t", 0), ("x", 0))))
+    x = np.arange(6, dtype="float32")
+    assert numba_chain.run(program, (x,)) is None
+    assert numba_chain.run(program, (x,)) is None
+    np.testing.assert_array_equal(numba_chain.run(program, (x,)), (x + 2) * x)
+    backend = lamina.backend.get_backend()          # the backend runs the early calls
+    monkeypatch.setattr(numba_chain, "_calls", {})
+    for _ in range(4):
+        np.testing.assert_array_equal(backend.elementwise_chain(program, (x,)), (x + 2) * x)
