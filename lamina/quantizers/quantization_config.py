@@ -90,3 +90,15 @@ def validate_and_resolve_config(mode, config):
                          f"config.mode='{config.mode}'")
     check_mode(config.mode)
     return config
+
+
+def layer_quantization_config(layer: str, value):
+    """A layer's ``quantization_config`` argument: None, a QuantizationConfig, or its
+    serialized form (a layer config read from a file)."""
+    if isinstance(value, dict):
+        value = deserialize_keras_object(value)
+    if value is not None and not isinstance(value, QuantizationConfig):
+        raise ValueError(f"{layer}: argument 'quantization_config' must be a "
+                         f"QuantizationConfig (such as Int8QuantizationConfig()) or None; "
+                         f"received {value!r}")
+    return value

@@ -26,7 +26,8 @@ class Dense(Layer):
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
             raise ValueError(f"{self.name}: argument 'units' must be a positive int; "
                              f"received {units!r}")
-        self.quantization_config = quantizers.get(quantization_config)
+        self.quantization_config = quantizers.layer_quantization_config(
+            self.name, quantization_config)
         if lora_rank is not None:
             raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
                              f"received {lora_rank!r}")

@@ -31,7 +31,8 @@ class EinsumDense(Layer):
             raise ValueError(f"{self.name}: argument 'gptq_unpacked_column_size' (GPTQ "
                              f"quantization) is not supported by Lamina; received "
                              f"{gptq_unpacked_column_size!r}")
-        self.quantization_config = quantizers.get(quantization_config)
+        self.quantization_config = quantizers.layer_quantization_config(
+            self.name, quantization_config)
         split_equation(self.name, equation)
         sizes = (output_shape,) if isinstance(output_shape, int) else output_shape
         if not isinstance(sizes, (tuple, list)) or not all(

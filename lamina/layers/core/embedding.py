@@ -36,7 +36,8 @@ class Embedding(Layer):
         if lora_rank is not None:
             raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
                              f"received {lora_rank!r}")
-        self.quantization_config = quantizers.get(quantization_config)
+        self.quantization_config = quantizers.layer_quantization_config(
+            self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = initializers.get(embeddings_initializer)
