@@ -18,14 +18,20 @@ QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")
 SUPPORTED_MODES = ("int8",)
 
 
-def check_mode(mode, compute_dtype=None) -> None:
-    """Raise Keras's errors for a mode it does not know, and Lamina's for one it knows
-    but Lamina does not implement."""
+def check_known_mode(mode) -> None:
+    """Keras's error for a mode it does not know."""
     if mode not in QUANTIZATION_MODES:
         raise ValueError(f"Invalid quantization mode. Expected one of {QUANTIZATION_MODES}. "
                          f"Received: mode={mode}")
+
+
+def check_mode(mode, compute_dtype=None) -> None:
+    """Raise Keras's errors for a mode it does not know, and Lamina's for one it knows
+    but Lamina does not implement (a ValueError, so ``Model.quantize`` stops at once
+    rather than skipping every layer)."""
+    check_known_mode(mode)
     if mode not in SUPPORTED_MODES:
-        raise NotImplementedError(f"Quantization mode '{mode}' is not implemented in Lamina; "
+        raise ValueError(f"Quantization mode '{mode}' is not implemented in Lamina; "
                                   f"it implements {SUPPORTED_MODES}")
     if compute_dtype == "float16":
         raise ValueError(f"Quantization mode='{mode}' doesn't work well with "

@@ -7,7 +7,7 @@ and the two must agree.
 """
 from __future__ import annotations
 
-from ..dtype_policies.quantized import check_mode
+from ..dtype_policies.quantized import check_known_mode, check_mode
 from ..saving.object_registration import (deserialize_keras_object, register_builtin,
                                           serialize_keras_object)
 from .abs_max import AbsMaxQuantizer
@@ -77,11 +77,12 @@ def validate_and_resolve_config(mode, config):
     if mode is not None and not isinstance(mode, str):
         raise ValueError(f"Invalid quantization mode. Received: mode={mode}")
     if mode is not None:
-        check_mode(mode)
+        check_known_mode(mode)
     if config is None:
-        if mode == "int8":
-            return Int8QuantizationConfig()
-        raise ValueError("You must provide either `mode` or `config` to `quantize`.")
+        if mode is None:
+            raise ValueError("You must provide either `mode` or `config` to `quantize`.")
+        check_mode(mode)
+        return Int8QuantizationConfig()
     if not isinstance(config, QuantizationConfig):
         raise ValueError(f"Argument `config` must be an instance of `QuantizationConfig`. "
                          f"Received: config={config} (of type {type(config)})")
