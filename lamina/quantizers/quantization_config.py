@@ -97,7 +97,12 @@ def layer_quantization_config(layer: str, value):
     """A layer's ``quantization_config`` argument: None, a QuantizationConfig, or its
     serialized form (a layer config read from a file)."""
     if isinstance(value, dict):
-        value = deserialize_keras_object(value)
+        try:
+            value = deserialize_keras_object(value)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{layer}: argument 'quantization_config' is not a "
+                             f"serialized QuantizationConfig ({error}); received "
+                             f"{value!r}") from None
     if value is not None and not isinstance(value, QuantizationConfig):
         raise ValueError(f"{layer}: argument 'quantization_config' must be a "
                          f"QuantizationConfig (such as Int8QuantizationConfig()) or None; "
