@@ -56,11 +56,12 @@ def test_lamina_writes_keras_layout(tmp_path):
                                   np.array(KERAS["model_pred_numpy"], "float32"))
 
 
-def _mlp(seed):
+def _mlp(seed, dropout=True):
     rng = np.random.default_rng(seed)
     inputs = lamina.Input((10,))
     h = layers.Dense(16, activation="relu", name="hidden")(inputs)
-    h = layers.Dropout(0.1)(h)
+    if dropout:
+        h = layers.Dropout(0.1)(h)
     outputs = layers.Dense(4, name="out")(h)
     model = lamina.Model(inputs, outputs)
     for v in model.weights:
@@ -150,3 +151,26 @@ def test_graph_equals_eager_on_generated_quantized_models(seed):
     eager = model(feed).numpy()
     np.testing.assert_array_equal(graph, eager)
     np.testing.assert_array_equal(lamina.jit(lambda t: model(t))(feed).numpy(), eager)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_training_a_quantized_model_graph_equals_eager(seed):
+    # The bias still trains, and the gradient reaches the first layer's inputs through the
+    # dequantized kernel of the second (the custom gradient), in both modes.
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(16, 10)).astype("float32")
+    y = rng.normal(size=(16, 4)).astype("float32")
+    results = []
+    for eager in (True, False):
+        model = _mlp(seed, dropout=False)
+        model.quantize("int8", filters="out")
+        model.compile(optimizer="sgd", loss="mse", run_eagerly=eager)
+        losses = [float(model.train_on_batch(x, y)) for _ in range(3)]
+        results.append((losses, [v.numpy() for v in model.weights]))
+    (eager_losses, eager_weights), (graph_losses, graph_weights) = results
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    assert eager_losses[-1] < eager_losses[0]
+    initial = _mlp(seed, dropout=False).get_layer("hidden").kernel.numpy()
+    assert np.abs(eager_weights[0] - initial).max() > 1e-4     # reached through int8 'out'
+    for e, g in zip(eager_weights, graph_weights):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
