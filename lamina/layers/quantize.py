@@ -3,7 +3,8 @@
 ``layer.quantize("int8")`` (or ``config=Int8QuantizationConfig(...)``) checks the request
 as Keras does (built, not quantized yet, a known mode, not float16), replaces the layer's
 float kernel by an int8 one plus its scale (the layer's ``_quantize_int8``), and gives the
-layer the policy ``int8_from_<its policy>``. Only the classes that define
+layer the policy ``int8_from_<its policy>``. Assigning a quantized policy to a built float
+layer (``layer.dtype_policy = "int8_from_float32"``) quantizes it, as in Keras. Only the classes that define
 ``_quantize_int8`` themselves can be quantized (Dense, EinsumDense, Embedding): a subclass
 is refused unless ``type_check=False``, as in Keras.
 
@@ -50,7 +51,7 @@ class QuantizeMixin:
             raise ValueError(f"Cannot quantize a layer that isn't yet built. Layer "
                              f"'{self.name}' (of type '{type(self).__name__}') is not built "
                              f"yet.")
-        if self.dtype_policy.quantization_mode is not None:
+        if getattr(self, "_is_quantized", False):
             raise ValueError(f"Layer '{self.name}' is already quantized with "
                              f"dtype_policy='{self.dtype_policy.name}'. Received: mode={mode}")
         if mode == "int8" and compute_dtype == "float16":

@@ -185,3 +185,15 @@ def test_subclasses_need_type_check_false():
         layer.quantize("int8")
     layer.quantize("int8", type_check=False)
     assert layer.kernel.dtype == "int8"
+
+
+def test_assigning_a_quantized_policy_quantizes(backend):
+    case = KERAS["dense"]
+    layer = layers.Dense(6, activation="relu", name="dense")
+    layer.build((None, 12))
+    layer.set_weights([array(w) for w in case["float_weights"]])
+    layer.dtype_policy = "int8_from_float32"
+    np.testing.assert_array_equal(layer.kernel.numpy(), array(case["weights"][1]))
+    np.testing.assert_array_equal(layer(array(case["x"])).numpy(), array(case["output"]))
+    with pytest.raises(ValueError, match="Layer 'dense' is already quantized"):
+        layer.quantize("int8")

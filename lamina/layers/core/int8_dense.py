@@ -17,6 +17,7 @@ from ...quantizers.quantization_config import QuantizationConfig
 
 def build(layer, kernel_shape, config) -> None:
     """Create the int8 variables (zeros and ones until quantized or loaded)."""
+    layer._is_quantized = True
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(
         config, AbsMaxQuantizer())
     layer.kernel = layer.add_weight(shape=kernel_shape, name="kernel", initializer="zeros",

@@ -84,6 +84,7 @@ def _layout(layer) -> ScaleLayout:
 
 def build(layer, kernel_shape, config) -> None:
     """Create the int8 variables (zeros and ones until quantized or loaded)."""
+    layer._is_quantized = True
     layout = _layout(layer)
     layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(
         config, AbsMaxQuantizer())

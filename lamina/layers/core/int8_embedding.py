@@ -11,6 +11,7 @@ from ...quantizers.quantization_config import QuantizationConfig
 
 def build(layer) -> None:
     """Create the int8 variables (zeros and ones until quantized or loaded)."""
+    layer._is_quantized = True
     layer.embeddings = layer.add_weight(shape=(layer.input_dim, layer.output_dim),
                                         name="embeddings", initializer="zeros", dtype="int8",
                                         trainable=False)
