@@ -5,6 +5,7 @@
   ``passes=[]`` gives the traced graph before any pass, a list of pass names a prefix of
   the pipeline. ``lamina.graph.to_dot(model.graph(x))`` draws it.
 - ``model.graph_report(x)`` lists, per pass, the node count before and after it.
+- ``model.export(path, format="onnx")`` writes an ONNX model (``lamina/export``).
 - ``model.export(path)`` writes the optimized inference graph and the weights to one h5
   file that ``lamina.graph.load_exported(path)`` runs without the model's classes
   (``lamina.graph.export.write_graph`` writes it; the file layout is described there).
@@ -55,13 +56,42 @@ class GraphMixin:
         return [PassReport(name, before, after)
                 for (_, before), (name, after) in zip(history, history[1:])]
 
-    def export(self, filepath, x=None, batch_size: int | None = None) -> None:
-        """Write the optimized inference graph and the weights to one h5 file.
+    def export(self, filepath, format="lamina", verbose=None, input_signature=None,
+               **kwargs):
+        """Export the model for inference (Keras 3's ``Model.export``).
 
-        The graph is traced for a batch like ``x`` (default: zeros of the model's input
-        shapes with ``batch_size`` rows, 1 if not given); the exported model runs batches
-        of any size in chunks of that one (see ``lamina.graph.export``)."""
-        export_model(self, filepath, x=x, batch_size=batch_size)
+        - ``format="lamina"`` (the default): the optimized inference graph and the weights in
+          one h5 file that ``lamina.graph.load_exported`` runs; keywords ``x`` (an example
+          batch) or ``batch_size`` set the batch size it is traced at.
+        - ``format="onnx"``: an ONNX model (``lamina.export``, needs
+          ``pip install lamina[onnx]``) with a dynamic batch size and dynamic other ``None``
+          sizes; keyword ``opset_version`` (default 17).
+
+        ``input_signature``: the input specs (objects with ``shape`` and ``dtype``: an
+        ``InputSpec``, a ``KerasTensor``, an array), default the model's inputs (ONNX only).
+        ``verbose``: print a line about what was written."""
+        if format == "lamina":
+            unknown = sorted(set(kwargs) - {"x", "batch_size"})
+            if unknown or input_signature is not None:
+                raise TypeError(f"{self.name}.export(format='lamina'): unexpected argument(s) "
+                                f"{unknown or ['input_signature']}; it takes 'x' or "
+                                f"'batch_size'")
+            export_model(self, filepath, **kwargs)
+            if verbose:
+                print(f"Saved the inference graph of {self.name!r} to {filepath}")
+            return
+        if format == "onnx":
+            unknown = sorted(set(kwargs) - {"opset_version"})
+            if unknown:
+                raise TypeError(f"{self.name}.export(format='onnx'): unexpected argument(s) "
+                                f"{unknown}; it takes 'opset_version'")
+            from ..export import export_onnx
+            export_onnx(self, filepath, input_signature=input_signature,
+                        opset_version=kwargs.get("opset_version"), verbose=verbose)
+            return
+        raise ValueError(f"{self.name}.export: argument 'format' must be 'lamina' or 'onnx' "
+                         f"(Keras's 'tf_saved_model', 'openvino' and 'litert' need "
+                         f"TensorFlow / OpenVINO); received {format!r}")
 
 
 def export_model(model, filepath, x=None, batch_size: int | None = None) -> None:

@@ -1,0 +1,4 @@
+"""The built-in ONNX converters, one module per op family (see ``lamina/export/registry.py``
+for how to write and register one)."""
+from . import activations, conv_pool, dense, elementwise, indexing  # noqa: F401
+from . import more_math, recurrent, reductions, shape  # noqa: F401

@@ -1,0 +1,87 @@
+"""Convolutions and pooling (Lamina's NHWC images, HWIO kernels) as ONNX's NCHW ``Conv`` /
+``MaxPool`` / ``AveragePool`` between two transposes. Padding 'same' is
+``auto_pad="SAME_UPPER"`` (the extra row/column at the end, as Keras pads)."""
+from __future__ import annotations
+
+from ..registry import register_onnx_converter
+from .activations import apply_activation
+
+TO_NCHW, TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
+
+
+def _padding(ctx, node, padding) -> dict:
+    if padding == "valid":
+        return {"auto_pad": "VALID"}
+    if padding == "same":
+        return {"auto_pad": "SAME_UPPER"}
+    (top, bottom), (left, right) = padding
+    return {"pads": [int(top), int(left), int(bottom), int(right)]}
+
+
+def _conv(ctx, node, bias: bool):
+    x, w = node.inputs[:2]
+    kernel = ctx.value(w)
+    a = node.attrs
+    if kernel is not None:                    # HWIO -> OIHW, written as a constant
+        w_name = ctx.constant(kernel.transpose(3, 2, 0, 1).copy(), "kernel")
+    else:
+        w_name = ctx.add_node("Transpose", [ctx.name_of(w)], perm=[3, 2, 0, 1])
+    inputs = [ctx.add_node("Transpose", [ctx.name_of(x)], perm=TO_NCHW), w_name]
+    if bias and len(node.inputs) > 2:
+        inputs.append(ctx.name_of(node.inputs[2]))
+    y = ctx.add_node("Conv", inputs, kernel_shape=list(w.shape[:2]),
+                     strides=list(a["strides"]), dilations=list(a["dilation"]),
+                     group=int(a.get("groups", 1)), **_padding(ctx, node, a["padding"]))
+    y = ctx.add_node("Transpose", [y], perm=TO_NHWC)
+    if bias:
+        if a.get("save_mask"):
+            ctx.fail(node, "save_mask=True is a training-only output")
+        y = apply_activation(ctx, node, y, a.get("activation", "linear"))
+    return [y]
+
+
+@register_onnx_converter("conv2d")
+def _conv2d(ctx, node):
+    return _conv(ctx, node, bias=False)
+
+
+@register_onnx_converter("conv2d_bias_act")
+def _conv2d_bias_act(ctx, node):
+    return _conv(ctx, node, bias=True)
+
+
+@register_onnx_converter("max_pool2d", "avg_pool2d")
+def _pool(ctx, node):
+    a = node.attrs
+    op = "MaxPool" if node.op.name == "max_pool2d" else "AveragePool"
+    x = ctx.add_node("Transpose", [ctx.name_of(node.inputs[0])], perm=TO_NCHW)
+    y = ctx.add_node(op, [x], kernel_shape=list(a["pool_size"]), strides=list(a["strides"]),
+                     **_padding(ctx, node, a["padding"]))
+    return [ctx.add_node("Transpose", [y], perm=TO_NHWC)]
+
+
+@register_onnx_converter("conv2d_backprop_input")
+def _conv_transpose(ctx, node):
+    """A transposed convolution: ONNX ``ConvTranspose`` with the explicit pads of the
+    forward convolution and the output padding that gives ``input_shape``."""
+    from ...ops.conv import resolve_pads
+    dy, w = node.inputs[:2]
+    a = node.attrs
+    target = tuple(a["input_shape"])[1:3]
+    kernel = ctx.value(w)
+    if kernel is None or None in target or None in tuple(dy.shape[1:3]):
+        ctx.fail(node, "a transposed convolution needs a constant kernel and known spatial "
+                       "sizes")
+    strides, dilation = tuple(a["strides"]), tuple(a["dilation"])
+    pads = resolve_pads(a["padding"], target, w.shape[:2], strides, dilation)
+    extra = [t - (s * (i - 1) + (k - 1) * d + 1 - p0 - p1)
+             for t, i, k, s, d, (p0, p1) in zip(target, dy.shape[1:3], w.shape[:2], strides,
+                                                 dilation, pads)]
+    x = ctx.add_node("Transpose", [ctx.name_of(dy)], perm=TO_NCHW)
+    y = ctx.add_node("ConvTranspose",
+                     [x, ctx.constant(kernel.transpose(3, 2, 0, 1).copy(), "kernel")],
+                     kernel_shape=list(w.shape[:2]), strides=list(strides),
+                     dilations=list(dilation), group=int(a.get("groups", 1)),
+                     pads=[int(pads[0][0]), int(pads[1][0]), int(pads[0][1]),
+                           int(pads[1][1])], output_padding=[int(e) for e in extra])
+    return [ctx.add_node("Transpose", [y], perm=TO_NHWC)]
