@@ -1,6 +1,7 @@
 """int8 deployment figures in one run: digits accuracy after ``model.quantize("int8")`` vs
 float32, the int8 ``.keras`` file's size vs the float32 one, and Lamina's int8 predict
-latency vs float32 (batch 1 and 256, graph mode, numpy backend).
+latency vs float32 (batch 1 and 256, graph mode, numpy backend), and the int8 model
+exported to ONNX and run in onnxruntime (batch 1, one thread) vs Lamina's float32 predict.
 
     python benchmarks/deploy_int8.py [--epochs 10] [--calls 2000]
 
@@ -88,6 +89,33 @@ def per_call_us(fn, calls: int) -> float:
     return statistics.median(rounds)
 
 
+def onnx_rows(float_model, int8_model, x, calls: int, folder: str) -> list:
+    """Batch-1 onnxruntime latency of the float32 and int8 exports (one thread), and the
+    int8 one against Lamina's float32 predict; [] without onnx/onnxruntime."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return []
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    times = {}
+    for label, m in (("float32", float_model), ("int8", int8_model)):
+        target = os.path.join(folder, f"{label}.onnx")
+        m.export(target, format="onnx")
+        session = ort.InferenceSession(target, options, providers=["CPUExecutionProvider"])
+        feed = {session.get_inputs()[0].name: x}
+        np.testing.assert_allclose(session.run(None, feed)[0], m.predict_on_batch(x),
+                                   rtol=1e-5, atol=1e-5)
+        times[label] = per_call_us(lambda: session.run(None, feed), calls)
+    lamina_float = per_call_us(lambda: float_model.predict_on_batch(x), calls)
+    return [("onnxruntime float32, batch 1 (us)", times["float32"], ""),
+            ("onnxruntime int8, batch 1 (us)", times["int8"], ""),
+            ("onnxruntime int8 / Lamina float32 predict, batch 1",
+             times["int8"] / lamina_float, "<= 0.4")]
+
+
 def int8_rows(model=None, calls: int = 2000, epochs: int = 10) -> list:
     """``[(label, value, target), ...]``: accuracy, file size and latency figures."""
     model = model if model is not None else train_digits_mlp(epochs)
@@ -100,6 +128,7 @@ def int8_rows(model=None, calls: int = 2000, epochs: int = 10) -> list:
         float_size = file_size(float_model, folder, "float32.keras")
         int8_size = file_size(int8_model, folder, "int8.keras")
         reloaded = lamina.saving.load_model(os.path.join(folder, "int8.keras"))
+        onnx = onnx_rows(float_model, int8_model, x_test[:1], calls, folder)
     np.testing.assert_array_equal(reloaded.predict(x_test, verbose=0),
                                   int8_model.predict(x_test, verbose=0))
     rows = [("digits accuracy float32 (%)", 100 * float_acc, ""),
@@ -120,7 +149,7 @@ def int8_rows(model=None, calls: int = 2000, epochs: int = 10) -> list:
                  (f"predict_on_batch int8, batch {batch} (us)", times["int8"], ""),
                  (f"int8 / float32 predict, batch {batch}", times["int8"] / times["float32"],
                   "")]
-    return rows
+    return rows + onnx
 
 
 def main(argv=None):

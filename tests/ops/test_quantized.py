@@ -68,3 +68,12 @@ def test_errors(backend):
     with pytest.raises(ShapeError, match=r"int8_matmul: arguments 'x1' and 'x2' have "
                                          r"mismatched inner dimensions \(3 and 4\)"):
         ops.int8_matmul(_ints(2, 3), _ints(4, 2))
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_few_rows_take_the_integer_path_exactly(rows, backend):
+    # One or two rows skip the float32 GEMM on host backends; both paths are exact.
+    a = np.full((rows, 2000), -128, np.int8)
+    b = _RNG.integers(-128, 128, size=(2000, 5)).astype(np.int8)
+    np.testing.assert_array_equal(ops.int8_matmul(a, b).numpy(), _reference(a, b))
+    np.testing.assert_array_equal(ops.int8_matmul(a[None], b).numpy(), _reference(a, b)[None])
