@@ -43,6 +43,9 @@ class OnnxContext:
                 self._used.add(name)
                 return name
 
+    def taken(self, name: str) -> bool:
+        return name in self._used
+
     def reserve(self, name: str) -> str:
         self._used.add(name)
         return name

@@ -24,7 +24,7 @@ from .context import OnnxContext, onnx_dtype
 from .registry import OnnxExportError, get_converter
 
 DEFAULT_OPSET = 17
-MIN_OPSET = 14            # Trilu, Reshape's allowzero, GRU's layout... are from 14 on
+MIN_OPSET = 14            # the oldest opset the converters are tested with
 
 
 def require_onnx():
@@ -63,7 +63,7 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
                 for i, d in enumerate(symbol.shape)]
         inputs.append(onnx.helper.make_tensor_value_info(
             name, onnx_dtype(symbol.dtype, f"input '{spec.name}'"), dims))
-    names = [name if name not in ctx._used else ctx.fresh(name)   # an input read as output
+    names = [ctx.fresh(name) if ctx.taken(name) else name   # an input read as output
              for name in output_names(model, len(graph.flat_outputs))]
     for name in names:
         ctx.reserve(name)
@@ -77,7 +77,11 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
         proto_graph, producer_name="lamina",
         opset_imports=[onnx.helper.make_opsetid("", opset)])
     proto.ir_version = onnx.helper.find_min_ir_version_for(list(proto.opset_import))
-    onnx.checker.check_model(proto)
+    try:
+        onnx.checker.check_model(proto)
+    except onnx.checker.ValidationError as error:       # a converter's bug, named
+        raise OnnxExportError(f"{model.name}.export(format='onnx'): the ONNX graph written "
+                              f"does not pass onnx.checker: {error}") from None
     from ..saving.atomic import atomic_image
     with atomic_image(str(filepath), what="export") as image:
         image.write(proto.SerializeToString())

@@ -44,8 +44,9 @@ def input_specs(model, input_signature=None) -> tuple[list, object]:
             raise TypeError(f"{model.name}.export: each leaf of 'input_signature' must have a "
                             f"shape and a dtype (an InputSpec, a KerasTensor, an array); "
                             f"received {type(leaf).__name__} at position {i}")
-        shape = (None,) + tuple(None if d is None else int(d) for d in tuple(shape)[1:]) \
-            if len(tuple(shape)) else ()
+        shape = tuple(None if d is None else int(d) for d in tuple(shape))
+        if input_signature is None and shape:
+            shape = (None,) + shape[1:]           # the batch is dynamic unless a spec fixes it
         name = getattr(leaf, "name", None) or default or f"input_{i}"
         specs.append(InputSpec(shape, standardize(str(leaf.dtype or "float32")), name))
     taken = set()

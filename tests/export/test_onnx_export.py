@@ -166,8 +166,8 @@ def test_missing_onnx_names_the_extra(tmp_path, monkeypatch):
 
 def test_an_op_without_converter_names_op_and_layer(tmp_path):
     x = layers.Input((4,))
-    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumsum(t, axis=1), name="running")(x))
-    with pytest.raises(OnnxExportError, match="op 'cumsum' in layer '.*running' has no ONNX "
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1), name="running")(x))
+    with pytest.raises(OnnxExportError, match="op 'cumprod' in layer '.*running' has no ONNX "
                                               "converter"):
         model.export(tmp_path / "c.onnx", format="onnx")
     assert not (tmp_path / "c.onnx").exists()
@@ -175,24 +175,25 @@ def test_an_op_without_converter_names_op_and_layer(tmp_path):
 
 def test_registering_a_converter(tmp_path):
     x = layers.Input((4,))
-    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumsum(t, axis=1))(x))
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1))(x))
 
-    @register_onnx_converter("cumsum")
-    def _cumsum(ctx, node):
+    @register_onnx_converter("cumprod")
+    def _cumprod(ctx, node):                   # positive inputs: exp(cumsum(log(x)))
         axis = ctx.constant(np.asarray(node.attrs["axis"], "int64"), "axis")
-        return [ctx.add_node("CumSum", [ctx.name_of(node.inputs[0]), axis])]
+        logs = ctx.add_node("Log", [ctx.name_of(node.inputs[0])])
+        return [ctx.add_node("Exp", [ctx.add_node("CumSum", [logs, axis])])]
     try:
         model.export(tmp_path / "c.onnx", format="onnx")
-        data = np.arange(8, dtype="float32").reshape(2, 4)
+        data = np.arange(1, 9, dtype="float32").reshape(2, 4)
         np.testing.assert_allclose(run(tmp_path / "c.onnx", data)[0],
-                                   np.cumsum(data, axis=1))
-        with pytest.raises(ValueError, match="op 'cumsum' already has a converter"):
-            register_onnx_converter("cumsum")(lambda ctx, node: [])
-        register_onnx_converter("cumsum", replace=True)(lambda ctx, node: [])
-        with pytest.raises(OnnxExportError, match="the converter of 'cumsum' gave 0 outputs"):
+                                   np.cumprod(data, axis=1), rtol=1e-5)
+        with pytest.raises(ValueError, match="op 'cumprod' already has a converter"):
+            register_onnx_converter("cumprod")(lambda ctx, node: [])
+        register_onnx_converter("cumprod", replace=True)(lambda ctx, node: [])
+        with pytest.raises(OnnxExportError, match="the converter of 'cumprod' gave 0 outputs"):
             model.export(tmp_path / "d.onnx", format="onnx")
     finally:
-        CONVERTERS.pop("cumsum", None)
+        CONVERTERS.pop("cumprod", None)
     with pytest.raises(TypeError, match="expected one or more op names"):
         register_onnx_converter()
 
@@ -252,3 +253,59 @@ def test_an_input_returned_as_an_output_gets_a_distinct_name(tmp_path):
     assert names[1] == "head" and names[0] != "x" and names[0].startswith("x")
     data = np.arange(8, dtype="float32").reshape(2, 4)
     np.testing.assert_array_equal(run(tmp_path / "i.onnx", data)[0], data)
+
+
+def test_a_batch_size_fixed_in_input_signature_is_kept(tmp_path):
+    model = _mlp()
+    model.export(tmp_path / "f.onnx", format="onnx",
+                 input_signature=[lamina.InputSpec(shape=(4, 8), dtype="float32")])
+    assert session(tmp_path / "f.onnx").get_inputs()[0].shape == [4, 8]
+    model.export(tmp_path / "g.onnx", format="onnx",
+                 input_signature=[lamina.InputSpec(shape=(None, 8), dtype="float32",
+                                                   name="features")])
+    s = session(tmp_path / "g.onnx")
+    assert s.get_inputs()[0].shape == ["batch", 8] and s.get_inputs()[0].name == "features"
+
+
+@pytest.mark.parametrize("opset", [14, 18, 21])
+def test_reductions_and_softmax_across_opsets(opset, tmp_path):
+    """ReduceMax/Mean take their axes as an attribute before opset 18, an input after."""
+    x = layers.Input((5, 6))
+    y = layers.LayerNormalization()(layers.MultiHeadAttention(2, 3)(x, x))
+    y = layers.Concatenate()([layers.GlobalMaxPooling1D()(y), layers.GlobalAveragePooling1D()(y)])
+    y = layers.Reshape((3, 4))(y)
+    model = lamina.Model(x, layers.Softmax(axis=(1, 2))(y))
+    path = tmp_path / "r.onnx"
+    model.export(path, format="onnx", opset_version=opset)
+    onnx.checker.check_model(str(path))
+    assert onnx.load(str(path)).opset_import[0].version == opset
+    data = np.random.default_rng(opset).normal(size=(3, 5, 6)).astype("float32")
+    np.testing.assert_allclose(run(path, data)[0], model.predict(data, verbose=0),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_a_converter_writing_an_invalid_graph_is_reported(tmp_path):
+    x = layers.Input((4,))
+    model = lamina.Model(x, layers.Lambda(lambda t: ops.cumprod(t, axis=1))(x))
+    register_onnx_converter("cumprod")(
+        lambda ctx, node: [ctx.add_node("NoSuchOnnxOp", [ctx.name_of(node.inputs[0])])])
+    try:
+        with pytest.raises(OnnxExportError, match="does not pass onnx.checker.*NoSuchOnnxOp"):
+            model.export(tmp_path / "bad.onnx", format="onnx")
+    finally:
+        CONVERTERS.pop("cumprod", None)
+    assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_a_failure_while_folding_constants_names_the_op(tmp_path, monkeypatch):
+    from lamina.ops.math import Rsqrt
+    model = _mlp()                           # built first: building runs rsqrt eagerly
+
+    def broken(self, backend, *arrays, **attrs):
+        raise FloatingPointError("overflow")
+    monkeypatch.setattr(Rsqrt, "forward", broken)
+    with pytest.raises(OnnxExportError, match=r"op 'rsqrt' \(layer '.*batch_normalization"
+                                              r"[_0-9]*'\) has no ONNX form: evaluating it on "
+                                              r"constants failed \(FloatingPointError: "
+                                              r"overflow\)"):
+        model.export(tmp_path / "f.onnx", format="onnx")

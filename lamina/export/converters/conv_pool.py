@@ -1,6 +1,7 @@
 """Convolutions and pooling (Lamina's NHWC images, HWIO kernels) as ONNX's NCHW ``Conv`` /
-``MaxPool`` / ``AveragePool`` between two transposes. Padding 'same' is
-``auto_pad="SAME_UPPER"`` (the extra row/column at the end, as Keras pads)."""
+``MaxPool`` / ``AveragePool`` between two transposes. Padding 'same' becomes explicit pads
+(the extra row/column at the end, as Keras pads) where the image size is known, else
+``auto_pad="SAME_UPPER"``."""
 from __future__ import annotations
 
 from ..registry import register_onnx_converter
@@ -9,12 +10,16 @@ from .activations import apply_activation
 TO_NCHW, TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
 
 
-def _padding(ctx, node, padding) -> dict:
+def _padding(padding, in_hw, window, strides, dilation) -> dict:
+    """Explicit ONNX pads where the spatial sizes are known (onnxruntime has no dilated
+    SAME_UPPER); ``auto_pad`` for unknown sizes."""
+    from ...ops.conv import resolve_pads
     if padding == "valid":
         return {"auto_pad": "VALID"}
-    if padding == "same":
+    if padding == "same" and None in tuple(in_hw):
         return {"auto_pad": "SAME_UPPER"}
-    (top, bottom), (left, right) = padding
+    (top, bottom), (left, right) = resolve_pads(padding, tuple(in_hw), tuple(window),
+                                                tuple(strides), tuple(dilation))
     return {"pads": [int(top), int(left), int(bottom), int(right)]}
 
 
@@ -31,7 +36,9 @@ def _conv(ctx, node, bias: bool):
         inputs.append(ctx.name_of(node.inputs[2]))
     y = ctx.add_node("Conv", inputs, kernel_shape=list(w.shape[:2]),
                      strides=list(a["strides"]), dilations=list(a["dilation"]),
-                     group=int(a.get("groups", 1)), **_padding(ctx, node, a["padding"]))
+                     group=int(a.get("groups", 1)),
+                     **_padding(a["padding"], x.shape[1:3], w.shape[:2], a["strides"],
+                                a["dilation"]))
     y = ctx.add_node("Transpose", [y], perm=TO_NHWC)
     if bias:
         if a.get("save_mask"):
@@ -54,9 +61,11 @@ def _conv2d_bias_act(ctx, node):
 def _pool(ctx, node):
     a = node.attrs
     op = "MaxPool" if node.op.name == "max_pool2d" else "AveragePool"
-    x = ctx.add_node("Transpose", [ctx.name_of(node.inputs[0])], perm=TO_NCHW)
+    image = node.inputs[0]
+    x = ctx.add_node("Transpose", [ctx.name_of(image)], perm=TO_NCHW)
     y = ctx.add_node(op, [x], kernel_shape=list(a["pool_size"]), strides=list(a["strides"]),
-                     **_padding(ctx, node, a["padding"]))
+                     **_padding(a["padding"], image.shape[1:3], a["pool_size"], a["strides"],
+                                (1, 1)))
     return [ctx.add_node("Transpose", [y], perm=TO_NHWC)]
 
 

@@ -1,0 +1,40 @@
+"""The differential fuzzer's random models (tests/graph/fuzz/models.py), exported to ONNX:
+onnxruntime computes what Lamina's predict computes. float64 models are skipped
+(onnxruntime has no float64 Conv / pooling / RNN kernels), as are models holding a layer
+without an ONNX form (lamina.export.NO_ONNX_FORM, tested in test_onnx_layers.py)."""
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.export.onnx_helpers import run
+import lamina
+from lamina.export.tracing import all_layers
+from lamina.export.unsupported import unsupported_reason
+from tests.graph.fuzz import checks, models
+
+SEEDS = range(60)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fuzz_model_exports_and_matches_predict(seed, tmp_path):
+    spec = models.generate(seed, ("sequential", "functional")[seed % 2])
+    if spec.dtype != "float32":
+        pytest.skip("onnxruntime has no float64 kernels for every op")
+    namespace = {}
+    exec(models.render(spec), namespace)
+    try:
+        model = namespace["build_model"]()
+    finally:
+        lamina.config.set_floatx("float32")
+    if any(unsupported_reason(layer) for layer in all_layers(model)):
+        pytest.skip("holds a layer without an ONNX form")
+    x, _ = checks.make_data(namespace["DATA"], seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = lamina.tree.flatten(model.predict(x, verbose=0))
+    path = tmp_path / "fuzz.onnx"
+    model.export(path, format="onnx")
+    got = run(path, *(x if isinstance(x, list) else [x]))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
