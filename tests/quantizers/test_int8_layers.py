@@ -197,3 +197,18 @@ def test_assigning_a_quantized_policy_quantizes(backend):
     np.testing.assert_array_equal(layer(array(case["x"])).numpy(), array(case["output"]))
     with pytest.raises(ValueError, match="Layer 'dense' is already quantized"):
         layer.quantize("int8")
+
+
+def test_einsum_index_summed_in_one_operand_stays_exact(backend):
+    # 'abc,cd->ad' sums b over the inputs alone: those sums leave the int8 range, so the
+    # contraction runs in int32; the result is Keras's formula on the quantized values.
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 3, 4)).astype("float32")
+    layer = layers.EinsumDense("abc,cd->ad", output_shape=(5,))
+    layer.build(x.shape)
+    layer.quantize("int8")
+    xs = 127 / (np.abs(x).max(axis=(1, 2), keepdims=True) + np.float32(1e-7))
+    xq = np.clip(np.round(x * xs), -127, 127).astype(np.int64)
+    products = np.einsum("abc,cd->ad", xq, layer.kernel.numpy().astype(np.int64))
+    want = products.astype(np.float32) / (xs[:, :, 0] * layer.kernel_scale.numpy())
+    np.testing.assert_array_equal(layer(x).numpy(), want)

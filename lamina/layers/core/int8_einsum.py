@@ -121,6 +121,19 @@ def _unarrange(scale, steps):
     return scale
 
 
+def _integer_einsum(x, kernel, specs):
+    """The exact int32 einsum of two int8 operands. An index summed in one operand only
+    (``'abc,cd->ad'`` sums ``b`` over the inputs) leaves the int8 range, so such equations
+    contract in int32 (numpy's integer matmul: exact, without BLAS); the others run through
+    ``ops.int8_matmul``."""
+    in_spec, w_spec, out_spec = specs
+    lone = [c for c in in_spec if c not in w_spec and c not in out_spec] + \
+           [c for c in w_spec if c not in in_spec and c not in out_spec]
+    if lone:
+        return einsum(ops.cast(x, "int32"), ops.cast(kernel, "int32"), *specs)
+    return einsum(x, kernel, *specs, matmul=ops.int8_matmul)
+
+
 def product(layer, inputs, kernel, kernel_scale):
     """``einsum(equation, inputs, dequantized kernel)`` the int8 way."""
     specs = expand(layer.name, layer.equation, len(inputs.shape))
@@ -138,7 +151,7 @@ def product(layer, inputs, kernel, kernel_scale):
         if layer.inputs_quantizer:
             x, x_scale = layer.inputs_quantizer(x, axis=layout.input_reduced)
             x_scale = arrange(x_scale, layout.input_steps)
-            y = ops.cast(einsum(x, kernel, *specs, matmul=ops.int8_matmul), compute_dtype)
+            y = ops.cast(_integer_einsum(x, kernel, specs), compute_dtype)
             return ops.divide(y, ops.multiply(x_scale, kernel_scale)), grad
         y = einsum(x, ops.cast(kernel, x.dtype), *specs)
         return ops.divide(ops.cast(y, compute_dtype), kernel_scale), grad
