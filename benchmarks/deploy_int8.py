@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from common import mlp  # noqa: F401  (puts the repository on sys.path)
+import common  # noqa: F401  (puts the repository on sys.path)
 
 import lamina  # noqa: E402
 from lamina.datasets import digits  # noqa: E402

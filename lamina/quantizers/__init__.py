@@ -12,8 +12,7 @@ from .abs_max import (AbsMaxQuantizer, Quantizer, abs_max_quantize,
 from .fake_quant import fake_quant_with_min_max_vars
 from .float8 import compute_float8_amax_history, compute_float8_scale, quantize_and_dequantize
 from .int4_packing import pack_int4, unpack_int4
-from .quantization_config import (Int8QuantizationConfig, QuantizationConfig,
-                                  layer_quantization_config)
+from .quantization_config import Int8QuantizationConfig, QuantizationConfig
 
 __all__ = ["Quantizer", "AbsMaxQuantizer", "QuantizationConfig", "Int8QuantizationConfig",
            "abs_max_quantize", "abs_max_quantize_grouped_with_zero_point",

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from lamina import quantizers
+from lamina.quantizers.quantization_config import layer_quantization_config
 from tests.quantizers.fixtures import KERAS, array
 
 X = array(KERAS["abs_max"]["x"])
@@ -152,4 +153,4 @@ def test_errors():
         quantizers.abs_max_quantize_grouped_with_zero_point(np.zeros((3, 2), "float32"), 0)
     with pytest.raises(ValueError, match="argument 'quantization_config' must be a "
                                          "QuantizationConfig"):
-        quantizers.layer_quantization_config("dense", "int8")
+        layer_quantization_config("dense", "int8")

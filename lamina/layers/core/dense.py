@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import activations, constraints, initializers, ops, quantizers, regularizers
 from ..input_spec import InputSpec
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from . import int8_dense
 
@@ -26,7 +27,7 @@ class Dense(Layer):
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
             raise ValueError(f"{self.name}: argument 'units' must be a positive int; "
                              f"received {units!r}")
-        self.quantization_config = quantizers.layer_quantization_config(
+        self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
         if lora_rank is not None:
             raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import activations, constraints, initializers, ops, quantizers, regularizers
 from ..input_spec import InputSpec
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from . import int8_einsum
 from .einsum_equation import analyze, einsum, expand, split_equation
@@ -31,7 +32,7 @@ class EinsumDense(Layer):
             raise ValueError(f"{self.name}: argument 'gptq_unpacked_column_size' (GPTQ "
                              f"quantization) is not supported by Lamina; received "
                              f"{gptq_unpacked_column_size!r}")
-        self.quantization_config = quantizers.layer_quantization_config(
+        self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
         split_equation(self.name, equation)
         sizes = (output_shape,) if isinstance(output_shape, int) else output_shape

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import constraints, initializers, ops, quantizers, regularizers
 from ...dtypes import is_float
 from ...ops.indexing import checked_take
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from . import int8_embedding
 
@@ -36,7 +37,7 @@ class Embedding(Layer):
         if lora_rank is not None:
             raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
                              f"received {lora_rank!r}")
-        self.quantization_config = quantizers.layer_quantization_config(
+        self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
