@@ -65,6 +65,13 @@ class QuantizeMixin:
         for store in (self._trainable_variables, self._non_trainable_variables):
             store[:] = [v for v in store if v is not variable]
 
+    def _place_beside(self, old, variables) -> None:
+        """Give weights created outside ``build`` the path prefix ``old`` had there (a
+        sublayer's weights live under its parent's path: ``mha/query/kernel``)."""
+        prefix = old.path.rpartition("/")[0]
+        for variable in variables:
+            variable.path = f"{prefix}/{variable.name}" if prefix else variable.name
+
     def _saved_variables(self):
         """Keras's saved order for a quantized layer, None for the default order."""
         if self.quantization_mode is None or not self._quantized_variable_order:

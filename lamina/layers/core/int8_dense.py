@@ -33,6 +33,7 @@ def quantize(layer, config) -> None:
     values, scale = quantizer(float_kernel, to_numpy=True)
     layer._drop_weight(float_kernel)
     build(layer, tuple(float_kernel.shape), config)
+    layer._place_beside(float_kernel, [layer.kernel, layer.kernel_scale])
     layer.kernel.assign(values)
     layer.kernel_scale.assign(ops.squeeze(scale, axis=0))
 

@@ -105,11 +105,12 @@ def quantize(layer, config) -> None:
     values, scale = quantizer(float_kernel, to_numpy=True)
     layer._drop_weight(float_kernel)
     build(layer, tuple(float_kernel.shape), config)
+    layer._place_beside(float_kernel, [layer.kernel, layer.kernel_scale])
     layer.kernel.assign(values)
     layer.kernel_scale.assign(arrange(scale, layout.kernel_steps))
 
 
-def _unarrange(scale, steps):
+def unarrange(scale, steps):
     """The kernel scale back in the kernel's axis order (for the dequantized kernel)."""
     transpose, expand_axes, squeeze_axes = steps
     if squeeze_axes:
@@ -145,7 +146,7 @@ def product(layer, inputs, kernel, kernel_scale):
         def grad(*args, upstream=None):
             upstream = args[0] if upstream is None else upstream
             float_kernel = ops.divide(ops.cast(kernel, compute_dtype),
-                                      _unarrange(kernel_scale, layout.kernel_steps))
+                                      unarrange(kernel_scale, layout.kernel_steps))
             return einsum(upstream, float_kernel, *layout.gradient_specs), None, None
 
         if layer.inputs_quantizer:

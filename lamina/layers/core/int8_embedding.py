@@ -28,6 +28,7 @@ def quantize(layer, config) -> None:
     values, scale = quantizer(float_embeddings, to_numpy=True)
     layer._drop_weight(float_embeddings)
     build(layer)
+    layer._place_beside(float_embeddings, [layer.embeddings, layer.embeddings_scale])
     layer.embeddings.assign(values)
     layer.embeddings_scale.assign(ops.squeeze(scale, axis=-1))
 
