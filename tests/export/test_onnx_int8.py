@@ -71,3 +71,20 @@ def test_keras_int8_file_exports(tmp_path):
     np.testing.assert_allclose(got, np.array(KERAS["model_pred_numpy"], "float32"),
                                rtol=1e-5, atol=1e-6)
 
+
+
+def test_quantized_attention_exports_without_duplicate_kernels(tmp_path):
+    query, value = layers.Input((5, 6), name="q"), layers.Input((4, 6), name="v")
+    model = _quantized(lamina.Model([query, value],
+                                    layers.MultiHeadAttention(2, 3)(query, value)))
+    target = _export(model, tmp_path)
+    assert _op_types(target).count("MatMulInteger") == 4
+    proto = onnx.load(str(target))
+    used = {name for n in proto.graph.node for name in n.input}
+    assert all(i.name in used for i in proto.graph.initializer)     # nothing written twice
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(2, 5, 6)).astype("float32")
+    v = rng.normal(size=(2, 4, 6)).astype("float32")
+    # softmax in onnxruntime: a few ulps from numpy's
+    np.testing.assert_allclose(run(target, names={"q": q, "v": v})[0],
+                               model.predict([q, v], verbose=0), rtol=1e-5, atol=1e-6)

@@ -25,6 +25,6 @@ def _int8_matmul(ctx, node):
 def _custom_gradient(ctx, node):
     # At inference a custom gradient (the int8 layers' route for the inputs' gradient) only
     # passes its function's outputs on: they are its last inputs.
-    names = ctx.inputs(node)
-    outputs = names[len(names) - len(node.outputs):]
-    return [ctx.add_node("Identity", [name]) for name in outputs]
+    # Only those are named: naming the others would write the kernels a second time.
+    outputs = node.inputs[len(node.inputs) - len(node.outputs):]
+    return [ctx.add_node("Identity", [ctx.name_of(value)]) for value in outputs]
