@@ -9,17 +9,13 @@ exact whatever order BLAS sums in, since every partial sum is an integer of at m
 (Keras's bound for its abs-max values in [-127, 127] is K * 127**2 < 2**24, K <= 1040;
 1024 also covers -128.)
 
-A product of one or two rows (batch-1 inference) on a host backend skips the GEMM: casting
-the whole kernel to float32 costs more than the product itself, and numpy's einsum with
-int32 accumulation reads the int8 kernel as it is (measured for (1, 1024) x (1024, 1024):
-~0.3 ms against 0.2-7 ms for cast + GEMV, the spread from BLAS threads waking up).
+The cast of the kernel is the price of the GEMM: ~0.15 ms per million int8 weights per
+call, which is what batch-1 int8 inference pays over float32 on the CPU.
 """
 from __future__ import annotations
 
 EXACT_K = 1024
 """The longest contraction one float32 GEMM computes exactly for any int8 operands."""
-SMALL_ROWS = 2
-"""Up to this many rows, a host backend contracts in int32 directly (see above)."""
 
 
 class Int8MatmulKernels:
@@ -28,13 +24,6 @@ class Int8MatmulKernels:
 
     def int8_matmul(self, a, b, out=None):
         xp = self.xp
-        rows = a.size // max(a.shape[-1], 1)
-        if self.host_arrays and rows <= SMALL_ROWS and b.ndim == 2:
-            result = xp.einsum("...k,kn->...n", a, b, dtype=xp.int32)
-            if out is None:
-                return result
-            out[...] = result
-            return out
         a32 = a.astype(xp.float32)
         b32 = b.astype(xp.float32)
         k = a.shape[-1]

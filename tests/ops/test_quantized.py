@@ -71,8 +71,7 @@ def test_errors(backend):
 
 
 @pytest.mark.parametrize("rows", [1, 2, 3])
-def test_few_rows_take_the_integer_path_exactly(rows, backend):
-    # One or two rows skip the float32 GEMM on host backends; both paths are exact.
+def test_few_rows_and_a_batch_axis_are_exact(rows, backend):
     a = np.full((rows, 2000), -128, np.int8)
     b = _RNG.integers(-128, 128, size=(2000, 5)).astype(np.int8)
     np.testing.assert_array_equal(ops.int8_matmul(a, b).numpy(), _reference(a, b))
