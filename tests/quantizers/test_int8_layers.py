@@ -212,3 +212,28 @@ def test_einsum_index_summed_in_one_operand_stays_exact(backend):
     products = np.einsum("abc,cd->ad", xq, layer.kernel.numpy().astype(np.int64))
     want = products.astype(np.float32) / (xs[:, :, 0] * layer.kernel_scale.numpy())
     np.testing.assert_array_equal(layer(x).numpy(), want)
+
+
+@pytest.mark.parametrize("tie", [True, False], ids=["tied", "untied"])
+def test_reversible_embedding_matches_keras(tie, backend):
+    case = KERAS["reversible_tied" if tie else "reversible_untied"]
+    ids = array(KERAS["reversible_inputs"]["ids"])
+    hidden = array(KERAS["reversible_inputs"]["hidden"])
+    layer = layers.ReversibleEmbedding(7, 4, tie_weights=tie, name="rev")
+    layer.build()
+    layer.set_weights([array(w) for w in case["float_weights"]])
+    layer.quantize("int8")
+    for variable, want in zip(layer.weights, case["weights"]):
+        assert (variable.path, variable.dtype, list(variable.shape)) == (
+            want["path"], want["dtype"], want["shape"])
+        np.testing.assert_array_equal(variable.numpy(), array(want))
+    assert [v.name for v in layer._saved_variables()] == [w["path"][4:] for w in case["weights"]]
+    logits = layer(hidden, reverse=True).numpy()
+    np.testing.assert_array_equal(logits, array(case["logits"]))
+    np.testing.assert_allclose(layer(ids).numpy(), array(case["rows"]), rtol=0, atol=2.5e-7)
+    np.testing.assert_array_equal(
+        lamina.jit(lambda t: layer(t, reverse=True))(hidden).numpy(), logits)
+    clone = layers.ReversibleEmbedding.from_config(layer.get_config())
+    clone.build()
+    clone.set_weights(layer.get_weights())
+    np.testing.assert_array_equal(clone(hidden, reverse=True).numpy(), logits)
