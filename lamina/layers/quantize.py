@@ -6,7 +6,8 @@ float kernel by an int8 one plus its scale (the layer's ``_quantize_int8``), and
 layer the policy ``int8_from_<its policy>``. Assigning a quantized policy to a built float
 layer (``layer.dtype_policy = "int8_from_float32"``) quantizes it, as in Keras. Only the
 classes that define ``_quantize_int8`` themselves can be quantized (Dense, EinsumDense,
-Embedding): a subclass is refused unless ``type_check=False``, as in Keras.
+Embedding, ReversibleEmbedding, the attention layers' projections): a subclass is refused
+unless ``type_check=False``, as in Keras.
 
 A quantized layer saves its variables in Keras's order (``_quantized_variable_order``,
 e.g. kernel, bias, kernel_scale), which is not the order of ``layer.weights``.

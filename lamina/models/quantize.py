@@ -38,7 +38,7 @@ def _leaf_layers(model) -> list:
 class ModelQuantizeMixin:
     def quantize(self, mode=None, config=None, filters=None, **kwargs):
         """Quantize the weights of every layer that supports it (Dense, EinsumDense,
-        Embedding) in ``mode`` (``"int8"``) or as ``config`` says. ``filters``: a regular
+        Embedding, ReversibleEmbedding, the attention projections) in ``mode`` (``"int8"``) or as ``config`` says. ``filters``: a regular
         expression (or a list of them) searched in layer names, or a predicate on layers."""
         type_check = kwargs.pop("type_check", True)
         if kwargs:
