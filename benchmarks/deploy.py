@@ -37,7 +37,7 @@ def float_rows(model, x, calls: int, threads: int, tmpdir: str) -> dict:
         h = np.maximum(h @ k2 + b2, 0)
         return h @ k3 + b3
     path = os.path.join(tmpdir, "mlp.onnx")
-    model.export(path, format="onnx")
+    model.export(path, format="onnx", verbose=False)
     session = onnx_session(path, threads)
     name = session.get_inputs()[0].name
     np.testing.assert_allclose(session.run(None, {name: x})[0], floor(), rtol=1e-4, atol=1e-5)

@@ -6,6 +6,8 @@ initializers of the ONNX graph being written.
 """
 from __future__ import annotations
 
+import itertools
+
 from ..autograd.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from .registry import OnnxExportError
@@ -31,17 +33,24 @@ class OnnxContext:
         self.values: dict[int, object] = {}   # id(tensor) -> host array (constants)
         self._keep: list = []             # keeps the ids above alive
         self._used: set = set()
-        self._counter = 0
+        self._counter = itertools.count(1)
 
     # ---------------------------------------------------------------- names and values
     def fresh(self, hint: str = "v") -> str:
         hint = "".join(c if c.isalnum() or c in "_/.:" else "_" for c in hint) or "v"
         while True:
-            self._counter += 1
-            name = f"{hint}_{self._counter}"
+            name = f"{hint}_{next(self._counter)}"
             if name not in self._used:
                 self._used.add(name)
                 return name
+
+    def subgraph(self) -> "OnnxContext":
+        """A context for a subgraph's nodes (a Scan body): names, constants and initializers
+        are shared with this one (a subgraph reads the outer graph's values by name)."""
+        child = OnnxContext.__new__(OnnxContext)
+        child.__dict__.update(self.__dict__)
+        child.nodes = []
+        return child
 
     def taken(self, name: str) -> bool:
         return name in self._used

@@ -9,7 +9,8 @@ the batch and every other unknown size) through the graph passes ``predict`` run
 - layers with an ONNX-level form of their own (recurrent layers -> ``LSTM``/``GRU``/``RNN``,
   ``lamina/export/layer_converters.py``) are written from the layer's call, skipping the
   ops inside it;
-- every other node goes to its op's converter (``lamina/export/registry.py``).
+- every other node goes to its op's converter (``lamina/export/registry.py``); a step loop
+  of another recurrent layer (ConvLSTM, a custom cell) becomes an ONNX ``Scan``.
 
 Unknown sizes stay symbolic in the ONNX graph (``batch``, ``<input>_dim<i>``), so one file
 runs any batch size and sequence length. Inputs are named as the model's inputs, outputs
@@ -85,7 +86,7 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
     from ..saving.atomic import atomic_image
     with atomic_image(str(filepath), what="export") as image:
         image.write(proto.SerializeToString())
-    if verbose:
+    if verbose is None or verbose:                 # Keras prints by default
         print(f"Saved ONNX model to {filepath} (opset {opset}, {len(ctx.nodes)} nodes, "
               f"{len(ctx.initializers)} initializers)")
     return proto

@@ -69,7 +69,8 @@ class GraphMixin:
 
         ``input_signature``: the input specs (objects with ``shape`` and ``dtype``: an
         ``InputSpec``, a ``KerasTensor``, an array), default the model's inputs (ONNX only).
-        ``verbose``: print a line about what was written."""
+        ``verbose``: print a line about what was written (default: yes for ONNX, as Keras;
+        no for Lamina's format, as before)."""
         if format == "lamina":
             unknown = sorted(set(kwargs) - {"x", "batch_size"})
             if unknown or input_signature is not None:

@@ -125,9 +125,11 @@ def test_input_signature_for_a_subclassed_model(tmp_path):
 
 def test_opset_version_and_verbose(tmp_path, capsys):
     model = _mlp()
-    model.export(tmp_path / "o.onnx", format="onnx", opset_version=14, verbose=True)
+    model.export(tmp_path / "o.onnx", format="onnx", opset_version=14)   # Keras: verbose
     assert onnx.load(str(tmp_path / "o.onnx")).opset_import[0].version == 14
     assert "Saved ONNX model" in capsys.readouterr().out
+    model.export(tmp_path / "q.onnx", format="onnx", verbose=False)
+    assert capsys.readouterr().out == ""
     x = np.ones((2, 8), "float32")
     np.testing.assert_allclose(run(tmp_path / "o.onnx", x)[0], model.predict(x, verbose=0),
                                rtol=1e-5, atol=1e-6)

@@ -146,3 +146,53 @@ def test_a_mask_given_as_a_model_input(tmp_path):
     got, = run(path, names={"x": data, "mask": keep})
     np.testing.assert_allclose(got, model.predict([data, keep], verbose=0), rtol=1e-5,
                                atol=1e-5)
+
+
+# ------------------------------------------------------------------ cells ONNX has no op for
+def _scanned(model, shape, tmp_path, mask_rows=False):
+    _randomize(model, seed=3)
+    path = tmp_path / "scan.onnx"
+    model.export(path, format="onnx")
+    onnx.checker.check_model(str(path))
+    assert "Scan" in {n.op_type for n in onnx.load(str(path)).graph.node}
+    for batch in (1, 5):
+        x = np.random.default_rng(batch).normal(size=(batch, *shape)).astype("float32")
+        if mask_rows:                         # any mask: Lamina's own masking runs in the body
+            x[:, 1] = 0.0
+            x[0, -1] = 0.0
+        want = lamina.tree.flatten(model.predict(x, verbose=0))
+        for g, w in zip(run(path, x), want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_conv_lstm_runs_as_an_onnx_scan(tmp_path):
+    x = layers.Input((4, 6, 6, 2))
+    y, h, c = layers.ConvLSTM2D(3, 3, padding="same", return_sequences=True,
+                                return_state=True)(x)
+    _scanned(lamina.Model(x, [y, h, c]), (4, 6, 6, 2), tmp_path)
+
+
+def test_conv_lstm1d_go_backwards_as_a_scan(tmp_path):
+    x = layers.Input((5, 7, 3))
+    _scanned(lamina.Model(x, layers.ConvLSTM1D(2, 2, go_backwards=True)(x)), (5, 7, 3),
+             tmp_path)
+
+
+def test_stacked_cells_with_a_mask_as_a_scan(tmp_path):
+    x = layers.Input((6, 4))
+    y = layers.RNN([layers.LSTMCell(3), layers.GRUCell(2)], return_sequences=True)(
+        layers.Masking(0.0)(x))
+    _scanned(lamina.Model(x, y), (6, 4), tmp_path, mask_rows=True)
+
+
+def test_a_scanned_rnn_needs_a_known_length(tmp_path):
+    x = layers.Input((None, 4))
+    model = lamina.Model(x, layers.RNN([layers.SimpleRNNCell(3), layers.GRUCell(2)])(x))
+    with pytest.raises(OnnxExportError, match=r"layer 'rnn.*' \(RNN\) runs its cell as an ONNX "
+                                              r"Scan, which needs a known number of timesteps"):
+        model.export(tmp_path / "n.onnx", format="onnx")
+    model.export(tmp_path / "k.onnx", format="onnx",
+                 input_signature=[lamina.InputSpec(shape=(None, 5, 4), dtype="float32")])
+    data = np.random.default_rng(0).normal(size=(3, 5, 4)).astype("float32")
+    np.testing.assert_allclose(run(tmp_path / "k.onnx", data)[0], model.predict(data, verbose=0),
+                               rtol=1e-5, atol=1e-5)
