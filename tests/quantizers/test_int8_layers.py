@@ -237,3 +237,14 @@ def test_reversible_embedding_matches_keras(tie, backend):
     clone.build()
     clone.set_weights(layer.get_weights())
     np.testing.assert_array_equal(clone(hidden, reverse=True).numpy(), logits)
+
+
+def test_global_quantized_policy():
+    lamina.config.set_dtype_policy("int8_from_float32")
+    try:
+        assert isinstance(lamina.config.dtype_policy(), QuantizedDTypePolicy)
+        layer = _built(layers.Dense(3), (None, 4))
+        assert layer.dtype_policy.name == "int8_from_float32" and layer.kernel.dtype == "int8"
+    finally:
+        lamina.config.set_dtype_policy("float32")
+    assert lamina.config.dtype_policy().name == "float32"
