@@ -7,6 +7,7 @@ import pytest
 import lamina
 from lamina import GradientTape, layers, ops, quantizers
 from lamina.dtype_policies import QuantizedDTypePolicy
+from lamina.dtype_policies.dtype_policy import reset_dtype_policy
 from tests.quantizers.fixtures import KERAS, array
 
 
@@ -246,5 +247,5 @@ def test_global_quantized_policy():
         layer = _built(layers.Dense(3), (None, 4))
         assert layer.dtype_policy.name == "int8_from_float32" and layer.kernel.dtype == "int8"
     finally:
-        lamina.config.set_dtype_policy("float32")
+        reset_dtype_policy()                 # back to following floatx()
     assert lamina.config.dtype_policy().name == "float32"
