@@ -103,7 +103,7 @@ def onnx_rows(float_model, int8_model, x, calls: int, folder: str) -> list:
     times = {}
     for label, m in (("float32", float_model), ("int8", int8_model)):
         target = os.path.join(folder, f"{label}.onnx")
-        m.export(target, format="onnx")
+        m.export(target, format="onnx", verbose=False)
         session = ort.InferenceSession(target, options, providers=["CPUExecutionProvider"])
         feed = {session.get_inputs()[0].name: x}
         np.testing.assert_allclose(session.run(None, feed)[0], m.predict_on_batch(x),
