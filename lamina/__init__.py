@@ -52,3 +52,6 @@ from . import preprocessing      # issue 12: keras.preprocessing (dataset builde
 __all__ += ["preprocessing"]
 from . import visualization      # issue 12: keras.visualization (drawing, galleries)
 __all__ += ["visualization"]
+from . import quantizers         # issue 15: keras.quantizers (int8 quantization)
+from .quantizers import Quantizer
+__all__ += ["quantizers", "Quantizer"]

@@ -56,6 +56,7 @@ from typing import Any
 from .conv import ConvKernels
 from .pooling import PoolKernels
 from .ctc import CTCKernels
+from .int8_matmul import Int8MatmulKernels
 from .linalg import LinalgKernels
 from .ordering import OrderingKernels
 from .rng import RandomKernels
@@ -70,7 +71,7 @@ REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
 class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels,
-              OrderingKernels):
+              OrderingKernels, Int8MatmulKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
     name: str = "base"
@@ -101,7 +102,7 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
                    "synchronize"),
         "elementwise": ("unary", "binary", "where", "clip", "elementwise_chain"),
         "reduction": ("reduce", "arg_reduce"),
-        "contraction": ("matmul",),
+        "contraction": ("matmul", "int8_matmul"),
         "movement": ("reshape", "transpose", "broadcast_to", "concatenate", "pad", "getitem",
                      "setitem", "tile", "repeat", "flip"),
         "indexing": ("take", "take_along_axis", "index_bounds", "scatter_add", "put_along_axis_add",

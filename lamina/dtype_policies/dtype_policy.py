@@ -14,6 +14,9 @@ from ..saving.object_registration import register_builtin
 
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _global_policy = None
+# A policy from its name, quantized ones ("int8_from_float32") included: bound by
+# lamina/dtype_policies/__init__.py to ``lookup.get`` (which imports this module).
+_policy_from_name = None
 
 
 @register_builtin
@@ -100,7 +103,7 @@ def set_dtype_policy(policy) -> None:
     """Set the global policy that new layers without a ``dtype=`` take."""
     global _global_policy
     if isinstance(policy, str):
-        policy = DTypePolicy(policy)
+        policy = (_policy_from_name or DTypePolicy)(policy)
     elif not isinstance(policy, DTypePolicy):
         raise ValueError(f"set_dtype_policy: argument 'policy' must be the name of a policy "
                          f"(such as 'mixed_float16') or a DTypePolicy; received {policy!r} "

@@ -4,11 +4,13 @@ from __future__ import annotations
 from ..dtypes import standardize
 from ..saving.object_registration import deserialize_keras_object, serialize_keras_object
 from .dtype_policy import DTypePolicy, dtype_policy
+from .quantized import QUANTIZATION_MODES, quantized_policy_from_name
 
 
 def get(identifier) -> DTypePolicy:
     """None: the global policy; a DTypePolicy: itself; a dict: its deserialization; a
-    string or a dtype: ``DTypePolicy(name)``."""
+    string or a dtype: ``DTypePolicy(name)``; a quantized name (``"int8_from_float32"``):
+    its QuantizedDTypePolicy."""
     if identifier is None:
         return dtype_policy()
     if isinstance(identifier, DTypePolicy):
@@ -16,6 +18,8 @@ def get(identifier) -> DTypePolicy:
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
+        if identifier.startswith(QUANTIZATION_MODES):
+            return quantized_policy_from_name(identifier)
         return DTypePolicy(identifier)
     try:
         return DTypePolicy(standardize(identifier))

@@ -42,6 +42,9 @@ class LayerConfigMixin:
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
         self._set_dtype_policy(value)
+        mode = self.dtype_policy.quantization_mode
+        if mode is not None and self.built and not getattr(self, "_is_quantized", False):
+            self.quantize(mode)          # a quantized policy on a built float layer (Keras)
 
     @property
     def compute_dtype(self) -> str:

@@ -19,12 +19,13 @@ from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
 from .naming import to_snake_case, unique_name
 from .node import LayerNode
+from .quantize import QuantizeMixin
 
 _CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size",
                         "input_length"}
 
 
-class Layer(LayerConfigMixin):
+class Layer(LayerConfigMixin, QuantizeMixin):
     """A unit of computation with state: subclass it and write four methods.
 
     - ``__init__(self, ..., **kwargs)`` validates and stores the configuration and passes

@@ -9,6 +9,7 @@ from ..core.symbolic import SymbolicTensor
 from ..layers import call_context
 from ..layers.layer import Layer
 from .graph_methods import GraphMixin
+from .quantize import ModelQuantizeMixin
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
 
@@ -18,7 +19,7 @@ def _functional_arguments(args, kwargs) -> bool:
         "inputs" in kwargs and "outputs" in kwargs)
 
 
-class Model(GraphMixin, SavingMixin, Trainer, Layer):
+class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
     """Groups layers into an object with training and inference features."""
 
     _keras_module = "keras"

@@ -36,6 +36,7 @@ from . import creation as _creation
 from . import rearranging as _rearranging
 from . import joining as _joining
 from . import sorting as _sorting
+from . import quantized as _quantized
 from .activations import *  # noqa: F401,F403
 from .adaptive_pooling import *  # noqa: F401,F403
 from .distances import *  # noqa: F401,F403
@@ -90,6 +91,7 @@ from .statistics import *  # noqa: F401,F403
 from .loss_functions import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .piecewise import *  # noqa: F401,F403
+from .quantized import *  # noqa: F401,F403
 from . import image  # noqa: F401,E402  (keras.ops.image, a namespace of its own)
 from . import nn, numpy  # noqa: F401,E402  (keras.ops.nn and keras.ops.numpy namespaces)
 
@@ -110,6 +112,7 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
 _FAMILIES += (_adaptive_pooling, _distances)
+_FAMILIES += (_quantized,)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
 

@@ -57,6 +57,9 @@ def own_variables(obj) -> list:
     """The variables stored in ``obj``'s own group, in Keras's order."""
     if _kind(obj) == "Optimizer":
         return list(obj.variables)
+    saved = getattr(obj, "_saved_variables", None)     # a quantized layer: Keras's order
+    if saved is not None and saved() is not None:
+        return saved()
     return list(obj._trainable_variables) + list(obj._non_trainable_variables)
 
 

@@ -93,7 +93,7 @@ class GroupedQueryAttention(Layer):
         self._output_dense = self._projection("attention_output", (query_shape[-1],), 2)
         for layer, shape in ((self._query_dense, query_shape), (self._key_dense, key_shape),
                              (self._gate_dense, query_shape), (self._value_dense, value_shape),
-                             (self._output_dense, heads_q)):
+                             (self._output_dense, (*query_shape[:-1], *heads_q))):
             if layer is not None:
                 layer.build(shape)
 

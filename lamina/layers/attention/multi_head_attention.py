@@ -99,7 +99,8 @@ class MultiHeadAttention(Layer):
                                              self._output_shape or (query_shape[-1],), 2)
         for layer, shape in ((self.query_dense, query_shape), (self.key_dense, key_shape),
                              (self.gate_dense, query_shape), (self.value_dense, value_shape),
-                             (self.output_dense, (self.num_heads, self.value_dim))):
+                             (self.output_dense,     # the full rank: int8 scales need it
+                              (*query_shape[:-1], self.num_heads, self.value_dim))):
             if layer is not None:
                 layer.build(shape)            # the base class scopes it: "<mha>/query/..."
         self._shapes_dict = {"query_shape": query_shape, "value_shape": value_shape}

@@ -1,9 +1,13 @@
 """The dense projections inside ``MultiHeadAttention`` (Keras builds them as
-``EinsumDense`` sublayers; only their weights' names and shapes are visible outside)."""
+``EinsumDense`` sublayers; only their weights' names and shapes are visible outside).
+``model.quantize("int8")`` quantizes them as Keras quantizes those sublayers
+(``int8_projection.py``)."""
 from __future__ import annotations
 
 from ... import ops
 from ..layer import Layer
+from . import int8_projection
+from .head_contraction import contract
 
 
 class HeadProjection(Layer):
@@ -12,6 +16,8 @@ class HeadProjection(Layer):
     ``gate``); ``contract=2``: ``(..., heads, size) -> (..., *output_shape)`` with kernel
     ``(heads, size, *output_shape)`` (``attention_output``). The bias has the output's shape.
     """
+
+    _quantized_variable_order = ("kernel", "bias", "kernel_scale")
 
     def __init__(self, output_shape, contract=1, use_bias=True, kernel_initializer=None,
                  bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -24,32 +30,31 @@ class HeadProjection(Layer):
                                  constraint=kernel_constraint)
         self._bias_args = dict(initializer=bias_initializer, regularizer=bias_regularizer,
                                constraint=bias_constraint)
+        self.quantization_config = None
 
     def build(self, input_shape):
         contracted = tuple(input_shape[-self.contract:])
         if None in contracted:
             raise ValueError(f"{self.name}: the last {self.contract} dimension(s) of the "
                              f"input must be known; received shape {tuple(input_shape)}")
-        self.kernel = self.add_weight(shape=contracted + self.projected_shape, name="kernel",
-                                      **self._kernel_args)
+        self._input_rank = len(input_shape)
+        if self.quantization_mode == "int8":
+            int8_projection.build(self, contracted + self.projected_shape, len(input_shape),
+                                  self.quantization_config)
+        else:
+            self.kernel = self.add_weight(shape=contracted + self.projected_shape,
+                                          name="kernel", **self._kernel_args)
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(shape=self.projected_shape, name="bias",
                                         **self._bias_args)
 
     def call(self, inputs):
-        # Batched matmuls over the heads instead of tensordot: no reshape of the input,
-        # so unknown sizes (a symbolic batch or sequence length) are no obstacle.
-        if self.contract == 1:          # (..., T, D) -> (..., T, H, size)
-            kernel = ops.moveaxis(self.kernel, 0, -2)                   # (H, D, size)
-            x = ops.matmul(ops.expand_dims(inputs, -3), kernel)         # (..., H, T, size)
-            x = ops.moveaxis(x, -3, -2)
-        else:                           # (..., T, H, size) -> (..., T, *output_shape)
-            heads, size = self.kernel.shape[:2]
-            kernel = ops.reshape(self.kernel, (heads, size, -1))
-            x = ops.matmul(ops.moveaxis(inputs, -2, -3), kernel)        # (..., H, T, D)
-            x = ops.sum(x, axis=-3)
-            if len(self.projected_shape) != 1:
-                lead = [-1 if d is None else d for d in x.shape[:-1]]
-                x = ops.reshape(x, (*lead, *self.projected_shape))
+        if self.quantization_mode == "int8":
+            x = int8_projection.product(self, inputs)
+        else:
+            x = contract(inputs, self.kernel, self.contract, self.projected_shape)
         return x if self.bias is None else ops.add(x, self.bias)
+
+    def _quantize_int8(self, config) -> None:
+        int8_projection.quantize(self, config)

@@ -1,16 +1,22 @@
 """``Dense``: ``activation(inputs @ kernel + bias)`` on the last axis."""
 from __future__ import annotations
 
-from ... import activations, constraints, initializers, ops, regularizers
+from ... import activations, constraints, initializers, ops, quantizers, regularizers
 from ..input_spec import InputSpec
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from . import int8_dense
 
 
 class Dense(Layer):
     """A fully connected layer (Keras 3's ``Dense``); works on the last axis of N-D input.
 
-    Weights: ``kernel`` (input_dim, units) and ``bias`` (units,).
+    Weights: ``kernel`` (input_dim, units) and ``bias`` (units,); quantized to int8
+    (``quantize("int8")`` or an ``int8_from_*`` policy), ``kernel`` is int8 and
+    ``kernel_scale`` (units,) holds its per-channel scales (see ``int8_dense.py``).
     """
+
+    _quantized_variable_order = ("kernel", "bias", "kernel_scale")
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -21,9 +27,8 @@ class Dense(Layer):
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
             raise ValueError(f"{self.name}: argument 'units' must be a positive int; "
                              f"received {units!r}")
-        if quantization_config is not None:
-            raise ValueError(f"{self.name}: argument 'quantization_config' is not supported "
-                             f"by Lamina; received {quantization_config!r}")
+        self.quantization_config = layer_quantization_config(
+            self.name, quantization_config)
         if lora_rank is not None:
             raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
                              f"received {lora_rank!r}")
@@ -44,10 +49,13 @@ class Dense(Layer):
         if input_dim is None:
             raise ValueError(f"{self.name}: the last dimension of the input must be known "
                              f"to build the layer; received shape {tuple(input_shape)}")
-        self.kernel = self.add_weight(shape=(input_dim, self.units), name="kernel",
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        if self.quantization_mode == "int8":
+            int8_dense.build(self, (input_dim, self.units), self.quantization_config)
+        else:
+            self.kernel = self.add_weight(shape=(input_dim, self.units), name="kernel",
+                                          initializer=self.kernel_initializer,
+                                          regularizer=self.kernel_regularizer,
+                                          constraint=self.kernel_constraint)
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(shape=(self.units,), name="bias",
@@ -58,10 +66,16 @@ class Dense(Layer):
                                               min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs):
-        x = ops.matmul(inputs, self.kernel)
+        if self.quantization_mode == "int8":
+            x = int8_dense.product(self, inputs, self.kernel, self.kernel_scale)
+        else:
+            x = ops.matmul(inputs, self.kernel)
         if self.bias is not None:
             x = ops.add(x, self.bias)
         return self.activation(x)
+
+    def _quantize_int8(self, config) -> None:
+        int8_dense.quantize(self, config)
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-1], self.units)
@@ -76,4 +90,4 @@ class Dense(Layer):
                 "bias_regularizer": regularizers.serialize(self.bias_regularizer),
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
-                "quantization_config": None}
+                "quantization_config": quantizers.serialize(self.quantization_config)}

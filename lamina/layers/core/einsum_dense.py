@@ -1,9 +1,11 @@
 """``EinsumDense``: ``activation(einsum(equation, inputs, kernel) + bias)``."""
 from __future__ import annotations
 
-from ... import activations, constraints, initializers, ops, regularizers
+from ... import activations, constraints, initializers, ops, quantizers, regularizers
 from ..input_spec import InputSpec
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from . import int8_einsum
 from .einsum_equation import analyze, einsum, expand, split_equation
 
 
@@ -13,8 +15,12 @@ class EinsumDense(Layer):
     ``equation`` has the form ``'ab,bc->ac'``, ``'...ab,bc->...ac'`` or
     ``'ab...,bc->ac...'``; ``output_shape`` is the output's shape without the batch axis and
     the ellipsis (None where the input gives it). Weights: ``kernel`` (shape from the
-    equation) and, when ``bias_axes`` names output indices, ``bias`` shaped as Keras's.
+    equation) and, when ``bias_axes`` names output indices, ``bias`` shaped as Keras's;
+    quantized to int8, ``kernel`` is int8 and ``kernel_scale`` holds its scales in Keras's
+    layout (see ``int8_einsum.py``).
     """
+
+    _quantized_variable_order = ("kernel", "bias", "kernel_scale")
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -22,11 +28,12 @@ class EinsumDense(Layer):
                  bias_constraint=None, lora_rank=None, lora_alpha=None,
                  gptq_unpacked_column_size=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)       # activity_regularizer arrives in kwargs, as Keras
-        for arg, value in (("gptq_unpacked_column_size", gptq_unpacked_column_size),
-                           ("quantization_config", quantization_config)):
-            if value is not None:
-                raise ValueError(f"{self.name}: argument '{arg}' (quantization) is not "
-                                 f"supported by Lamina; received {value!r}")
+        if gptq_unpacked_column_size is not None:
+            raise ValueError(f"{self.name}: argument 'gptq_unpacked_column_size' (GPTQ "
+                             f"quantization) is not supported by Lamina; received "
+                             f"{gptq_unpacked_column_size!r}")
+        self.quantization_config = layer_quantization_config(
+            self.name, quantization_config)
         split_equation(self.name, equation)
         sizes = (output_shape,) if isinstance(output_shape, int) else output_shape
         if not isinstance(sizes, (tuple, list)) or not all(
@@ -54,10 +61,14 @@ class EinsumDense(Layer):
     def build(self, input_shape):
         kernel_shape, bias_shape, self.full_output_shape = analyze(
             self.name, self.equation, self.bias_axes, input_shape, self.partial_output_shape)
-        self.kernel = self.add_weight(shape=kernel_shape, name="kernel",
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self.input_spec = InputSpec(ndim=len(input_shape))
+        if self.quantization_mode == "int8":
+            int8_einsum.build(self, kernel_shape, self.quantization_config)
+        else:
+            self.kernel = self.add_weight(shape=kernel_shape, name="kernel",
+                                          initializer=self.kernel_initializer,
+                                          regularizer=self.kernel_regularizer,
+                                          constraint=self.kernel_constraint)
         self.bias = None
         if bias_shape is not None:
             self.bias = self.add_weight(shape=bias_shape, name="bias",
@@ -67,11 +78,17 @@ class EinsumDense(Layer):
         self.input_spec = InputSpec(ndim=len(input_shape))
 
     def call(self, inputs):
-        specs = expand(self.name, self.equation, len(inputs.shape))
-        x = einsum(inputs, self.kernel, *specs)
+        if self.quantization_mode == "int8":
+            x = int8_einsum.product(self, inputs, self.kernel, self.kernel_scale)
+        else:
+            x = einsum(inputs, self.kernel, *expand(self.name, self.equation,
+                                                    len(inputs.shape)))
         if self.bias is not None:
             x = ops.add(x, self.bias)
         return self.activation(x)
+
+    def _quantize_int8(self, config) -> None:
+        int8_einsum.quantize(self, config)
 
     def compute_output_shape(self, input_shape):
         return analyze(self.name, self.equation, self.bias_axes, input_shape,
@@ -87,4 +104,5 @@ class EinsumDense(Layer):
                 "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
                 "bias_regularizer": regularizers.serialize(self.bias_regularizer),
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
-                "bias_constraint": constraints.serialize(self.bias_constraint)}
+                "bias_constraint": constraints.serialize(self.bias_constraint),
+                "quantization_config": quantizers.serialize(self.quantization_config)}

@@ -121,8 +121,9 @@ def _product(sizes):
     return total
 
 
-def einsum(x, w, in_spec: str, w_spec: str, out_spec: str):
-    """``numpy.einsum(f"{in_spec},{w_spec}->{out_spec}", x, w)`` by transposes and matmul."""
+def einsum(x, w, in_spec: str, w_spec: str, out_spec: str, matmul=ops.matmul):
+    """``numpy.einsum(f"{in_spec},{w_spec}->{out_spec}", x, w)`` by transposes and
+    ``matmul`` (``ops.int8_matmul`` for the int8 layer's exact integer product)."""
     # Indices in one operand only and absent from the output are summed away first.
     x_sum = [i for i, d in enumerate(in_spec) if d not in w_spec and d not in out_spec]
     if x_sum:
@@ -147,7 +148,7 @@ def einsum(x, w, in_spec: str, w_spec: str, out_spec: str):
                         [_product(size[d] for d in free_x), c])
     elif len(contracted) != 1:
         x = ops.reshape(x, [size[d] for d in free_x] + [c])
-    y = ops.matmul(x, w)
+    y = matmul(x, w)
     y_spec = batch + free_x + free_w
     y = ops.reshape(y, [size[d] for d in y_spec])
     return ops.transpose(y, [y_spec.index(d) for d in out_spec])

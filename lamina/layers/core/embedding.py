@@ -1,10 +1,12 @@
 """``Embedding``: integer ids to dense vectors, a row lookup in ``embeddings``."""
 from __future__ import annotations
 
-from ... import constraints, initializers, ops, regularizers
+from ... import constraints, initializers, ops, quantizers, regularizers
 from ...dtypes import is_float
 from ...ops.indexing import checked_take
+from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from . import int8_embedding
 
 
 class Embedding(Layer):
@@ -14,8 +16,11 @@ class Embedding(Layer):
     Weight: ``embeddings`` (input_dim, output_dim). With ``mask_zero=True`` id 0 is padding:
     the output mask is ``inputs != 0`` (so ``input_dim`` should count the padding id).
     ``weights=[array]`` sets the initial embeddings; ``input_length`` (Keras 2 configs) sets
-    the input shape ``(None, input_length)``.
+    the input shape ``(None, input_length)``. Quantized to int8, ``embeddings`` is int8 and
+    ``embeddings_scale`` (input_dim,) holds one scale per row (see ``int8_embedding.py``).
     """
+
+    _quantized_variable_order = ("embeddings", "embeddings_scale")
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
@@ -29,11 +34,11 @@ class Embedding(Layer):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{self.name}: argument '{arg}' must be a positive int; "
                                  f"received {value!r}")
-        for arg, value in (("lora_rank", lora_rank), ("quantization_config",
-                                                      quantization_config)):
-            if value is not None:
-                raise ValueError(f"{self.name}: argument '{arg}' is not supported by Lamina; "
-                                 f"received {value!r}")
+        if lora_rank is not None:
+            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
+                             f"received {lora_rank!r}")
+        self.quantization_config = layer_quantization_config(
+            self.name, quantization_config)
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = initializers.get(embeddings_initializer)
@@ -49,6 +54,9 @@ class Embedding(Layer):
             self.set_weights(weights)
 
     def build(self, input_shape=None):
+        if self.quantization_mode == "int8":
+            int8_embedding.build(self)
+            return
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
                                           name="embeddings",
                                           initializer=self.embeddings_initializer,
@@ -62,8 +70,14 @@ class Embedding(Layer):
         message = (f"{self.name}: input ids must be in [0, {self.input_dim}) (argument "
                    f"'input_dim' is {self.input_dim}); received id {{bad}} (ids from {{low}} "
                    f"to {{high}})")
-        outputs = checked_take(self.embeddings, inputs, axis=0, range_message=message)
-        return ops.cast(outputs, self.compute_dtype)
+        def take(table, ids):
+            return checked_take(table, ids, axis=0, range_message=message)
+        if self.quantization_mode == "int8":
+            return int8_embedding.lookup(self, inputs, take)
+        return ops.cast(take(self.embeddings, inputs), self.compute_dtype)
+
+    def _quantize_int8(self, config) -> None:
+        int8_embedding.quantize(self, config)
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
@@ -80,4 +94,5 @@ class Embedding(Layer):
                 "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
                 "activity_regularizer": regularizers.serialize(self.activity_regularizer),
                 "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
-                "mask_zero": self.mask_zero, "quantization_config": None}
+                "mask_zero": self.mask_zero,
+                "quantization_config": quantizers.serialize(self.quantization_config)}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import ops
 from ...dtypes import is_float
+from . import int8_reversible_embedding
 from .embedding import Embedding
 
 
@@ -14,7 +15,12 @@ class ReversibleEmbedding(Embedding):
     Weights: ``embeddings`` (input_dim, output_dim) and, untied, ``reverse_embeddings``
     (output_dim, input_dim). ``reverse_dtype`` casts both operands of the reverse product;
     ``logit_soft_cap=c`` gives ``c * tanh(logits / c)``. The reverse call has no mask.
+    Quantized to int8, the tables are int8 with per-id scales (``embeddings_scale``,
+    ``reverse_embeddings_scale``; see ``int8_reversible_embedding.py``).
     """
+
+    _quantized_variable_order = ("embeddings", "embeddings_scale", "reverse_embeddings",
+                                 "reverse_embeddings_scale")
 
     def __init__(self, input_dim, output_dim, tie_weights=True,
                  embeddings_initializer="uniform", embeddings_regularizer=None,
@@ -34,6 +40,9 @@ class ReversibleEmbedding(Embedding):
         self.logit_soft_cap = logit_soft_cap
 
     def build(self, input_shape=None):
+        if self.quantization_mode == "int8":
+            int8_reversible_embedding.build(self, self.quantization_config)
+            return
         super().build(input_shape)
         if not self.tie_weights:
             self.reverse_embeddings = self.add_weight(
@@ -43,18 +52,24 @@ class ReversibleEmbedding(Embedding):
     def call(self, inputs, reverse=False):
         if not reverse:
             return super().call(inputs)
-        kernel = (ops.transpose(self.embeddings) if self.tie_weights
-                  else self.reverse_embeddings)
-        if self.reverse_dtype is not None:
-            inputs = ops.cast(inputs, self.reverse_dtype)
-            kernel = ops.cast(kernel, self.reverse_dtype)
+        if self.quantization_mode == "int8":         # reverse_dtype plays no part, as in Keras
+            logits = int8_reversible_embedding.logits(self, inputs)
         else:
-            kernel = ops.cast(kernel, inputs.dtype)
-        logits = ops.matmul(inputs, kernel)
+            kernel = (ops.transpose(self.embeddings) if self.tie_weights
+                      else self.reverse_embeddings)
+            if self.reverse_dtype is not None:
+                inputs = ops.cast(inputs, self.reverse_dtype)
+                kernel = ops.cast(kernel, self.reverse_dtype)
+            else:
+                kernel = ops.cast(kernel, inputs.dtype)
+            logits = ops.matmul(inputs, kernel)
         if self.logit_soft_cap is not None:
             cap = self.logit_soft_cap
             logits = ops.multiply(ops.tanh(ops.divide(logits, cap)), cap)
         return logits
+
+    def _quantize_int8(self, config) -> None:
+        int8_reversible_embedding.quantize(self, config)
 
     def compute_mask(self, inputs, mask=None):
         # Ids (integers) get Embedding's mask; hidden vectors (the reverse call) none.

@@ -107,11 +107,13 @@ def test_embedding_rejects_bad_sizes(arg):
         layers.Embedding(**kwargs)
 
 
-def test_embedding_rejects_lora_and_quantization():
+def test_embedding_rejects_lora_and_bad_quantization_configs():
     with pytest.raises(ValueError, match=r"argument 'lora_rank' is not supported"):
         layers.Embedding(4, 2, lora_rank=2)
-    with pytest.raises(ValueError, match=r"argument 'quantization_config' is not supported"):
-        layers.Embedding(4, 2, quantization_config={"mode": "int8"})
+    # int8 configs are accepted (tests/quantizers); a dict that is not one is an error.
+    with pytest.raises(ValueError, match=r"embedding_q: argument 'quantization_config' is "
+                                         r"not a serialized QuantizationConfig"):
+        layers.Embedding(4, 2, quantization_config={"mode": "int8"}, name="embedding_q")
 
 
 def test_embedding_loads_a_keras_3_config():

@@ -1,0 +1,54 @@
+"""Keras 3's ``keras.quantizers``: quantizers, quantization configs and the int8/int4/float8
+helper functions. Lamina quantizes models in int8 (``model.quantize("int8")``); Keras's
+int4, float8, GPTQ and AWQ model modes are not implemented (tests/api/api_walk.py says why),
+though their helper functions here are.
+"""
+from __future__ import annotations
+
+from ..layers.naming import to_snake_case
+from ..saving.object_registration import deserialize_keras_object, serialize_keras_object
+from .abs_max import (AbsMaxQuantizer, Quantizer, abs_max_quantize,
+                      abs_max_quantize_grouped_with_zero_point)
+from .fake_quant import fake_quant_with_min_max_vars
+from .float8 import compute_float8_amax_history, compute_float8_scale, quantize_and_dequantize
+from .int4_packing import pack_int4, unpack_int4
+from .quantization_config import Int8QuantizationConfig, QuantizationConfig
+
+__all__ = ["Quantizer", "AbsMaxQuantizer", "QuantizationConfig", "Int8QuantizationConfig",
+           "abs_max_quantize", "abs_max_quantize_grouped_with_zero_point",
+           "fake_quant_with_min_max_vars", "compute_float8_scale",
+           "compute_float8_amax_history", "quantize_and_dequantize", "pack_int4",
+           "unpack_int4", "serialize", "deserialize", "get"]
+
+_CLASSES = (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig)
+ALL_OBJECTS = {**{cls.__name__: cls for cls in _CLASSES},
+               **{to_snake_case(cls.__name__): cls for cls in _CLASSES}}
+
+
+def serialize(initializer):
+    """Keras's ``{"module", "class_name", "config", "registered_name"}`` of a quantizer or
+    quantization config."""
+    return serialize_keras_object(initializer)
+
+
+def deserialize(config, custom_objects=None):
+    """The quantizer (or config) that :func:`serialize`'s ``config`` describes."""
+    return deserialize_keras_object(config, custom_objects)
+
+
+def get(identifier, **kwargs):
+    """None -> None; a config dict -> its object; a name (``"AbsMaxQuantizer"`` or
+    ``"abs_max_quantizer"``) -> an instance made with ``kwargs``; a quantizer -> itself."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        obj = ALL_OBJECTS.get(identifier)
+    else:
+        obj = identifier
+    if isinstance(obj, type):
+        return obj(**kwargs)
+    if callable(obj):
+        return obj
+    raise ValueError(f"Could not interpret quantizer identifier: {identifier}")

@@ -1,0 +1,62 @@
+"""The float8 helpers of Keras 3's ``keras.quantizers``: delayed-scaling factors
+(``compute_float8_scale``, ``compute_float8_amax_history``) and ``quantize_and_dequantize``.
+
+Lamina has no float8 dtype; ``quantize_and_dequantize`` rounds to the float8 grid itself:
+a float8 number with ``m`` mantissa bits and smallest normal exponent ``e_min`` is a
+multiple of ``2**(max(floor(log2|x|), e_min) - m)``, and rounding ``x`` to the nearest such
+multiple, ties to even, is exactly the cast (the values are clipped to the finite range
+first, as Keras does, so nothing overflows).
+"""
+from __future__ import annotations
+
+from .. import ops
+
+# name: (mantissa bits, smallest normal exponent, largest finite value)
+FLOAT8_FORMATS = {"float8_e4m3fn": (3, -6, 448.0), "float8_e5m2": (2, -14, 57344.0)}
+
+
+def compute_float8_scale(amax, scale, dtype_max, margin=0):
+    """The new scale of delayed scaling (Transformer Engine's rule): ``amax`` maps to
+    ``dtype_max / 2**margin``; where ``amax`` is 0 or not finite the scale is kept."""
+    amax = ops.convert_to_tensor(amax)
+    old = ops.reciprocal(scale)
+    factor = ops.divide(ops.divide(dtype_max, amax), 2 ** margin)
+    factor = ops.where(ops.greater(amax, 0.0), factor, old)
+    factor = ops.where(ops.isfinite(amax), factor, old)
+    return ops.reciprocal(factor)
+
+
+def compute_float8_amax_history(x, amax_history):
+    """``amax_history`` rolled by one with ``max|x|`` written at the front."""
+    amax_history = ops.convert_to_tensor(amax_history)
+    amax = ops.cast(ops.max(ops.abs(x)), amax_history.dtype)
+    return ops.scatter_update(ops.roll(amax_history, shift=-1), [[0]],
+                              ops.reshape(amax, [1]))
+
+
+def _round_to_grid(x, mantissa, min_exponent):
+    magnitude = ops.abs(x)
+    exponent = ops.floor(ops.log2(ops.maximum(magnitude, 2.0 ** min_exponent)))
+    # log2 may land one off next to a power of two: correct it against the powers.
+    exponent = ops.where(ops.greater(ops.power(2.0, exponent), magnitude),
+                         ops.subtract(exponent, 1.0), exponent)
+    exponent = ops.where(ops.less_equal(ops.power(2.0, ops.add(exponent, 1.0)), magnitude),
+                         ops.add(exponent, 1.0), exponent)
+    exponent = ops.maximum(exponent, float(min_exponent))
+    quantum = ops.cast(ops.power(2.0, ops.subtract(exponent, float(mantissa))), x.dtype)
+    return ops.multiply(ops.round(ops.divide(x, quantum)), quantum)
+
+
+def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
+    """``inputs / scale`` clipped to the float8 range, rounded to ``quantized_dtype``
+    (``"float8_e4m3fn"`` or ``"float8_e5m2"``) and multiplied back by ``scale``, in
+    ``compute_dtype``."""
+    if quantized_dtype not in FLOAT8_FORMATS:
+        raise ValueError(f"quantize_and_dequantize: argument 'quantized_dtype' must be one of "
+                         f"{sorted(FLOAT8_FORMATS)}; received {quantized_dtype!r}")
+    mantissa, min_exponent, largest = FLOAT8_FORMATS[quantized_dtype]
+    scale = ops.cast(scale, compute_dtype)
+    x = ops.divide(ops.cast(inputs, compute_dtype), scale)
+    x = ops.clip(x, -largest, largest)
+    x = _round_to_grid(x, mantissa, min_exponent)
+    return ops.multiply(x, scale)
