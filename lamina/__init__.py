@@ -52,3 +52,5 @@ from . import preprocessing      # issue 12: keras.preprocessing (dataset builde
 __all__ += ["preprocessing"]
 from . import visualization      # issue 12: keras.visualization (drawing, galleries)
 __all__ += ["visualization"]
+from . import distribution   # issue 14: keras.distribution (data parallelism over MPI)
+__all__ += ["distribution"]

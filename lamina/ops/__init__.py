@@ -112,6 +112,8 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
 _FAMILIES += (_adaptive_pooling, _distances)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
+from . import collectives as _collectives  # lamina.distribution's allreduce ops (no public function)
+_FAMILIES += (_collectives,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

@@ -42,7 +42,6 @@ EXCLUDED = {
 # keras.applications: MobileNet(V2, V3), EfficientNetB0-B7 are built; these are not (yet).
 # Names that a later issue builds; never stubbed here.
 PENDING = {
-    "keras.distribution": "issue 14 (data-parallel training)",
     "keras.export": "issue 15 (deployment)",
     "keras.quantizers": "issue 15 (int8 quantization)",
     "keras.dtype_policies.QuantizedDTypePolicy": "issue 15 (quantization)",

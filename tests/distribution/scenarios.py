@@ -1,0 +1,98 @@
+"""Training runs that must give the same numbers on one process and under DataParallel.
+
+Each scenario builds its model from fixed seeds, trains, and returns a dict of named
+results (host arrays and floats). ``worker.py`` runs them under ``mpirun``; the tests run
+them in-process (one process, no distribution) as the reference.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import lamina as keras
+
+
+def data(n=1001, features=8, classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, features))
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).astype("int64") + (x[:, 2] > 1).astype("int64")
+    return x, np.minimum(y, classes - 1)
+
+
+def _dense_model(seed, dropout=0.0, batchnorm=False):
+    keras.utils.set_random_seed(seed)
+    layers = [keras.Input((8,)),
+              keras.layers.Dense(16, activation="relu",
+                                 kernel_regularizer=keras.regularizers.L2(1e-3))]
+    if batchnorm:
+        layers.append(keras.layers.BatchNormalization(synchronized=True))
+    if dropout:
+        layers.append(keras.layers.Dropout(dropout))
+    layers.append(keras.layers.Dense(3, activation="softmax"))
+    return keras.Sequential(layers)
+
+
+def _results(model, history, x, y) -> dict:
+    out = {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
+    for key, values in history.history.items():
+        out[f"history_{key}"] = np.asarray(values, dtype="float64")
+    out["evaluate"] = np.asarray(model.evaluate(x, y, batch_size=64, verbose=0),
+                                 dtype="float64")
+    out["predict"] = model.predict(x[:101], batch_size=16, verbose=0)
+    out["train_rows_seen"] = np.asarray(getattr(model.train_function, "rows_seen",
+                                                2 * len(x)))
+    return out
+
+
+def fit_dense(run_eagerly=False, seed=1, dropout=0.0, batchnorm=False, metrics=None,
+              optimizer="adam"):
+    x, y = data()
+    model = _dense_model(seed, dropout=dropout, batchnorm=batchnorm)
+    model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+                  metrics=metrics or ["accuracy"], run_eagerly=run_eagerly)
+    keras.utils.set_random_seed(7)          # the shuffling state
+    history = model.fit(x, y, batch_size=64, epochs=2, shuffle=True, verbose=0,
+                        validation_data=(x[:203], y[:203]))
+    return _results(model, history, x, y)
+
+
+def binary_data(n=1001, seed=3):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 8))
+    # unbalanced: positives cluster at the end, so the two shards differ a lot
+    y = (np.arange(n) > 0.8 * n).astype("float64")
+    x[:, 0] += 2.0 * y
+    return x, y
+
+
+def fit_binary_metrics(run_eagerly=False, seed=2):
+    x, y = binary_data()
+    keras.utils.set_random_seed(seed)
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, activation="tanh"),
+                              keras.layers.Dense(1, activation="sigmoid")])
+    model.compile(optimizer="sgd", loss="binary_crossentropy",
+                  metrics=[keras.metrics.AUC(name="auc"),
+                           keras.metrics.Precision(name="precision"),
+                           keras.metrics.Recall(name="recall"), "accuracy"],
+                  run_eagerly=run_eagerly)
+    history = model.fit(x, y, batch_size=64, epochs=2, shuffle=False, verbose=0)
+    out = {f"history_{k}": np.asarray(v, dtype="float64") for k, v in history.history.items()}
+    out["evaluate"] = np.asarray(model.evaluate(x, y, batch_size=128, verbose=0),
+                                 dtype="float64")
+    return out
+
+
+SCENARIOS = {
+    "graph": lambda: fit_dense(run_eagerly=False),
+    "eager": lambda: fit_dense(run_eagerly=True),
+    "metrics_graph": lambda: fit_binary_metrics(run_eagerly=False),
+    "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
+}
+
+
+def run(name: str) -> dict:
+    previous = keras.config.floatx()
+    keras.config.set_floatx("float64")
+    try:
+        return SCENARIOS[name]()
+    finally:
+        keras.config.set_floatx(previous)
