@@ -119,6 +119,10 @@ class Communicator:
         parts = self.allgather_object(_contiguous(array))
         return np.concatenate(parts, axis=0)
 
+    def barrier(self) -> None:
+        if self.size > 1:
+            wait_request(self.comm.Ibarrier())
+
     def abort(self, code: int = 1) -> None:
         if self.comm is not None:
             self.comm.Abort(code)

@@ -20,6 +20,13 @@ def begin_fit(model) -> None:
     broadcast_numpy_rng(world())
 
 
+def fit_barrier() -> None:
+    """Wait for every process (before on_train_begin reads backups process 0 may still be
+    writing at the end of an earlier fit)."""
+    if data_parallel() is not None and world().size > 1:
+        world().barrier()
+
+
 def _state_variables(model) -> list:
     variables, seen = [], set()
     sources = list(model.variables)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ops, tree
-from ..distribution.sync import begin_fit
+from ..distribution.sync import begin_fit, fit_barrier
 from ..distribution.world import is_chief
 from . import argument_checks as check
 from .debug_limits import cap_epochs, cap_steps
@@ -144,6 +144,7 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
         if hasattr(callback, "set_callback_list"):     # BackupAndRestore saves the others
             callback.set_callback_list(callbacks)
     model.stop_training = False
+    fit_barrier()           # DataParallel: process 0's writes of an earlier fit are done
     callbacks.on_train_begin()
     begin_fit(model)        # DataParallel: same weights, shuffles and configs everywhere
     # BackupAndRestore's on_train_begin sets model._initial_epoch (and _initial_step, the

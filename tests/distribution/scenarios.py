@@ -81,18 +81,87 @@ def fit_binary_metrics(run_eagerly=False, seed=2):
     return out
 
 
+def _rank() -> int:
+    from lamina.distribution.world import rank
+    return rank()
+
+
+class _Interrupt(Exception):
+    pass
+
+
+class _InterruptAt(keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise _Interrupt(f"interrupted at epoch {epoch}")
+
+
+def fit_callbacks(workdir):
+    """Checkpoints, CSV and TensorBoard logs into ``workdir/rank<r>`` (process 0 alone may
+    write); a BackupAndRestore run interrupted at epoch 2 and resumed (its backup directory
+    shared); EarlyStopping and ReduceLROnPlateau deciding on the logged numbers. Process 1
+    starts from other initial weights (seed), which fit replaces by process 0's."""
+    import os
+    x, y = data()
+    own = os.path.join(workdir, f"rank{_rank()}")
+    os.makedirs(own, exist_ok=True)
+    model = _dense_model(seed=1 + 100 * _rank())
+    model.compile(optimizer=keras.optimizers.SGD(0.5, momentum=0.9),
+                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    keras.utils.set_random_seed(7)
+    backup = keras.callbacks.BackupAndRestore(os.path.join(workdir, "backup"))
+    writers = [keras.callbacks.ModelCheckpoint(os.path.join(own, "ckpt.weights.h5"),
+                                               save_weights_only=True),
+               keras.callbacks.CSVLogger(os.path.join(own, "log.csv")),
+               keras.callbacks.TensorBoard(os.path.join(own, "tb"), write_graph=False)]
+    stoppers = [keras.callbacks.ReduceLROnPlateau(monitor="loss", patience=0, factor=0.5,
+                                                  min_delta=0.05),
+                keras.callbacks.EarlyStopping(monitor="loss", patience=1, min_delta=0.02)]
+    fit = dict(batch_size=64, epochs=8, verbose=0, validation_data=(x[:203], y[:203]))
+    try:
+        model.fit(x, y, callbacks=[backup, *writers, *stoppers, _InterruptAt(2)], **fit)
+    except _Interrupt:
+        pass
+    if _rank():      # a differing optimizer state on process 1: fit takes process 0's
+        for variable in model.optimizer.variables[1:]:
+            variable.assign(variable.numpy() + 1.0)
+    history = model.fit(x, y, callbacks=[backup, *writers, *stoppers], **fit)
+    out = {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
+    for key, values in history.history.items():
+        out[f"history_{key}"] = np.asarray(values, dtype="float64")
+    out["epochs_run"] = np.asarray(len(history.history["loss"]))
+    out["files"] = np.asarray(sorted(os.listdir(own)))
+    return out
+
+
+def fit_verbose():
+    """A fit with a progress bar: process 0 alone prints it."""
+    x, y = data(n=128)
+    model = _dense_model(seed=1)
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+    model.fit(x, y, batch_size=64, epochs=1, verbose=1)
+    return {}
+
+
 SCENARIOS = {
     "graph": lambda: fit_dense(run_eagerly=False),
     "eager": lambda: fit_dense(run_eagerly=True),
     "metrics_graph": lambda: fit_binary_metrics(run_eagerly=False),
     "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
+    "progbar": fit_verbose,
 }
 
 
-def run(name: str) -> dict:
+def run(name: str, workdir: str | None = None) -> dict:
     previous = keras.config.floatx()
     keras.config.set_floatx("float64")
     try:
+        if name == "callbacks":
+            return fit_callbacks(workdir)
         return SCENARIOS[name]()
     finally:
         keras.config.set_floatx(previous)

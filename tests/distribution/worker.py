@@ -16,9 +16,10 @@ from tests.distribution import scenarios  # noqa: E402
 def main(out_dir, names):
     keras.distribution.initialize()
     keras.distribution.set_distribution(keras.distribution.DataParallel())
-    rank = keras.distribution.world.rank() if hasattr(keras.distribution, "world") else 0
+    from lamina.distribution.world import rank
+    rank = rank()
     for name in names:
-        result = scenarios.run(name)
+        result = scenarios.run(name, os.path.join(out_dir, name))
         np.savez(os.path.join(out_dir, f"{name}_{rank}.npz"), **result)
 
 
