@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..backend.collectives import shard_bounds
 from .strategies import data_parallel
+from .sample_positions import rows_of_step
 from .world import world
 
 
@@ -55,7 +56,11 @@ class DistributedStep:
         self.rows_seen += local_rows
         if self.kind == "train":
             self.distribution.share_variable().assign(local_rows / global_rows)
-        out = self.function(local)
+        offset = self.distribution.offset_variable()
+        offset.assign(lo if self.distribution.auto_shard_dataset else
+                      _rows_before(comm, local_rows))
+        with rows_of_step(offset, local_rows):
+            out = self.function(local)
         if self.kind == "predict":
             return _gather(out)
         from .metric_state import global_results
@@ -82,6 +87,11 @@ def _slice(value, lo: int, hi: int):
     if isinstance(value, dict):
         return {k: _slice(v, lo, hi) for k, v in value.items()}
     return value[lo:hi]
+
+
+def _rows_before(comm, rows: int) -> int:
+    """The rows of the processes before this one (batches fed per process)."""
+    return sum(comm.allgather_object(int(rows))[:comm.rank])
 
 
 def _host_int(n: int):

@@ -108,11 +108,20 @@ class DataParallel(Distribution):
                              f"lamina.distribution.initialize())")
         super().__init__(mesh, batch_dim, auto_shard_dataset)
         self.bucket_bytes = DEFAULT_BUCKET_BYTES
-        self._share = None
+        self._share = self._offset = None
 
     @property
     def num_model_replicas(self) -> int:
         return self.device_mesh.size
+
+    def offset_variable(self):
+        """An int64 scalar Variable: the global position of this process's first row in
+        the batch of the running step (random layers draw by it)."""
+        if self._offset is None:
+            from ..autograd.variable import Variable
+            self._offset = Variable(0, dtype="int64", trainable=False,
+                                    name="data_parallel_offset")
+        return self._offset
 
     def share_variable(self):
         """A float64 scalar Variable: this process's rows / the global batch's rows, set

@@ -114,6 +114,8 @@ from . import recompute as _recompute      # lamina.remat's barrier op (no publi
 _FAMILIES += (_recompute,)
 from . import collectives as _collectives  # lamina.distribution's allreduce ops (no public function)
 _FAMILIES += (_collectives,)
+from . import random_rows as _random_rows  # draws by global row (lamina.distribution)
+_FAMILIES += (_random_rows,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

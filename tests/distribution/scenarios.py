@@ -153,6 +153,8 @@ SCENARIOS = {
     "metrics_graph": lambda: fit_binary_metrics(run_eagerly=False),
     "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
     "progbar": fit_verbose,
+    "dropout_graph": lambda: fit_dense(run_eagerly=False, dropout=0.3),
+    "dropout_eager": lambda: fit_dense(run_eagerly=True, dropout=0.3),
 }
 
 

@@ -11,8 +11,9 @@ import pytest
 from tests.distribution import scenarios
 from tests.distribution.mpi_run import max_relative_difference, mpirun
 
-NAMES = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks", "progbar"]
-COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks"]
+COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks",
+            "dropout_graph", "dropout_eager"]
+NAMES = COMPARED + ["progbar"]
 TOLERANCE = 1e-9
 
 
