@@ -67,3 +67,40 @@ def allreduce_start(x):
 def allreduce_wait(x):
     """The finished sum started by ``allreduce_start`` (its output ``x``)."""
     return AllreduceWait(x)
+
+
+@register_op
+class AllreduceSum(Op):
+    """The sum of ``x`` over all processes, at once (a blocking allreduce), differentiable:
+    the statistics of a synchronized BatchNormalization. Each process's loss is its share
+    of the global mean loss, so the gradient is the share-weighted sum of the processes'
+    gradients over this process's share: ``allreduce_sum(g * share) / share``."""
+    name = "allreduce_sum"
+    writes_out = True
+
+    def output_spec(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def forward(self, backend, x, out=None):
+        if out is None:
+            out = backend.empty(tuple(x.shape), str(x.dtype))
+        backend.copy_(out, x)
+        world = _world()
+        world.iallreduce_(out)
+        world.wait_(out)
+        return out
+
+    def gradient(self, ctx, g):
+        from ..distribution.strategies import data_parallel
+        from .core import cast
+        from .math import divide, multiply
+        dist = data_parallel()
+        if dist is None:
+            return (allreduce_sum(g),)
+        share = cast(dist.share_variable(), g.dtype)
+        return (divide(allreduce_sum(multiply(g, share)), share),)
+
+
+def allreduce_sum(x):
+    """``x`` summed over all processes (blocking; differentiable)."""
+    return AllreduceSum(x)

@@ -155,6 +155,8 @@ SCENARIOS = {
     "progbar": fit_verbose,
     "dropout_graph": lambda: fit_dense(run_eagerly=False, dropout=0.3),
     "dropout_eager": lambda: fit_dense(run_eagerly=True, dropout=0.3),
+    "syncbn_graph": lambda: fit_dense(run_eagerly=False, batchnorm=True),
+    "syncbn_eager": lambda: fit_dense(run_eagerly=True, batchnorm=True),
 }
 
 

@@ -12,7 +12,7 @@ from tests.distribution import scenarios
 from tests.distribution.mpi_run import max_relative_difference, mpirun
 
 COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks",
-            "dropout_graph", "dropout_eager"]
+            "dropout_graph", "dropout_eager", "syncbn_graph", "syncbn_eager"]
 NAMES = COMPARED + ["progbar"]
 TOLERANCE = 1e-9
 

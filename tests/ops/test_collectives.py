@@ -5,7 +5,7 @@ import pytest
 
 from lamina import ops
 from lamina.errors import DTypeError
-from lamina.ops.collectives import allreduce_start, allreduce_wait
+from lamina.ops.collectives import allreduce_start, allreduce_sum, allreduce_wait
 from lamina.ops.random_rows import random_global_rows
 from tests.harness import case, rand, run_case
 from tests.random import reference
@@ -29,6 +29,7 @@ def by_rows(base, offset, **attrs):
 
 
 CASES = [
+    case("allreduce_sum", lambda x: allreduce_sum(x * x), lambda x: x * x, [rand(3, 2)]),
     case("allreduce_start", lambda x: allreduce_wait(allreduce_start(x)), lambda x: x,
          [rand(7)], grad=False),
     case("allreduce_wait", lambda x: allreduce_wait(allreduce_start(x * 2.0)),
