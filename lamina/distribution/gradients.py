@@ -53,11 +53,11 @@ def reduce_gradients(grads: list) -> list:
     shapes = [tuple(g.shape) for g in grads]
     dtypes = [str(g.dtype) for g in grads]
     started = []
-    for bucket in plan_buckets(shapes, dtypes, dist.bucket_bytes):
+    for index, bucket in enumerate(plan_buckets(shapes, dtypes, dist.bucket_bytes)):
         weight = ops.cast(share, dtypes[bucket[0]])
         parts = [ops.reshape(ops.multiply(grads[i], weight), (-1,)) for i in bucket]
         flat = parts[0] if len(parts) == 1 else ops.concatenate(parts, axis=0)
-        started.append((bucket, allreduce_start(flat)))
+        started.append((bucket, allreduce_start(flat, bucket=index)))
     out = list(grads)
     for bucket, pending in started:
         total = allreduce_wait(pending)

@@ -31,10 +31,10 @@ class AllreduceStart(Op):
     stateful = True
     writes_out = True
 
-    def output_spec(self, x):
+    def output_spec(self, x, bucket=0):
         return Spec(tuple(x.shape), x.dtype)
 
-    def forward(self, backend, x, out=None):
+    def forward(self, backend, x, out=None, bucket=0):
         if out is None:
             out = backend.empty(tuple(x.shape), str(x.dtype))
         backend.copy_(out, x)
@@ -59,9 +59,10 @@ class AllreduceWait(Op):
         return out
 
 
-def allreduce_start(x):
-    """Start the sum of ``x`` over all processes; pass the result to ``allreduce_wait``."""
-    return AllreduceStart(x)
+def allreduce_start(x, bucket=0):
+    """Start the sum of ``x`` over all processes; pass the result to ``allreduce_wait``.
+    ``bucket``: the exchange's index in the step (the scheduling pass issues lower first)."""
+    return AllreduceStart(x, bucket=int(bucket))
 
 
 def allreduce_wait(x):
