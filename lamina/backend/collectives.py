@@ -128,15 +128,29 @@ class Communicator:
             self.comm.Abort(code)
 
 
-# Waits poll instead of blocking inside MPI, so a watchdog (lamina.distribution.faults) can
-# still run Python code and end the job when a peer has died.
+# Waits poll instead of blocking inside MPI: a collective that a peer never joins (it
+# caught an exception the others did not raise, or hangs) ends the job after
+# LAMINA_COLLECTIVE_TIMEOUT seconds (default 600) with an error naming this process.
 POLL_SECONDS = 1e-4
 
 
-def wait_request(request) -> None:
+def wait_request(request, communicator=None) -> None:
+    import os
+    import sys
     import time
+    if request.Test():
+        return
+    limit = float(os.environ.get("LAMINA_COLLECTIVE_TIMEOUT", "600"))
+    start = time.monotonic()
     while not request.Test():
         time.sleep(POLL_SECONDS)
+        if time.monotonic() - start > limit:
+            from mpi4py import MPI
+            sys.stderr.write(f"lamina.distribution: process {MPI.COMM_WORLD.Get_rank()} "
+                             f"waited {limit:g} s for a collective that its peers never "
+                             f"joined (LAMINA_COLLECTIVE_TIMEOUT); aborting the MPI job\n")
+            sys.stderr.flush()
+            MPI.COMM_WORLD.Abort(1)
 
 
 def _wait_object(comm, call):

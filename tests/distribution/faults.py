@@ -3,6 +3,8 @@
     faults.py OUT kill       process 1 kills itself (SIGKILL) in epoch 3 of a fit that
                              checkpoints every epoch from process 0; writes OUT/killed_at
     faults.py OUT raise      process 1 raises in epoch 2 (an uncaught exception)
+    faults.py OUT stray      process 1 alone starts an extra collective: the job ends after
+                             LAMINA_COLLECTIVE_TIMEOUT seconds
     faults.py OUT mismatch   process 1 builds Dense(17) where process 0 builds Dense(16),
                              then (after that error) compiles with another loss; each
                              process writes the errors' messages to OUT/mismatch_<rank>.json
@@ -65,6 +67,15 @@ def raise_error(out):
           callbacks=[RaiseAt(out, 2)])
 
 
+def stray(out):
+    with open(os.path.join(out, "killed_at"), "w") as f:
+        f.write(repr(time.time()))
+    from lamina.distribution.world import world
+    if rank() == 1:
+        world().allreduce_host([np.ones(3)])
+    time.sleep(30)
+
+
 def mismatch(out):
     x = np.random.default_rng(0).normal(size=(64, 8))
     y = np.arange(64) % 3
@@ -81,6 +92,16 @@ def mismatch(out):
         m.fit(x, np.zeros((64, 3)), batch_size=32, epochs=1, verbose=0)
     except ValueError as error:
         errors.append(str(error))
+    m = model()
+    m.compile("sgd", "mse")
+    try:
+        m.fit(x[:33], np.zeros((33, 3)), batch_size=32, epochs=1, verbose=0)
+    except ValueError as error:       # the last batch has 1 row for 2 processes
+        errors.append(str(error))
+    try:
+        keras.distribution.initialize(num_processes=3)
+    except ValueError as error:
+        errors.append(str(error))
     with open(os.path.join(out, f"mismatch_{rank()}.json"), "w") as f:
         json.dump(errors, f)
 
@@ -88,4 +109,4 @@ def mismatch(out):
 if __name__ == "__main__":
     keras.distribution.initialize()
     keras.distribution.set_distribution(keras.distribution.DataParallel())
-    {"kill": kill, "raise": raise_error, "mismatch": mismatch}[sys.argv[2]](sys.argv[1])
+    {"kill": kill, "raise": raise_error, "stray": stray, "mismatch": mismatch}[sys.argv[2]](sys.argv[1])

@@ -25,14 +25,16 @@ def skip_reason() -> str | None:
     return None
 
 
-def mpirun(script: str, *args, n: int = 2, timeout: float = 240, check: bool = True):
+def mpirun(script: str, *args, n: int = 2, timeout: float = 240, check: bool = True,
+           env: dict | None = None):
     """``mpirun -n n python tests/distribution/<script> args...``; the CompletedProcess."""
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
-    command = ["mpirun", "-n", str(n), "--oversubscribe", sys.executable,
+    command = ["mpirun", "-n", str(n), "--oversubscribe",
+               *[a for k in (env or {}) for a in ("-x", k)], sys.executable,
                os.path.join(HERE, script), *map(str, args)]
-    result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV}, timeout=timeout,
+    result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV, **(env or {})}, timeout=timeout,
                             capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed ({result.returncode}):\n"

@@ -13,8 +13,9 @@ from tests.distribution.mpi_run import mpirun
 LIMIT_SECONDS = 60
 
 
-def run_until_failure(tmp_path, mode):
-    result = mpirun("faults.py", tmp_path, mode, check=False, timeout=LIMIT_SECONDS + 60)
+def run_until_failure(tmp_path, mode, env=None):
+    result = mpirun("faults.py", tmp_path, mode, check=False, timeout=LIMIT_SECONDS + 60,
+                    env=env)
     ended = time.time()
     failed_at = float((tmp_path / "killed_at").read_text())
     return result, ended - failed_at
@@ -43,6 +44,15 @@ def test_an_exception_on_one_process_aborts_the_job(tmp_path):
     assert seconds < LIMIT_SECONDS
 
 
+def test_a_collective_no_peer_joins_ends_the_job_after_the_timeout(tmp_path):
+    result, seconds = run_until_failure(tmp_path, "stray",
+                                        env={"LAMINA_COLLECTIVE_TIMEOUT": "3"})
+    assert result.returncode != 0
+    assert "lamina.distribution: process 1 waited 3 s for a collective that its peers " \
+           "never joined (LAMINA_COLLECTIVE_TIMEOUT); aborting the MPI job" in result.stderr
+    assert seconds < 20
+
+
 @pytest.fixture(scope="module")
 def mismatch_errors(tmp_path_factory):
     out = tmp_path_factory.mktemp("mismatch")
@@ -61,3 +71,16 @@ def test_differing_compile_arguments_are_named(mismatch_errors):
     for errors in mismatch_errors:
         assert "on process 1, compile argument 'loss' is 'mae' on process 0 and 'mse' " \
                "here" in errors[1]
+
+
+def test_a_batch_with_fewer_rows_than_processes_is_an_error(mismatch_errors):
+    for errors in mismatch_errors:
+        assert errors[2] == ("sequential_2: a global batch of 1 row(s) cannot be split over 2 "
+                             "processes (each needs at least one row); use a batch_size of "
+                             "at least 2 (the last batch included)")
+
+
+def test_initialize_checks_the_number_of_processes(mismatch_errors):
+    for errors in mismatch_errors:
+        assert errors[3] == ("lamina.distribution.initialize: argument 'num_processes' is 3 "
+                             "but the MPI world has num_processes = 2")
