@@ -51,12 +51,14 @@ class Communicator:
 
     # ------------------------------------------------------------------ gradients
     def iallreduce_(self, buffer) -> None:
-        """Start summing ``buffer`` across processes in place; ``wait_(buffer)`` ends it."""
+        """Start summing ``buffer`` across processes in place; ``wait_(buffer)`` ends it.
+        Device (CuPy) buffers go through NCCL once the world is initialized (a world of
+        one process too, so one GPU exercises the path); host buffers through MPI."""
+        if not _is_host(buffer) and self.comm is not None:
+            self._pending[_address(buffer)] = self._device_allreduce(buffer)
+            return
         _record("iallreduce", buffer.size)
         if self.size == 1:
-            return
-        if not _is_host(buffer):
-            self._pending[_address(buffer)] = self._device_allreduce(buffer)
             return
         request = self.comm.Iallreduce(mpi().IN_PLACE, buffer, op=mpi().SUM)
         self._pending[_address(buffer)] = request
