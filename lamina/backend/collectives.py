@@ -48,6 +48,7 @@ class Communicator:
         self.size = comm.Get_size() if comm is not None else 1
         self.nccl = None                     # a cupy.cuda.nccl.NcclCommunicator, set lazily
         self._pending: dict = {}             # buffer address -> request
+        self.wait_seconds = 0.0              # time blocked waiting for gradient sums
 
     # ------------------------------------------------------------------ gradients
     def iallreduce_(self, buffer) -> None:
@@ -67,10 +68,13 @@ class Communicator:
         request = self._pending.pop(_address(buffer), None)
         if request is None:
             return
+        import time
+        start = time.perf_counter()
         if callable(request):
             request()
         else:
             wait_request(request)
+        self.wait_seconds += time.perf_counter() - start
 
     def _device_allreduce(self, buffer):
         from . import collectives_nccl
@@ -133,7 +137,8 @@ class Communicator:
 # Waits poll instead of blocking inside MPI: a collective that a peer never joins (it
 # caught an exception the others did not raise, or hangs) ends the job after
 # LAMINA_COLLECTIVE_TIMEOUT seconds (default 600) with an error naming this process.
-POLL_SECONDS = 1e-4
+POLL_SECONDS = 1e-3
+SPIN_SECONDS = 2e-4
 
 
 def wait_request(request, communicator=None) -> None:
@@ -145,8 +150,10 @@ def wait_request(request, communicator=None) -> None:
     limit = float(os.environ.get("LAMINA_COLLECTIVE_TIMEOUT", "600"))
     start = time.monotonic()
     while not request.Test():
-        time.sleep(POLL_SECONDS)
-        if time.monotonic() - start > limit:
+        waited = time.monotonic() - start
+        if waited > SPIN_SECONDS:          # short waits spin (latency); long ones sleep
+            time.sleep(min(POLL_SECONDS, waited / 10))
+        if waited > limit:
             from mpi4py import MPI
             sys.stderr.write(f"lamina.distribution: process {MPI.COMM_WORLD.Get_rank()} "
                              f"waited {limit:g} s for a collective that its peers never "
