@@ -4,7 +4,16 @@ names the first differing entry instead of letting the gradient exchange hang or
 mismatched buffers."""
 from __future__ import annotations
 
+import re
+
 from .world import world
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _text(value) -> str:
+    """``repr(value)`` without memory addresses (a function's differs per process)."""
+    return _ADDRESS.sub("", repr(value))
 
 
 def describe(model) -> dict:
@@ -13,8 +22,8 @@ def describe(model) -> dict:
                for v in model.weights]
     compile_config = getattr(model, "_compile_config", {}) or {}
     return {"weights": weights,
-            "compile": {k: repr(v) for k, v in sorted(compile_config.items())},
-            "optimizer": repr(sorted(_optimizer_config(model).items()))}
+            "compile": {k: _text(v) for k, v in sorted(compile_config.items())},
+            "optimizer": _text(sorted(_optimizer_config(model).items()))}
 
 
 def _optimizer_config(model) -> dict:

@@ -138,6 +138,21 @@ def fit_callbacks(workdir):
     return out
 
 
+def fit_twice_with_differing_optimizer_state():
+    """Adam's state after one fit is made to differ on process 1; the second fit starts
+    from process 0's (broadcast), as one process would."""
+    x, y = data()
+    model = _dense_model(seed=1)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    keras.utils.set_random_seed(7)
+    model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    if _rank():
+        for variable in model.optimizer.variables[2:]:      # the slots, not the lr
+            variable.assign(variable.numpy() * 3.0 + 1.0)
+    model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    return {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
+
+
 def fit_verbose():
     """A fit with a progress bar: process 0 alone prints it."""
     x, y = data(n=128)
@@ -153,6 +168,7 @@ SCENARIOS = {
     "metrics_graph": lambda: fit_binary_metrics(run_eagerly=False),
     "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
     "progbar": fit_verbose,
+    "optimizer_state": fit_twice_with_differing_optimizer_state,
     "dropout_graph": lambda: fit_dense(run_eagerly=False, dropout=0.3),
     "dropout_eager": lambda: fit_dense(run_eagerly=True, dropout=0.3),
     "syncbn_graph": lambda: fit_dense(run_eagerly=False, batchnorm=True),

@@ -159,3 +159,15 @@ def test_config_differences_are_named():
         "the model has 1 weights on process 0 and 0 here"
     assert first_difference({**base, "optimizer": "[('name', 'sgd')]"}, base) == \
         "the optimizer config is [('name', 'adam')] on process 0 and [('name', 'sgd')] here"
+
+
+def test_configs_compare_without_memory_addresses():
+    from lamina.distribution.consistency import describe
+
+    def my_loss(y_true, y_pred):
+        return keras.ops.mean(keras.ops.square(y_true - y_pred))
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", my_loss)
+    text = describe(model)["compile"]["loss"]
+    assert text.startswith("<function test_configs_compare_without_memory_addresses.") \
+        and "0x" not in text

@@ -12,7 +12,8 @@ from tests.distribution import scenarios
 from tests.distribution.mpi_run import max_relative_difference, mpirun
 
 COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks",
-            "dropout_graph", "dropout_eager", "syncbn_graph", "syncbn_eager"]
+            "dropout_graph", "dropout_eager", "syncbn_graph", "syncbn_eager",
+            "optimizer_state"]
 NAMES = COMPARED + ["progbar"]
 TOLERANCE = 1e-9
 
