@@ -25,8 +25,8 @@ def synchronized_moments(layer, x, mask):
         count = ops.multiply(ops.ones_like(first), _elements_per_channel(x, axes))
     else:
         weights = ops.expand_dims(ops.cast(mask, x.dtype), -1)
-        count = ops.sum(weights, axis=axes, keepdims=True)
         first = ops.sum(ops.multiply(weights, x), axis=axes, keepdims=True)
+        count = ops.multiply(ops.ones_like(first), ops.sum(weights, axis=axes, keepdims=True))
     total = allreduce_sum(ops.concatenate([first, count], axis=layer.axis))
     first, count = ops.split(total, 2, axis=layer.axis)
     if mask is not None:

@@ -153,6 +153,40 @@ def fit_twice_with_differing_optimizer_state():
     return {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
 
 
+def _own_rows(n, batch, rank, size):
+    """The rows process ``rank`` holds when it feeds its own share of every global batch."""
+    from lamina.backend.collectives import shard_bounds
+    rows = []
+    for start in range(0, n, batch):
+        lo, hi = shard_bounds(min(batch, n - start), rank, size)
+        rows.extend(range(start + lo, start + hi))
+    return np.asarray(rows)
+
+
+def fit_own_shards():
+    """DataParallel(auto_shard_dataset=False): each process feeds its own rows (its share
+    of every global batch of 64, in batches of 32); the union is the one-process run, with
+    Dropout drawn by the global positions."""
+    from lamina.distribution.world import size
+    x, y = data()
+    model = _dense_model(seed=1, dropout=0.2)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    if size() == 1:
+        history = model.fit(x, y, batch_size=64, epochs=2, shuffle=False, verbose=0)
+        evaluate = model.evaluate(x, y, batch_size=64, verbose=0)
+    else:
+        own = _own_rows(len(x), 64, _rank(), size())
+        with keras.distribution.DataParallel(auto_shard_dataset=False).scope():
+            history = model.fit(x[own], y[own], batch_size=32, epochs=2, shuffle=False,
+                                verbose=0)
+            evaluate = model.evaluate(x[own], y[own], batch_size=32, verbose=0)
+    out = {f"weight_{i}": w for i, w in enumerate(model.get_weights())}
+    out.update({f"history_{k}": np.asarray(v) for k, v in history.history.items()})
+    out["evaluate"] = np.asarray(evaluate, dtype="float64")
+    return out
+
+
 def fit_verbose():
     """A fit with a progress bar: process 0 alone prints it."""
     x, y = data(n=128)
@@ -168,6 +202,7 @@ SCENARIOS = {
     "metrics_graph": lambda: fit_binary_metrics(run_eagerly=False),
     "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
     "progbar": fit_verbose,
+    "own_shards": fit_own_shards,
     "optimizer_state": fit_twice_with_differing_optimizer_state,
     "dropout_graph": lambda: fit_dense(run_eagerly=False, dropout=0.3),
     "dropout_eager": lambda: fit_dense(run_eagerly=True, dropout=0.3),

@@ -171,3 +171,22 @@ def test_configs_compare_without_memory_addresses():
     text = describe(model)["compile"]["loss"]
     assert text.startswith("<function test_configs_compare_without_memory_addresses.") \
         and "0x" not in text
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_synchronized_moments_in_a_world_of_one_equal_the_local_ones(masked):
+    from lamina.distribution.batch_stats import synchronized_moments
+    from lamina.distribution.sample_positions import rows_of_step
+    layer = keras.layers.BatchNormalization(synchronized=True)
+    x = keras.ops.convert_to_tensor(np.random.default_rng(0).normal(size=(5, 4, 3)))
+    layer.build(x.shape)
+    mask = keras.ops.convert_to_tensor(np.arange(20).reshape(5, 4) % 3 > 0) if masked \
+        else None
+    assert synchronized_moments(layer, x, mask) is None          # no step running
+    data_parallel = dist.DataParallel()
+    dist.set_distribution(data_parallel)
+    with rows_of_step(data_parallel.offset_variable(), 5):
+        mean, variance = synchronized_moments(layer, x, mask)
+    expected_mean, expected_variance = layer._moments(x, mask)
+    np.testing.assert_allclose(mean.numpy(), expected_mean.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(variance.numpy(), expected_variance.numpy(), rtol=1e-12)
