@@ -109,4 +109,5 @@ def mismatch(out):
 if __name__ == "__main__":
     keras.distribution.initialize()
     keras.distribution.set_distribution(keras.distribution.DataParallel())
-    {"kill": kill, "raise": raise_error, "stray": stray, "mismatch": mismatch}[sys.argv[2]](sys.argv[1])
+    modes = {"kill": kill, "raise": raise_error, "stray": stray, "mismatch": mismatch}
+    modes[sys.argv[2]](sys.argv[1])

@@ -2,6 +2,7 @@
 reason, where mpirun or mpi4py is missing) and read what each process wrote."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,9 +19,7 @@ ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 def skip_reason() -> str | None:
     if shutil.which("mpirun") is None:
         return "mpirun not found (pip install lamina[distributed], or apt-get install openmpi-bin)"
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mpi4py") is None:
         return "mpi4py not installed (pip install lamina[distributed])"
     return None
 
@@ -34,8 +33,8 @@ def mpirun(script: str, *args, n: int = 2, timeout: float = 240, check: bool = T
     command = ["mpirun", "-n", str(n), "--oversubscribe",
                *[a for k in (env or {}) for a in ("-x", k)], sys.executable,
                os.path.join(HERE, script), *map(str, args)]
-    result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV, **(env or {})}, timeout=timeout,
-                            capture_output=True, text=True)
+    result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV, **(env or {})},
+                            timeout=timeout, capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed ({result.returncode}):\n"
                              f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}")
