@@ -62,6 +62,11 @@ class Communicator:
         if self.size == 1:
             return
         request = self.comm.Iallreduce(mpi().IN_PLACE, buffer, op=mpi().SUM)
+        # MPI moves non-blocking collectives along inside MPI calls: let the buckets
+        # already in flight progress while this one starts.
+        for pending in self._pending.values():
+            if not callable(pending):
+                pending.Test()
         self._pending[_address(buffer)] = request
 
     def wait_(self, buffer) -> None:
