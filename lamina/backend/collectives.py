@@ -125,11 +125,6 @@ class Communicator:
             return value
         return self.comm.bcast(value, root=root)
 
-    def gather_rows(self, array):
-        """The rows of every process's ``array`` concatenated in rank order (host)."""
-        parts = self.allgather_object(_contiguous(array))
-        return np.concatenate(parts, axis=0)
-
     def barrier(self) -> None:
         if self.size > 1:
             wait_request(self.comm.Ibarrier())

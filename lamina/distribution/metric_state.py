@@ -10,7 +10,7 @@ from __future__ import annotations
 from .world import world
 
 
-def _state_variables(model) -> list:
+def state_variables(model) -> list:
     seen, out = set(), []
     for metric in model.metrics:
         for variable in metric.variables:
@@ -24,7 +24,7 @@ def global_results(model) -> dict:
     """``model.get_metrics_result()`` of the states summed over all processes, as Python
     numbers (the same on every process)."""
     from ..trainers.loops import pythonify_logs
-    variables = _state_variables(model)
+    variables = state_variables(model)
     local = [v.numpy().copy() for v in variables]
     summed = world().allreduce_host(local)
     try:

@@ -43,7 +43,7 @@ class DistributedStep:
         rows = _rows(data)
         if self.distribution.auto_shard_dataset:
             lo, hi = shard_bounds(rows, comm.rank, comm.size)
-            if rows < comm.size:       # decided alike on every process: none waits alone
+            if rows < comm.size and self.kind == "train":   # alike everywhere: none waits
                 raise ValueError(
                     f"{self.model.name}: a global batch of {rows} row(s) cannot be split "
                     f"over {comm.size} processes (each needs at least one row); use a "
@@ -59,14 +59,33 @@ class DistributedStep:
         offset = self.distribution.offset_variable()
         offset.assign(lo if self.distribution.auto_shard_dataset else
                       _rows_before(comm, local_rows))
-        with rows_of_step(offset, local_rows):
-            out = self.function(local)
+        if local_rows:
+            with rows_of_step(offset, local_rows):
+                out = self.function(local)
+        elif self.kind == "test":       # a batch with fewer rows than processes
+            out = self._test_without_rows(data, offset)
+        else:
+            out = None
         if self.kind == "predict":
             return _gather(out)
         from .metric_state import global_results
         logs = dict(out) if isinstance(out, dict) else {}
         logs.update(global_results(self.model))
         return logs
+
+
+    def _test_without_rows(self, data, offset):
+        """A process with no rows of a test batch runs the step on the batch's first row
+        (so its metrics get built like its peers') and then takes that row's contribution
+        back out of the metric states."""
+        from .metric_state import state_variables
+        before = {id(v): v.numpy().copy() for v in state_variables(self.model)}
+        with rows_of_step(offset, 1):
+            out = self.function(_slice(data, 0, 1))
+        for variable in state_variables(self.model):
+            value = before.get(id(variable))
+            variable.assign(value if value is not None else variable.numpy() * 0)
+        return out
 
 
 def _rows(data) -> int:
@@ -100,10 +119,13 @@ def _host_int(n: int):
 
 
 def _gather(out):
+    """Every process's outputs (None where it had no rows), rows in process order."""
     from .. import ops, tree
-    comm = world()
+    host = None if out is None else tree.map_structure(lambda t: t.numpy(), out)
+    parts = [p for p in world().allgather_object(host) if p is not None]
     return tree.map_structure(
-        lambda t: ops.convert_to_tensor(comm.gather_rows(t.numpy())), out)
+        lambda *leaves: ops.concatenate([ops.convert_to_tensor(v) for v in leaves], axis=0),
+        *parts)
 
 
 __all__ = ["distribute_step", "is_stale", "DistributedStep"]

@@ -187,6 +187,18 @@ def fit_own_shards():
     return out
 
 
+def tiny_batches():
+    """evaluate and predict in batches of 1 row: process 1 has no rows (it skips the step
+    and contributes nothing); the results are one process's."""
+    x, y = data(n=7)
+    model = _dense_model(seed=1)
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    return {"evaluate": np.asarray(model.evaluate(x, y, batch_size=1, verbose=0)),
+            "predict": model.predict(x, batch_size=1, verbose=0),
+            "predict_3": model.predict(x, batch_size=3, verbose=0)}
+
+
 def fit_verbose():
     """A fit with a progress bar: process 0 alone prints it."""
     x, y = data(n=128)
@@ -203,6 +215,7 @@ SCENARIOS = {
     "metrics_eager": lambda: fit_binary_metrics(run_eagerly=True),
     "progbar": fit_verbose,
     "own_shards": fit_own_shards,
+    "tiny_batches": tiny_batches,
     "optimizer_state": fit_twice_with_differing_optimizer_state,
     "dropout_graph": lambda: fit_dense(run_eagerly=False, dropout=0.3),
     "dropout_eager": lambda: fit_dense(run_eagerly=True, dropout=0.3),

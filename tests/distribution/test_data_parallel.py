@@ -13,7 +13,7 @@ from tests.distribution.mpi_run import max_relative_difference, mpirun
 
 COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks",
             "dropout_graph", "dropout_eager", "syncbn_graph", "syncbn_eager",
-            "optimizer_state", "own_shards"]
+            "optimizer_state", "own_shards", "tiny_batches"]
 NAMES = COMPARED + ["progbar"]
 TOLERANCE = 1e-9
 
