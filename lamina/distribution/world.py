@@ -53,8 +53,12 @@ def size() -> int:
 
 
 def is_chief() -> bool:
-    """True on process 0, the one that writes files and shows progress."""
-    return world().rank == 0
+    """False on the processes other than 0 while a distribution is set: process 0 alone
+    writes files and shows progress (without a distribution every process is on its own)."""
+    if world().rank == 0:
+        return True
+    from .strategies import distribution
+    return distribution() is None
 
 
 def launched_by_mpi() -> bool:

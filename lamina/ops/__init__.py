@@ -112,7 +112,7 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
 _FAMILIES += (_adaptive_pooling, _distances)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
-from . import collectives as _collectives  # lamina.distribution's allreduce ops (no public function)
+from . import collectives as _collectives  # allreduce ops of lamina.distribution (not public)
 _FAMILIES += (_collectives,)
 from . import random_rows as _random_rows  # draws by global row (lamina.distribution)
 _FAMILIES += (_random_rows,)
