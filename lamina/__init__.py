@@ -55,3 +55,5 @@ __all__ += ["visualization"]
 from . import quantizers         # issue 15: keras.quantizers (int8 quantization)
 from .quantizers import Quantizer
 __all__ += ["quantizers", "Quantizer"]
+from . import distribution   # issue 14: keras.distribution (data parallelism over MPI)
+__all__ += ["distribution"]

@@ -9,6 +9,7 @@ import warnings
 from ..saving.object_registration import register_builtin
 from .callback import Callback
 from .model_checkpoint import check_save_freq
+from ..distribution.world import is_chief
 
 WEIGHTS_FILE = "latest.weights.h5"
 METADATA_FILE = "training_metadata.json"
@@ -88,7 +89,8 @@ class BackupAndRestore(Callback):
                              f"batch of data or with model.build(input_shape).")
         self._epoch_ended = False
         from ..saving.training_state import remove_leftovers
-        remove_leftovers(self.backup_dir, (WEIGHTS_FILE, METADATA_FILE))
+        if is_chief():           # under DataParallel, process 0 alone writes backups
+            remove_leftovers(self.backup_dir, (WEIGHTS_FILE, METADATA_FILE))
         try:
             self._load_model()
         except (OSError, ValueError, KeyError):
@@ -185,6 +187,8 @@ class BackupAndRestore(Callback):
         from ..saving import rng_state, training_state
         from ..saving.atomic import atomic_path
         self._epoch_ended = False
+        if not is_chief():
+            return
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint:
             for path in (self._weights_path, self._training_metadata_path):
@@ -209,7 +213,7 @@ class BackupAndRestore(Callback):
     def on_train_end(self, logs=None):
         if self.delete_checkpoint:
             self._epoch_ended = False
-            if os.path.exists(self.backup_dir):
+            if os.path.exists(self.backup_dir) and is_chief():
                 shutil.rmtree(self.backup_dir)
         elif self._epoch_ended:
             self._save_model(step=0)

@@ -1,6 +1,7 @@
 """``CallbackList``: calls every callback's hook in order."""
 from __future__ import annotations
 
+from ..distribution.world import is_chief
 from .callback import Callback
 from .history import History
 from .progbar_logger import ProgbarLogger
@@ -13,6 +14,8 @@ class CallbackList(Callback):
                  **params):
         super().__init__()
         self.callbacks = list(callbacks or [])
+        if not is_chief():       # DataParallel: loggers that only write run on process 0
+            self.callbacks = [c for c in self.callbacks if not getattr(c, "chief_only", False)]
         for callback in self.callbacks:
             if not isinstance(callback, Callback):
                 raise TypeError(f"callbacks must be lamina.callbacks.Callback instances; "

@@ -33,6 +33,8 @@ class CSVLogger(Callback):
 
     _keras_module = "keras.callbacks"
 
+    chief_only = True            # under DataParallel, process 0 alone writes the file
+
     def __init__(self, filename, separator=",", append=False):
         super().__init__()
         if not isinstance(filename, (str, os.PathLike)):

@@ -6,6 +6,7 @@ import warnings
 
 from ..saving.object_registration import register_builtin
 from .monitor_callback import MonitorCallback, check_number
+from ..distribution.world import is_chief
 
 WEIGHTS_SUFFIX = ".weights.h5"
 MODEL_SUFFIXES = (".keras", ".h5")
@@ -119,8 +120,8 @@ class ModelCheckpoint(MonitorCallback):
     def _save_model(self, epoch: int, batch, logs) -> None:
         logs = logs or {}
         filepath = self._get_file_path(epoch, batch, logs)
-        if not self._should_save_model(epoch, logs, filepath):
-            return
+        if not self._should_save_model(epoch, logs, filepath) or not is_chief():
+            return                   # under DataParallel, process 0 alone writes
         if os.path.isdir(filepath):
             raise IsADirectoryError(f"Please specify a non-directory filepath for "
                                     f"ModelCheckpoint. Filepath used is an existing "

@@ -75,6 +75,8 @@ class TensorBoard(Callback):
 
     _keras_module = "keras.callbacks"
 
+    chief_only = True            # under DataParallel, process 0 alone writes events
+
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True,
                  write_images=False, write_steps_per_second=False, update_freq="epoch",
                  profile_batch=0, embeddings_freq=0, embeddings_metadata=None):

@@ -115,6 +115,10 @@ _FAMILIES += (_adaptive_pooling, _distances)
 _FAMILIES += (_quantized,)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
+from . import collectives as _collectives  # allreduce ops of lamina.distribution (not public)
+_FAMILIES += (_collectives,)
+from . import random_rows as _random_rows  # draws by global row (lamina.distribution)
+_FAMILIES += (_random_rows,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 

@@ -41,6 +41,8 @@ from .op import Op, Spec, register_op, shape_from_like
 __all__ = ["random_uniform", "random_normal", "random_truncated_normal", "random_bernoulli",
            "random_randint", "dropout"]
 
+# Set by lamina.distribution.sample_positions while a data-parallel step runs.
+global_rows_hook = None
 TRUNCATED_NORMAL_CANDIDATES = 16
 TRUNCATION_BOUND = 2.0
 _CANDIDATE_STRIDE = 1 << 64
@@ -191,7 +193,10 @@ def _draw(op: Op, op_name: str, shape: tuple, seed, backend, like=None, **attrs)
     if like is None and any(isinstance(d, DynamicDim) for d in shape):
         shape, like = resolve_dims(op_name, shape)
     inputs = (counter,) if like is None else (counter, like)
-    result = op(*inputs, shape=shape, key=key, **attrs)
+    # Under DataParallel: a draw over the batch's rows takes its rows' global positions.
+    result = global_rows_hook(op, inputs, shape, key, attrs) if global_rows_hook else None
+    if result is None:
+        result = op(*inputs, shape=shape, key=key, **attrs)
     if generator is not None:
         generator.advance()
     return result

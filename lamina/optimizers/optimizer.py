@@ -31,6 +31,7 @@ from ..saving.object_registration import serialize_keras_object
 from . import schedules
 from .arguments import check_base_arguments, check_learning_rate, pop_legacy_arguments
 from .clipping import clip_gradients
+from ..distribution.gradients import reduce_gradients
 from .gradient_checks import prepare_gradients, resolve_variables
 from .moving_average import accumulate_gradients, update_moving_averages
 from .optimizer_state import OptimizerState
@@ -152,6 +153,7 @@ class Optimizer(WeightDecay, OptimizerState):
         variables = resolve_variables(self, grads, trainable_variables)
         with no_grad():
             grads, variables = prepare_gradients(type(self).__name__, grads, variables)
+            grads = reduce_gradients(grads)      # summed over DataParallel processes
             if self.loss_scale_factor is not None:
                 grads = [ops.divide(g, self.loss_scale_factor) for g in grads]
             if self.gradient_accumulation_steps:

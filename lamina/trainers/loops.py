@@ -4,6 +4,8 @@ from __future__ import annotations
 import warnings
 
 from .. import ops, tree
+from ..distribution.sync import begin_fit, fit_barrier
+from ..distribution.world import is_chief
 from . import argument_checks as check
 from .debug_limits import cap_epochs, cap_steps
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
@@ -52,8 +54,8 @@ def pythonify_logs(logs: dict) -> dict:
 
 def _verbose(verbose) -> int:
     from .. import config
-    if not config.is_interactive_logging_enabled():
-        return 0
+    if not config.is_interactive_logging_enabled() or not is_chief():
+        return 0            # under DataParallel, process 0 alone shows progress
     if verbose == "auto":
         return 1
     if verbose not in (0, 1, 2, True, False):
@@ -142,7 +144,9 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
         if hasattr(callback, "set_callback_list"):     # BackupAndRestore saves the others
             callback.set_callback_list(callbacks)
     model.stop_training = False
+    fit_barrier()           # DataParallel: process 0's writes of an earlier fit are done
     callbacks.on_train_begin()
+    begin_fit(model)        # DataParallel: same weights, shuffles and configs everywhere
     # BackupAndRestore's on_train_begin sets model._initial_epoch (and _initial_step, the
     # batches of that epoch its backup had trained on) to resume after its last backup;
     # they are read once here and cleared, so a later fit starts where it is told.

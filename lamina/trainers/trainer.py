@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import ops, tree
 from ..autograd.tape import GradientTape
 from ..core import structure
+from ..distribution.steps import distribute_step, is_stale
 from ..models.host_prefix import apply_host_prefix
 from ..utils.ignored_arguments import warn_ignored
 from . import argument_checks as check
@@ -179,25 +180,30 @@ class Trainer:
     # otherwise (the default) each step is traced once per input signature into a graph
     # and run from its compiled plan.
     def make_train_function(self, force: bool = False):
-        if getattr(self, "train_function", None) is None or force:
+        if getattr(self, "train_function", None) is None or force or \
+                is_stale(self.train_function):
             self.train_function = self._compiled(self.train_step, "train_step", train=True)
         return self.train_function
 
     def make_test_function(self, force: bool = False):
-        if getattr(self, "test_function", None) is None or force:
+        if getattr(self, "test_function", None) is None or force or \
+                is_stale(self.test_function):
             self.test_function = self._compiled(self.test_step, "test_step")
         return self.test_function
 
     def make_predict_function(self, force: bool = False):
-        if getattr(self, "predict_function", None) is None or force:
+        if getattr(self, "predict_function", None) is None or force or \
+                is_stale(self.predict_function):
             self.predict_function = self._compiled(self.predict_step, "predict_step")
         return self.predict_function
 
     def _compiled(self, step, name: str, train: bool = False):
-        if getattr(self, "run_eagerly", False):
-            return step
-        from .compiled_step import CompiledStep
-        return CompiledStep(self, step, name, train=train)
+        function = step
+        if not getattr(self, "run_eagerly", False):
+            from .compiled_step import CompiledStep
+            function = CompiledStep(self, step, name, train=train)
+        # Under a DataParallel distribution: this process's rows of each batch.
+        return distribute_step(self, function, name.split("_")[0])
 
     # ---------------------------------------------------------------- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,

@@ -45,7 +45,6 @@ EXCLUDED = {
 # keras.applications: MobileNet(V2, V3), EfficientNetB0-B7 are built; these are not (yet).
 # Names that a later issue builds; never stubbed here.
 PENDING = {
-    "keras.distribution": "issue 14 (data-parallel training)",
     # Issue 15 built int8 model quantization (Dense, EinsumDense, Embedding) and every
     # keras.quantizers function; Keras's other model modes are not built: each needs its
     # own layer variables, calls and saving (int4: packed kernels with sub-channel scales;

@@ -30,3 +30,4 @@ def optimize(graph, passes=None):
 from . import simplify, constant_fold, cse  # noqa: E402,F401
 from . import fold_batchnorm, fuse  # noqa: E402,F401
 from . import fuse_elementwise  # noqa: E402,F401
+from . import schedule_collectives  # noqa: E402,F401  (last: it orders, never rewrites)

@@ -10,6 +10,7 @@ from ...graph.trace import runs_for_real
 from ...backend import epsilon as backend_epsilon
 from ..input_spec import InputSpec
 from ..layer import Layer
+from ...distribution.batch_stats import synchronized_moments
 
 
 class BatchNormalization(Layer):
@@ -44,7 +45,7 @@ class BatchNormalization(Layer):
         if renorm:
             raise ValueError(f"{self.name}: argument 'renorm' (batch renormalization) is not "
                              f"supported by Lamina; received renorm={renorm!r}")
-        self.synchronized = bool(synchronized)   # one device: nothing to synchronize
+        self.synchronized = bool(synchronized)   # reduced across DataParallel processes
         self.renorm = False
         self.renorm_clipping = renorm_clipping
         self.renorm_momentum = renorm_momentum
@@ -112,7 +113,9 @@ class BatchNormalization(Layer):
             inputs = ops.cast(inputs, "float32")   # batch statistics overflow in float16
         dtype = inputs.dtype
         if training and self.trainable:
-            mean, variance = self._moments(inputs, mask)
+            # synchronized=True: the global batch's statistics under DataParallel
+            moments = synchronized_moments(self, inputs, mask) if self.synchronized else None
+            mean, variance = moments or self._moments(inputs, mask)
             if runs_for_real(inputs):              # shape-only symbolic calls update nothing
                 keep, new = self.momentum, 1.0 - self.momentum
                 for moving, batch in ((self.moving_mean, mean),

@@ -1,0 +1,30 @@
+"""``list_devices`` / ``get_device_count``: one device per process of the MPI world."""
+from __future__ import annotations
+
+_TYPES = ("cpu", "gpu")
+
+
+def _device_type(device_type) -> str:
+    if device_type is None:
+        from ..backend import get_backend
+        return "gpu" if get_backend().name == "cupy" else "cpu"
+    kind = str(device_type).lower()
+    if kind not in _TYPES:
+        raise ValueError(f"lamina.distribution: argument 'device_type' must be None, 'cpu' "
+                         f"or 'gpu'; received {device_type!r}")
+    return kind
+
+
+def list_devices(device_type=None) -> list:
+    """``["cpu:0", "cpu:1", ...]``: the device of each process (Lamina runs one process per
+    device), for the active backend's kind unless ``device_type`` names one."""
+    from .world import size
+    kind = _device_type(device_type)
+    return [f"{kind}:{i}" for i in range(size())]
+
+
+def get_device_count(device_type=None) -> int:
+    return len(list_devices(device_type))
+
+
+__all__ = ["list_devices", "get_device_count"]

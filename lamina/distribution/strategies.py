@@ -1,0 +1,207 @@
+"""Keras 3's distributions: ``DataParallel`` (trains), ``ModelParallel`` (constructs; training
+with it is not supported yet), and the global ``distribution()`` / ``set_distribution()``.
+
+Under ``DataParallel`` every process runs the same script on the same arrays; ``fit``,
+``evaluate`` and ``predict`` split each global batch by rows across the processes
+(``lamina.distribution.steps``) and the optimizer sums the gradients weighted by each
+process's rows (``lamina.distribution.gradients``), so training equals one process.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from .layouts import DeviceMesh, LayoutMap, TensorLayout
+
+DEFAULT_BATCH_DIM_NAME = "batch"
+DEFAULT_BUCKET_BYTES = 25 * 2 ** 20       # gradients are exchanged in buckets of ~25 MiB
+
+_CURRENT = None
+
+
+class Distribution:
+    """Base class: a device mesh, the batch axis and whether datasets are split."""
+
+    def __init__(self, device_mesh, batch_dim_name=None, auto_shard_dataset=True):
+        self._device_mesh = device_mesh
+        self._batch_dim_name = batch_dim_name
+        self._auto_shard_dataset = bool(auto_shard_dataset)
+
+    @property
+    def device_mesh(self):
+        return self._device_mesh
+
+    @property
+    def batch_dim_name(self):
+        return self._batch_dim_name
+
+    @property
+    def auto_shard_dataset(self) -> bool:
+        return self._auto_shard_dataset
+
+    @auto_shard_dataset.setter
+    def auto_shard_dataset(self, value) -> None:
+        self._auto_shard_dataset = bool(value)
+
+    @property
+    def num_processes(self) -> int:
+        from .world import size
+        return size()
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Make this the distribution inside a ``with`` block."""
+        previous = distribution()
+        set_distribution(self)
+        try:
+            yield
+        finally:
+            set_distribution(previous)
+
+    def get_data_layout(self, data_shape):
+        axes = [None] * len(data_shape)
+        axes[0] = self.batch_dim_name
+        return TensorLayout(axes, self.device_mesh)
+
+    def get_variable_layout(self, variable):
+        layout = getattr(variable, "_layout", None)
+        return layout if layout is not None else \
+            TensorLayout([None] * len(variable.shape), self.device_mesh)
+
+    def get_tensor_layout(self, path):
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} device_mesh={self.device_mesh}>"
+
+
+class DataParallel(Distribution):
+    """Replicate the model on every process and split each batch by rows across them.
+
+    ``devices`` / ``device_mesh`` default to one device per process (``list_devices()``);
+    a mesh must have as many devices as there are processes (its first axis is the batch
+    axis). ``auto_shard_dataset=False`` means each process already feeds its own part of
+    the data: its batches are used whole and the global batch is their union.
+    ``bucket_bytes`` (an attribute, default 25 MiB) sizes the gradient buckets.
+    """
+
+    def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True):
+        from .world import size
+        if device_mesh is not None:
+            if not isinstance(device_mesh, DeviceMesh):
+                raise ValueError(f"DataParallel: argument 'device_mesh' must be a DeviceMesh; "
+                                 f"received {device_mesh!r} of type "
+                                 f"{type(device_mesh).__name__}")
+            mesh, batch_dim = device_mesh, device_mesh.axis_names[0]
+        else:
+            if devices is not None and len(devices):
+                from .layouts import _flatten
+                flat = _flatten(devices)
+            else:
+                from .devices import list_devices
+                flat = list_devices()
+            mesh = DeviceMesh((len(flat),), [DEFAULT_BATCH_DIM_NAME], flat)
+            batch_dim = DEFAULT_BATCH_DIM_NAME
+        if mesh.size != size():
+            raise ValueError(f"DataParallel: the mesh has {mesh.size} devices but the world "
+                             f"has {size()} processes; Lamina runs one process per device "
+                             f"(start them with mpirun -n {mesh.size} and call "
+                             f"lamina.distribution.initialize())")
+        super().__init__(mesh, batch_dim, auto_shard_dataset)
+        self.bucket_bytes = DEFAULT_BUCKET_BYTES
+        self._share = self._offset = None
+
+    @property
+    def num_model_replicas(self) -> int:
+        return self.device_mesh.size
+
+    def offset_variable(self):
+        """An int64 scalar Variable: the global position of this process's first row in
+        the batch of the running step (random layers draw by it)."""
+        if self._offset is None:
+            from ..autograd.variable import Variable
+            self._offset = Variable(0, dtype="int64", trainable=False,
+                                    name="data_parallel_offset")
+        return self._offset
+
+    def share_variable(self):
+        """A float64 scalar Variable: this process's rows / the global batch's rows, set
+        before every train step and read by the gradient exchange (in graphs too)."""
+        if self._share is None:
+            from ..autograd.variable import Variable
+            self._share = Variable(1.0, dtype="float64", trainable=False,
+                                   name="data_parallel_share")
+        return self._share
+
+
+class ModelParallel(Distribution):
+    """Keras 3's ``ModelParallel``: constructs and validates, but Lamina cannot train with
+    sharded variables yet (``fit`` / ``evaluate`` / ``predict`` raise); use DataParallel."""
+
+    def __init__(self, *, layout_map=None, batch_dim_name=None, auto_shard_dataset=True,
+                 **kwargs):
+        kwargs.pop("device_mesh", None)
+        if kwargs:
+            raise TypeError(f"ModelParallel: unrecognized keyword argument(s) "
+                            f"{sorted(kwargs)}")
+        if layout_map is None:
+            raise ValueError("ModelParallel: argument 'layout_map' is required (a LayoutMap)")
+        if not isinstance(layout_map, LayoutMap):
+            raise ValueError(f"ModelParallel: argument 'layout_map' must be a LayoutMap; "
+                             f"received {type(layout_map).__name__}")
+        mesh = layout_map.device_mesh
+        super().__init__(mesh, batch_dim_name or mesh.axis_names[0], auto_shard_dataset)
+        self._layout_map = layout_map
+
+    @property
+    def num_model_replicas(self) -> int:
+        return self.device_mesh.shape[self.device_mesh.axis_names.index(self.batch_dim_name)]
+
+
+def not_supported(what: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{what}: training or running a model under ModelParallel (sharded variables) is not "
+        f"supported yet in Lamina; use lamina.distribution.DataParallel() (every process "
+        f"holds the whole model and a share of each batch)")
+
+
+def distribution():
+    """The distribution set by ``set_distribution`` (None when there is none)."""
+    return _CURRENT
+
+
+def set_distribution(value) -> None:
+    """Make ``value`` (a Distribution, or None) the global distribution."""
+    global _CURRENT
+    if value is not None and not isinstance(value, Distribution):
+        raise ValueError(f"set_distribution: argument 'value' must be a Distribution "
+                         f"(DataParallel) or None; received {type(value).__name__}")
+    _CURRENT = value
+    from ..core import structure
+    structure.changed()          # compiled steps must re-trace with (or without) the exchange
+
+
+def data_parallel():
+    """The active DataParallel, or None; ModelParallel raises (it cannot train yet)."""
+    current = _CURRENT
+    if current is None or isinstance(current, DataParallel):
+        return current
+    raise not_supported(type(current).__name__)
+
+
+def distribute_tensor(tensor, layout):
+    """This process's part of ``tensor`` under ``layout``: the rows of its share when the
+    first axis is the batch axis of a data-parallel mesh, else the tensor (replicated)."""
+    from .. import ops
+    from ..backend.collectives import shard_bounds
+    from .world import rank, size
+    axes = layout.axes if isinstance(layout, TensorLayout) else tuple(layout)
+    if any(a is not None for a in axes[1:]):
+        raise not_supported("distribute_tensor (a layout that splits a non-batch axis)")
+    if not axes or axes[0] is None:
+        return tensor
+    lo, hi = shard_bounds(int(tensor.shape[0]), rank(), size())
+    return ops.convert_to_tensor(tensor)[lo:hi]
+
+
+__all__ = ["Distribution", "DataParallel", "ModelParallel", "distribution",
+           "set_distribution", "distribute_tensor", "data_parallel"]
