@@ -7,7 +7,7 @@ _TYPES = ("cpu", "gpu")
 def _device_type(device_type) -> str:
     if device_type is None:
         from ..backend import get_backend
-        return "gpu" if get_backend().name == "cupy" else "cpu"
+        return "cpu" if get_backend().host_arrays else "gpu"
     kind = str(device_type).lower()
     if kind not in _TYPES:
         raise ValueError(f"lamina.distribution: argument 'device_type' must be None, 'cpu' "
