@@ -23,6 +23,7 @@ Pooling is in pooling.py.
 """
 from __future__ import annotations
 
+from . import blas_threads
 from .winograd import WinogradConv, winograd_applies
 
 # Bytes of column buffer per block. 2-3 MiB measured best here (1 MiB L2 per core, two
@@ -159,6 +160,14 @@ class ConvKernels(WinogradConv):
                 else:
                     dst += dcols[:, :, :, :, i, j].transpose(1, 2, 3, 0, 4)
 
+    def _run_blocks(self, run, blocks, disjoint: bool = True) -> list:
+        """``run(part)`` for contiguous parts of ``blocks``: one part per core, on threads
+        with one BLAS thread each, on a CPU backend (see ``backend/blas_threads.py``);
+        the whole list in one call otherwise."""
+        if not (disjoint and self.host_arrays and blas_threads.available()):
+            return [run(blocks)]
+        return blas_threads.run_parts(run, blas_threads.split(blocks, blas_threads.cores()))
+
     @staticmethod
     def _is_pointwise(kernel_hw, strides, pads, dilation) -> bool:
         return kernel_hw == (1, 1) and strides == (1, 1) and pads == ((0, 0), (0, 0))
@@ -188,20 +197,23 @@ class ConvKernels(WinogradConv):
         kdim = kh * kw * cg
         blocks = self._conv_blocks(n, oh, ow * kh * kw * c * x.dtype.itemsize)
         largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
-        buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
         # Filter as (groups, kh*kw*cg, og): the batched right-hand side of the GEMMs.
         wg = w.reshape(kdim, groups, og).transpose(1, 0, 2)
-        result = None if groups == 1 else xp.empty((groups, largest, og), dtype=dtype)
-        for block, xpad, local in self._padded_blocks(x, pads, blocks):
-            n0, n1, r0, r1 = block
-            cols = self._im2col(xpad, local, geometry, groups, buffer)
-            rows = cols.shape[1]
-            target = y[n0:n1, r0:r1]
-            if groups == 1:
-                xp.matmul(cols[0], wg[0], out=target.reshape(rows, cout))
-            else:
-                part = xp.matmul(cols, wg, out=result[:, :rows])
-                target.reshape(rows, groups, og)[...] = part.transpose(1, 0, 2)
+
+        def run(part):                  # blocks write disjoint rows of y
+            buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
+            result = None if groups == 1 else xp.empty((groups, largest, og), dtype=dtype)
+            for block, xpad, local in self._padded_blocks(x, pads, part):
+                n0, n1, r0, r1 = block
+                cols = self._im2col(xpad, local, geometry, groups, buffer)
+                rows = cols.shape[1]
+                target = y[n0:n1, r0:r1]
+                if groups == 1:
+                    xp.matmul(cols[0], wg[0], out=target.reshape(rows, cout))
+                else:
+                    product = xp.matmul(cols, wg, out=result[:, :rows])
+                    target.reshape(rows, groups, og)[...] = product.transpose(1, 0, 2)
+        self._run_blocks(run, blocks)
         return self._finish(y, out)
 
     def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
@@ -234,14 +246,19 @@ class ConvKernels(WinogradConv):
         kdim = kh * kw * cg
         blocks = self._conv_blocks(n, oh, ow * kh * kw * c * dy.dtype.itemsize)
         largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
-        dcols = xp.empty((groups, largest, kdim), dtype=dtype)
         wt = w.reshape(kdim, groups, og).transpose(1, 2, 0)       # (groups, og, kdim)
-        for block in blocks:
-            n0, n1, r0, r1 = block
-            rows = (n1 - n0) * (r1 - r0) * ow
-            dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
-            part = xp.matmul(dyb, wt, out=dcols[:, :rows])
-            self._col2im_add(dxpad, part, block, geometry, groups)
+
+        def run(part):
+            dcols = xp.empty((groups, largest, kdim), dtype=dtype)
+            for block in part:
+                n0, n1, r0, r1 = block
+                rows = (n1 - n0) * (r1 - r0) * ow
+                dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
+                product = xp.matmul(dyb, wt, out=dcols[:, :rows])
+                self._col2im_add(dxpad, product, block, geometry, groups)
+        # Blocks of whole samples scatter into disjoint samples of dxpad; row blocks of
+        # one sample overlap, and stay in one thread.
+        self._run_blocks(run, blocks, disjoint=all(b[2] == 0 and b[3] == oh for b in blocks))
         if plain:
             return self._finish(dxpad, out)
         dx = out if out is not None else xp.empty(input_shape, dtype=dtype)
@@ -265,24 +282,26 @@ class ConvKernels(WinogradConv):
             dw = self._contiguous_out(out, filter_shape, dtype)
             xp.matmul(x.reshape(-1, c).T, dy.reshape(-1, cout), out=dw.reshape(c, cout))
             return self._finish(dw, out)
-        kdim = kh * kw * cg
         geometry = ((kh, kw), strides, dilation, ow)
         blocks = self._conv_blocks(n, oh, ow * kh * kw * c * x.dtype.itemsize)
         largest = max((b[1] - b[0]) * (b[3] - b[2]) for b in blocks) * ow
-        buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
-        total = xp.empty((groups, kdim, og), dtype=dtype)
-        partial = xp.empty((groups, kdim, og), dtype=dtype) if len(blocks) > 1 else None
-        padded = self._padded_blocks(x, pads, blocks)
-        for index, (block, xpad, local) in enumerate(padded):
-            n0, n1, r0, r1 = block
-            cols = self._im2col(xpad, local, geometry, groups, buffer)
-            rows = cols.shape[1]
-            dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
-            if index == 0:
-                xp.matmul(cols.transpose(0, 2, 1), dyb, out=total)
-            else:
-                xp.matmul(cols.transpose(0, 2, 1), dyb, out=partial)
-                total += partial
+
+        def run(part):                  # each block's product of its own
+            buffer = xp.empty(largest * kh * kw * c, dtype=x.dtype)
+            products = []
+            for block, xpad, local in self._padded_blocks(x, pads, part):
+                n0, n1, r0, r1 = block
+                cols = self._im2col(xpad, local, geometry, groups, buffer)
+                rows = cols.shape[1]
+                dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
+                products.append(xp.matmul(cols.transpose(0, 2, 1), dyb))
+            return products
+        # Summed in block order, however the blocks were spread over threads: the same
+        # bits on any number of cores.
+        products = [p for part in self._run_blocks(run, blocks) for p in part]
+        total = products[0]
+        for product in products[1:]:
+            total += product
         dw = self._contiguous_out(out, filter_shape, dtype)
         dw.reshape(kh, kw, cg, groups, og)[...] = \
             total.reshape(groups, kh, kw, cg, og).transpose(1, 2, 3, 0, 4)
