@@ -8,7 +8,7 @@ helpers (``_pad_nhwc``, ``_unpad_into``, ``_contiguous_out``) it uses.
 """
 from __future__ import annotations
 
-from .conv import conv_output_size, _window
+from .conv_blocks import conv_output_size, _window
 
 
 class PoolKernels:
