@@ -5,7 +5,9 @@ Convolution is im2col + GEMM, cache-blocked: the batch is cut into blocks of a f
 cache; each block is filled by one copy from a strided window view and multiplied by the
 filter in one GEMM. Measured on the 2-core build machine this runs at about half of the
 sgemm roofline, against a quarter for one buffer over the whole batch. The same blocks serve
-the filter gradient (``colsᵀ @ dY``, accumulated over blocks). The input gradient at stride
+the filter gradient (``colsᵀ @ dY``, accumulated over blocks in order). On a CPU the blocks
+are spread over the cores, each thread with a one-threaded GEMM (blas_threads.py): the
+copies then run in parallel too. The input gradient at stride
 1 is itself a convolution (of dY with the flipped, in/out-swapped filter, padded so that the
 output is the input's size); at larger strides it is ``dY @ Wᵀ`` scattered back by one
 strided ``+=`` per kernel offset (col2im), which never writes one element twice in a block.
