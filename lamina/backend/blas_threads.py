@@ -109,7 +109,7 @@ def pool() -> ThreadPoolExecutor:
     if _pool is None:
         with _lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(cores(), thread_name_prefix="lamina-blocks")
+                _pool = ThreadPoolExecutor(cores(), thread_name_prefix="conv-blocks")
     return _pool
 
 

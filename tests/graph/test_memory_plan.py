@@ -93,7 +93,11 @@ def test_values_share_fewer_buffers_and_write_in_place(monkeypatch):
     assert "buffers" in str(report) and "MiB" in str(report)
 
 
-def test_fifty_training_steps_allocate_under_one_percent_of_the_arena():
+def test_fifty_training_steps_allocate_under_one_percent_of_the_arena(monkeypatch):
+    # the executor's own allocations: numba's dispatch state for compiled elementwise
+    # chains (about 14 KB, reached in the first steps and then flat) is checked apart, in
+    # tests/backend/test_numba_chain.py
+    monkeypatch.setattr(lamina.backend.get_backend(), "compiled_chains", False)
     # issue 6's figure: MLP 784-512-512-10, batch 128, Adam; the executor's own steps
     rng = np.random.default_rng(0)
     x = rng.standard_normal((128, 784)).astype("float32")
