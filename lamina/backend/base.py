@@ -51,6 +51,8 @@ Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 """
 from __future__ import annotations
 
+import contextlib
+
 from typing import Any
 
 from .conv import ConvKernels
@@ -182,6 +184,12 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
 
     def clip(self, x, lo, hi, out=None):
         return self.xp.clip(x, lo, hi, out=out)
+
+    def plan_scope(self, op_names: frozenset):
+        """The context manager a graph plan of ``op_names`` runs its steps in (entered
+        on every run; it may be entered by several threads at once): the convolution
+        blocks' one (conv_blocks.py) where it applies, else nothing."""
+        return self._conv_plan_scope(op_names) or contextlib.nullcontext()
 
     def compiles_chain(self, program=None) -> bool:
         """Whether ``elementwise_chain`` runs ``program`` as one compiled kernel (None: any

@@ -23,8 +23,24 @@ def _window(start: int, count: int, step: int) -> slice:
 
 
 
+# The ops whose kernels spread blocks over the cores (conv.py, fused.py's conv2d_bias_act).
+BLOCKED_OPS = frozenset({"conv2d", "conv2d_bias_act", "conv2d_backprop_input",
+                         "conv2d_backprop_filter"})
+
+
 class ConvBlocks:
     """Mixed into ConvKernels: padding helpers and the im2col blocks."""
+
+    def _conv_plan_scope(self, op_names: frozenset):
+        """A plan with convolutions runs with OpenBLAS on one thread throughout: between
+        two convolutions OpenBLAS's own workers, woken by any other GEMM of the step, spin
+        for a while and take the cores from the block threads (VGG step measured 159 ms
+        with the count switched per convolution, 114 ms with OpenBLAS's threads only,
+        96 ms held at one thread; the step's other GEMMs lose 1.7 ms of that)."""
+        if self.host_arrays and blas_threads.available() and not op_names.isdisjoint(
+                BLOCKED_OPS):
+            return blas_threads.one_blas_thread()
+        return None
 
     # ----------------------------------------------------------------- padding helpers
     def _pad_nhwc(self, x, pads, value=0):

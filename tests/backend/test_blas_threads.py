@@ -74,3 +74,27 @@ def test_split_makes_contiguous_near_equal_runs():
     assert blas_threads.split(list(range(7)), 3) == [[0, 1, 2], [3, 4], [5, 6]]
     assert blas_threads.split([1, 2], 5) == [[1], [2]]
     assert blas_threads.split([], 2) == [[]]
+
+
+def test_a_convolution_plan_holds_one_blas_thread_and_a_dense_one_does_not(monkeypatch):
+    import lamina
+    from lamina.graph import executor
+    get, _ = blas_threads._blas()
+    before = get()
+    seen = {}
+    original = executor.Plan._run_steps
+
+    def spy(self, arrays, mode):
+        seen.setdefault(self.graph.name, set()).add(get())
+        return original(self, arrays, mode)
+
+    monkeypatch.setattr(executor.Plan, "_run_steps", spy)
+    conv = lamina.Sequential([lamina.Input((8, 8, 3)), lamina.layers.Conv2D(4, 3),
+                              lamina.layers.Flatten(), lamina.layers.Dense(2)])
+    dense = lamina.Sequential([lamina.Input((12,)), lamina.layers.Dense(2)])
+    conv.predict(np.ones((4, 8, 8, 3), "float32"), verbose=0)
+    dense.predict(np.ones((4, 12), "float32"), verbose=0)
+    conv_runs = set().union(*(v for name, v in seen.items() if name.split(".")[0] == conv.name))
+    dense_runs = set().union(*(v for name, v in seen.items() if name.split(".")[0] == dense.name))
+    assert conv_runs == {1} and dense_runs == {before}, seen
+    assert get() == before
