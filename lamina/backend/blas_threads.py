@@ -116,11 +116,17 @@ def pool() -> ThreadPoolExecutor:
 _inside = threading.local()
 
 
+def inside() -> bool:
+    """Whether this thread runs a part of :func:`run_parts` (whose own parts would run in
+    order)."""
+    return getattr(_inside, "active", False)
+
+
 def run_parts(fn, parts: list) -> list:
     """``[fn(part) for part in parts]``, the parts on the pool's threads with one BLAS
     thread each where that is available; in order otherwise (and inside a part, so that
     a part never waits for the pool it runs on)."""
-    if len(parts) < 2 or not available() or getattr(_inside, "active", False):
+    if len(parts) < 2 or not available() or inside():
         return [fn(part) for part in parts]
 
     def part(item):

@@ -98,3 +98,23 @@ def test_a_convolution_plan_holds_one_blas_thread_and_a_dense_one_does_not(monke
     dense_runs = set().union(*(v for name, v in seen.items() if name.split(".")[0] == dense.name))
     assert conv_runs == {1} and dense_runs == {before}, seen
     assert get() == before
+
+
+@pytest.mark.parametrize("pads", [((0, 0), (0, 0)), ((1, 1), (1, 1))])
+def test_pooling_in_parts_of_samples_gives_the_bits_of_one_call(pads, monkeypatch):
+    from lamina.backend import pooling
+    backend = get_backend("numpy")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((9, 32, 32, 16)).astype("float32")
+    assert x.size >= pooling.SPLIT_ELEMENTS and backend._sample_parts(x) is not None
+    results = []
+    for split in (True, False):
+        if not split:
+            monkeypatch.setattr(blas_threads, "available", lambda: False)
+        y = backend.pool2d(x, "max", (3, 3), (2, 2), pads)
+        avg = backend.pool2d(x, "avg", (3, 3), (2, 2), pads)
+        dy = np.random.default_rng(4).standard_normal(y.shape).astype("float32")
+        dx = backend.max_pool2d_backprop(x, y, dy, (3, 3), (2, 2), pads)
+        results.append((y, avg, dx))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
