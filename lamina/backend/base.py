@@ -63,6 +63,9 @@ from .linalg import LinalgKernels
 from .ordering import OrderingKernels
 from .rng import RandomKernels
 
+# Elementwise work on at least this many elements is split over the cores (map_samples).
+_SPLIT_ELEMENTS = 1 << 17
+
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
          "square", "reciprocal", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
          "round", "logical_not", "isnan", "isinf", "isfinite")
@@ -190,6 +193,19 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
         on every run; it may be entered by several threads at once): the convolution
         blocks' one (conv_blocks.py) where it applies, else nothing."""
         return self._conv_plan_scope(op_names) or contextlib.nullcontext()
+
+    def map_samples(self, fn, n: int, size: int) -> None:
+        """``fn(start, stop)`` over contiguous runs of a batch of ``n`` samples (``size``
+        elements in all): one run per core on a CPU backend for big batches (numpy's loops
+        release the GIL), else ``fn(0, n)``. For elementwise work on batch slices, whose
+        numbers do not depend on the split."""
+        from . import blas_threads
+        if (not self.host_arrays or n < 2 or size < _SPLIT_ELEMENTS or blas_threads.inside()
+                or not blas_threads.available()):
+            fn(0, n)
+            return
+        runs = blas_threads.split(list(range(n)), blas_threads.cores())
+        blas_threads.run_parts(lambda run: fn(run[0], run[-1] + 1), runs)
 
     def compiles_chain(self, program=None) -> bool:
         """Whether ``elementwise_chain`` runs ``program`` as one compiled kernel (None: any

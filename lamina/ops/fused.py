@@ -194,7 +194,14 @@ class Conv2DBiasAct(_FusedLinear):
         y_out, mask_out = _split_out(out, save_mask)
         pads = Conv2D.pads(padding, x.shape[1:3], w.shape, strides, dilation)
         y = backend.conv2d(x, w, strides, pads, dilation, groups, out=y_out)
-        return _epilogue(backend, y, bias, activation, save_mask, mask_out)
+        if save_mask and mask_out is None:
+            mask_out = backend.empty(y.shape, y.dtype)
+
+        def samples(start, stop):           # the epilogue of a run of samples, in place
+            _epilogue(backend, y[start:stop], bias, activation, save_mask,
+                      mask_out[start:stop] if save_mask else None)
+        backend.map_samples(samples, y.shape[0], y.size)
+        return (y, mask_out) if save_mask else y
 
 
 def dense_bias_act(x, w, bias=None, activation: str = "linear", save_mask: bool = False):
