@@ -1,9 +1,10 @@
-"""Shared pieces of the benchmarks: the matmul roofline, best-of timing, the workloads'
-FLOP counts (the same as ../shared/bench/peers.py, so figures sit side by side)."""
+"""Shared pieces of the benchmarks: the matmul roofline, best-of and per-call timing, the
+workloads' FLOP counts (the same as ../shared/bench/peers.py, so figures sit side by side)."""
 from __future__ import annotations
 
 import os
 import sys
+import statistics
 import time
 
 import numpy as np
@@ -59,3 +60,16 @@ def cnn(keras):
         layers.Conv2D(64, 3, padding="same", activation="relu"), layers.MaxPooling2D(),
         layers.Flatten(), layers.Dense(256, activation="relu"), layers.Dropout(0.5),
         layers.Dense(10)])
+
+
+def per_call_us(fn, calls: int, warmup: int = 50) -> float:
+    """Median over 5 rounds of ``calls`` calls of ``fn``, in microseconds per call."""
+    for _ in range(warmup):
+        fn()
+    rounds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        rounds.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(rounds)

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
-import time
 import warnings
 
 import numpy as np
 
-import common  # noqa: F401  (puts the repository on sys.path)
+from common import per_call_us  # (common also puts the repository on sys.path)
 
 import lamina  # noqa: E402
 from lamina.datasets import digits  # noqa: E402
@@ -77,18 +75,6 @@ def file_size(model, folder: str, name: str) -> int:
     return os.path.getsize(target)
 
 
-def per_call_us(fn, calls: int) -> float:
-    for _ in range(20):
-        fn()
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        rounds.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(rounds)
-
-
 def onnx_rows(float_model, int8_model, x, calls: int, folder: str) -> list:
     """Batch-1 onnxruntime latency of the float32 and int8 exports (one thread), and the
     int8 one against Lamina's float32 predict; [] without onnx/onnxruntime."""
@@ -108,8 +94,8 @@ def onnx_rows(float_model, int8_model, x, calls: int, folder: str) -> list:
         feed = {session.get_inputs()[0].name: x}
         np.testing.assert_allclose(session.run(None, feed)[0], m.predict_on_batch(x),
                                    rtol=1e-5, atol=1e-5)
-        times[label] = per_call_us(lambda: session.run(None, feed), calls)
-    lamina_float = per_call_us(lambda: float_model.predict_on_batch(x), calls)
+        times[label] = per_call_us(lambda: session.run(None, feed), calls, warmup=20)
+    lamina_float = per_call_us(lambda: float_model.predict_on_batch(x), calls, warmup=20)
     return [("onnxruntime float32, batch 1 (us)", times["float32"], ""),
             ("onnxruntime int8, batch 1 (us)", times["int8"], ""),
             ("onnxruntime int8 / Lamina float32 predict, batch 1",
@@ -143,7 +129,7 @@ def int8_rows(model=None, calls: int = 2000, epochs: int = 10) -> list:
         times = {}
         for label, m in (("float32", float_model), ("int8", int8_model)):
             m.predict_on_batch(x)
-            times[label] = per_call_us(lambda: m.predict_on_batch(x),
+            times[label] = per_call_us(lambda: m.predict_on_batch(x), warmup=20, calls=
                                        max(calls // batch, 20))
         rows += [(f"predict_on_batch float32, batch {batch} (us)", times["float32"], ""),
                  (f"predict_on_batch int8, batch {batch} (us)", times["int8"], ""),

@@ -4,26 +4,12 @@ against the bare numpy computation (three ``x @ W + b`` with ReLU) as the floor.
     python benchmarks/predict_latency.py [--calls 2000]
 """
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-from common import mlp
+from common import mlp, per_call_us
 
 import lamina as keras  # noqa: E402
-
-
-def per_call_us(fn, calls: int) -> float:
-    for _ in range(50):
-        fn()
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        rounds.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(rounds)
 
 
 def main():
