@@ -249,9 +249,11 @@ def test_a_program_compiles_only_after_its_first_calls(monkeypatch):
 
 
 def test_compiled_training_steps_hold_no_growing_memory():
-    """After warm-up, more steps of a plan with compiled chains keep no memory: a second
-    round of 60 steps adds under 2 KB (a leak of one small object per chain call would
-    add 60 x 20 chains)."""
+    """After warm-up, more steps of a plan with compiled chains keep no memory that grows
+    with the calls: a third round of 60 steps adds under 8 KB, where a leak of one small
+    object (56 bytes) per chain call would add 60 steps x 12 chains x 56 B = 40 KB. (What
+    remains is pymalloc and numba's dispatch bookkeeping: 1.6-2.9 KB, shrinking round by
+    round.)"""
     import gc
     import tracemalloc
     rng = np.random.default_rng(0)
@@ -274,4 +276,4 @@ def test_compiled_training_steps_hold_no_growing_memory():
             rounds.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
-    assert rounds[2] - rounds[1] < 2048, rounds
+    assert rounds[2] - rounds[1] < 8192, rounds
