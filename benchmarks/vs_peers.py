@@ -29,17 +29,20 @@ BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 WORKLOADS = {"mlp_train": "samples/s", "cnn_train": "samples/s", "mlp_infer_b1": "us/call"}
 
 
-def run_lamina(quick: bool) -> None:
-    """The peers' workloads in Lamina (graph mode), as peers.py's JSON lines."""
+def run_lamina(quick: bool, conv_threads: bool = False) -> None:
+    """The peers' workloads in Lamina (graph mode), as peers.py's JSON lines;
+    ``conv_threads``: with the opt-in ``backend.conv_threads`` (its own column)."""
     sys.path.insert(0, HERE)
     import numpy as np
     from common import cnn, mlp
     import lamina as keras
 
+    keras.backend.get_backend().conv_threads = conv_threads
+    name = "lamina conv_threads" if conv_threads else "lamina"
     rng = np.random.default_rng(0)
 
     def emit(workload, value, unit):
-        print(json.dumps({"peer": "lamina", "workload": workload, "value": round(value, 3),
+        print(json.dumps({"peer": name, "workload": workload, "value": round(value, 3),
                           "unit": unit}), flush=True)
 
     def train(build, x, y, batch, epochs):
@@ -101,13 +104,17 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--ways", choices=("both", "env", "unset"), default="both")
+    parser.add_argument("--conv-threads", action="store_true",
+                        help="also run Lamina with backend.conv_threads = True (a column)")
     parser.add_argument("--emit-lamina", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.emit_lamina:
-        return run_lamina(args.quick)
+        return run_lamina(args.quick, args.conv_threads)
     quick = ["--quick"] if args.quick else []
     commands = {"lamina": [sys.executable, os.path.abspath(__file__), "--emit-lamina", *quick],
                 "gemm": [sys.executable, os.path.join(HERE, "peers.py"), "gemm"]}
+    if args.conv_threads:
+        commands["lamina conv_threads"] = [*commands["lamina"], "--conv-threads"]
     if args.torch:
         commands["torch"] = [args.torch, os.path.join(HERE, "peers.py"), "torch", *quick]
     if args.keras:

@@ -196,12 +196,12 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
 
     def map_samples(self, fn, n: int, size: int) -> None:
         """``fn(start, stop)`` over contiguous runs of a batch of ``n`` samples (``size``
-        elements in all): one run per core on a CPU backend for big batches (numpy's loops
-        release the GIL), else ``fn(0, n)``. For elementwise work on batch slices, whose
+        elements in all): one run per core on a CPU backend with ``conv_threads`` for big
+        batches (numpy's loops release the GIL), else ``fn(0, n)``. For elementwise work on batch slices, whose
         numbers do not depend on the split."""
         from . import blas_threads
-        if (not self.host_arrays or n < 2 or size < _SPLIT_ELEMENTS or blas_threads.inside()
-                or not blas_threads.available()):
+        if (not self.conv_threads or not self.host_arrays or n < 2 or size < _SPLIT_ELEMENTS
+                or blas_threads.inside() or not blas_threads.available()):
             fn(0, n)
             return
         runs = blas_threads.split(list(range(n)), blas_threads.cores())

@@ -31,14 +31,24 @@ BLOCKED_OPS = frozenset({"conv2d", "conv2d_bias_act", "conv2d_backprop_input",
 class ConvBlocks:
     """Mixed into ConvKernels: padding helpers and the im2col blocks."""
 
+    conv_threads = False
+    """Opt-in (``backend.conv_threads = True``, before tracing): convolution blocks,
+    pooling and the conv epilogue run on every core, and a graph plan with convolutions
+    holds OpenBLAS at one thread for the whole step (VGG step 116 -> 95 ms on 2 cores).
+    Off by default because of that hold: the plan's other GEMMs (its Dense layers) then
+    run one-threaded, and OpenBLAS's one- and two-threaded GEMMs can differ in the last
+    bits, so such a graph would no longer equal eager mode bit for bit. Switched per
+    convolution instead (no hold), OpenBLAS's workers, woken by the other GEMMs, spin
+    against the block threads and the step gets slower (159 ms)."""
+
     def _conv_plan_scope(self, op_names: frozenset):
         """A plan with convolutions runs with OpenBLAS on one thread throughout: between
         two convolutions OpenBLAS's own workers, woken by any other GEMM of the step, spin
         for a while and take the cores from the block threads (VGG step measured 159 ms
         with the count switched per convolution, 114 ms with OpenBLAS's threads only,
         96 ms held at one thread; the step's other GEMMs lose 1.7 ms of that)."""
-        if self.host_arrays and blas_threads.available() and not op_names.isdisjoint(
-                BLOCKED_OPS):
+        if self.conv_threads and self.host_arrays and blas_threads.available() and \
+                not op_names.isdisjoint(BLOCKED_OPS):
             return blas_threads.one_blas_thread()
         return None
 
@@ -161,7 +171,8 @@ class ConvBlocks:
         """``run(part)`` for contiguous parts of ``blocks``: one part per core, on threads
         with one BLAS thread each, on a CPU backend (see ``backend/blas_threads.py``);
         the whole list in one call otherwise."""
-        if not (disjoint and self.host_arrays and blas_threads.available()):
+        if not (disjoint and self.conv_threads and self.host_arrays
+                and blas_threads.available()):
             return [run(blocks)]
         return blas_threads.run_parts(run, blas_threads.split(blocks, blas_threads.cores()))
 

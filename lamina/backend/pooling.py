@@ -56,11 +56,11 @@ class PoolKernels:
 
     def _sample_parts(self, x):
         """Contiguous (start, stop) runs of the batch, one per core, or None where the
-        batch is pooled in one call (a device backend, one core, a small batch, or
-        already inside a part)."""
+        batch is pooled in one call (``conv_threads`` off, a device backend, one core, a
+        small batch, or already inside a part)."""
         n = x.shape[0]
-        if (not self.host_arrays or x.size < SPLIT_ELEMENTS or n < 2
-                or blas_threads.inside() or not blas_threads.available()):
+        if (not self.conv_threads or not self.host_arrays or x.size < SPLIT_ELEMENTS
+                or n < 2 or blas_threads.inside() or not blas_threads.available()):
             return None
         return [(run[0], run[-1] + 1)
                 for run in blas_threads.split(list(range(n)), blas_threads.cores())]

@@ -1,5 +1,6 @@
-"""Convolution blocks on several cores (lamina/backend/blas_threads.py): the same bits as
-in one thread, OpenBLAS's thread count restored, no deadlock when a part asks again."""
+"""Convolution blocks on several cores (lamina/backend/blas_threads.py, opt-in with
+``backend.conv_threads``): the same bits as in one thread, OpenBLAS's thread count
+restored, no deadlock when a part asks again; off by default, nothing changes."""
 import threading
 
 import numpy as np
@@ -10,6 +11,12 @@ from lamina.backend import blas_threads, get_backend
 pytestmark = pytest.mark.skipif(not blas_threads.available(),
                                 reason="one core, or numpy's BLAS is not an OpenBLAS "
                                        "whose thread count can be set")
+
+
+@pytest.fixture(autouse=True)
+def _conv_threads(monkeypatch):
+    """The opt-in (Backend.conv_threads) on for these tests."""
+    monkeypatch.setattr(get_backend("numpy"), "conv_threads", True)
 
 
 def _kernels(backend, x, w, dy, strides, pads):
@@ -118,3 +125,21 @@ def test_pooling_in_parts_of_samples_gives_the_bits_of_one_call(pads, monkeypatc
         results.append((y, avg, dx))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+
+def test_off_by_default_a_convolution_plan_leaves_openblas_alone(monkeypatch):
+    """Default: no block threads and no hold, so the plan's GEMMs run as eager's do."""
+    import lamina
+    monkeypatch.setattr(get_backend("numpy"), "conv_threads", False)
+    get, _ = blas_threads._blas()
+    before = get()
+    calls = []
+    monkeypatch.setattr(blas_threads, "run_parts", lambda fn, parts: calls.append(parts))
+    model = lamina.Sequential([lamina.Input((16, 16, 8)), lamina.layers.Conv2D(8, 3),
+                               lamina.layers.MaxPooling2D(), lamina.layers.Flatten(),
+                               lamina.layers.Dense(2)])
+    model.predict(np.ones((64, 16, 16, 8), "float32"), verbose=0)
+    assert calls == [] and get() == before
+    assert get_backend("numpy").plan_scope(frozenset({"conv2d"})).__class__.__name__ == \
+        "nullcontext"
