@@ -181,10 +181,10 @@ def _written(source: str, digest: str) -> str:
 def run(program, inputs, out=None):
     """``program`` over numpy ``inputs`` (one dtype of :data:`DTYPES`, steps that
     :func:`compiles`) into ``out``: a flat loop where every input is a scalar or a
-    C-contiguous array of the output's shape and ``out`` is one of them or overlaps none,
-    the ufunc otherwise (numpy buffers overlapping operands). None (nothing computed) for
-    the program's first ``COMPILE_AFTER - 1`` calls in this process, which the caller runs
-    step by step."""
+    writable C-contiguous array of the output's shape and ``out`` is one of them or
+    overlaps none, the ufunc otherwise (numpy buffers overlapping operands). None
+    (nothing computed) for the program's first ``COMPILE_AFTER - 1`` calls in this
+    process, which the caller runs step by step."""
     import numpy
     key = (program, inputs[0].dtype.name)
     calls = _calls.get(key, 0)
@@ -207,8 +207,8 @@ def run(program, inputs, out=None):
             args.append(a.reshape(-1)[0])
             kinds.append("s")
             continue
-        elif a.shape == shape and a.flags.c_contiguous:
-            kinds.append("a")
+        elif a.shape == shape and a.flags.c_contiguous and a.flags.writeable:
+            kinds.append("a")           # (a read-only array is another numba type)
         else:
             break
         args.append(a.reshape(-1))

@@ -277,3 +277,15 @@ def test_compiled_training_steps_hold_no_growing_memory():
     finally:
         tracemalloc.stop()
     assert rounds[2] - rounds[1] < 8192, rounds
+
+
+def test_read_only_inputs_take_the_ufunc():
+    """A read-only array (a constant the graph holds) is another numba type than the loop's
+    signature: it runs through the ufunc, with the same bits."""
+    rng = np.random.default_rng(5)
+    m, v, w = (rng.random((8, 6)).astype("float32") for _ in range(3))
+    lr = np.asarray(np.float32(1e-3))
+    v.flags.writeable = False
+    want = _adam_reference(m, lr, v, w)
+    np.testing.assert_array_equal(numba_chain.run(ADAM_VALUE, (m, lr, v, w)), want)
+    np.testing.assert_array_equal(numba_chain.run(ADAM_VALUE, (m, lr, v, w), w), want)
