@@ -212,6 +212,11 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
         program at all); graph mode's fusion pass fuses only the chains that do."""
         return self.fuses_elementwise
 
+    def bound_chain(self, program, dtype: str, out=None):
+        """A plan's kernel for one ``elementwise_chain`` step (``run(*inputs)``), or None:
+        the op's forward then runs each call."""
+        return None
+
     def elementwise_chain(self, program, inputs, out=None):
         """Run a program of unary/binary steps (``lamina/ops/elementwise_chain.py``) over
         ``inputs`` (arrays of one float dtype), the result broadcast to their common shape.

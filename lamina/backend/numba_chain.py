@@ -51,8 +51,8 @@ STEPS = {
 }
 DTYPES = ("float32", "float64")
 
-# A program runs step by step (the same numbers) for its first calls and is compiled at the
-# COMPILE_AFTER-th: a compile costs 0.1-0.5 s, which a chain run a few times (a test, a
+# A program (eager: in the process; in a plan: at its step) runs step by step (the same
+# numbers) for its first calls and is compiled at the COMPILE_AFTER-th: a compile costs 0.1-0.5 s, which a chain run a few times (a test, a
 # short predict) never earns back, while training runs its chains thousands of times.
 COMPILE_AFTER = 8
 
@@ -180,17 +180,41 @@ def _written(source: str, digest: str) -> str:
 
 def run(program, inputs, out=None):
     """``program`` over numpy ``inputs`` (one dtype of :data:`DTYPES`, steps that
-    :func:`compiles`) into ``out``: a flat loop where every input is a scalar or a
-    writable C-contiguous array of the output's shape and ``out`` is one of them or
-    overlaps none, the ufunc otherwise (numpy buffers overlapping operands). None
-    (nothing computed) for the program's first ``COMPILE_AFTER - 1`` calls in this
-    process, which the caller runs step by step."""
-    import numpy
+    :func:`compiles`) into ``out`` (see :func:`_compiled`); None (nothing computed) for
+    the program's first ``COMPILE_AFTER - 1`` calls in this process, which the caller runs
+    step by step. Eager calls come here; a plan binds a :class:`BoundChain` instead."""
     key = (program, inputs[0].dtype.name)
     calls = _calls.get(key, 0)
     if calls < COMPILE_AFTER - 1:
         _calls[key] = calls + 1
         return None
+    return _compiled(program, inputs, out, {})
+
+
+class BoundChain:
+    """One step of a plan that runs ``program``: the program and its dtype were checked
+    when the plan was bound, and the call count and the kernel of each input layout are
+    kept here, so a call neither hashes the program nor scans its steps. The first
+    ``COMPILE_AFTER - 1`` calls run ``step_by_step(inputs, out)``."""
+
+    def __init__(self, program, out, step_by_step):
+        self.program, self.out, self.step_by_step = program, out, step_by_step
+        self.calls = 0
+        self.kernels: dict = {}
+
+    def __call__(self, *inputs):
+        if self.calls < COMPILE_AFTER - 1:
+            self.calls += 1
+            return self.step_by_step(inputs, self.out)
+        return _compiled(self.program, inputs, self.out, self.kernels)
+
+
+def _compiled(program, inputs, out, kernels: dict):
+    """The compiled run: a flat loop where every input is a scalar or a writable
+    C-contiguous array of the output's shape and ``out`` is one of them or overlaps none,
+    the ufunc otherwise (numpy buffers overlapping operands). ``kernels`` caches the
+    kernel per input layout for the caller."""
+    import numpy
     if out is None:
         shape = numpy.broadcast_shapes(*(a.shape for a in inputs))
     elif out.flags.c_contiguous:
@@ -212,14 +236,16 @@ def run(program, inputs, out=None):
         else:
             break
         args.append(a.reshape(-1))
-    if len(kinds) == len(inputs):
-        chain = kernel(program, len(inputs), inputs[0].dtype.name, tuple(kinds))
-        if "o" in kinds:
-            chain(*args)
-            return out
-        if out is None:
-            out = numpy.empty(shape, inputs[0].dtype)
-        chain(*args, out.reshape(-1))
+    layout = tuple(kinds) if len(kinds) == len(inputs) else None
+    chain = kernels.get(layout)
+    if chain is None:
+        chain = kernels[layout] = kernel(program, len(inputs), inputs[0].dtype.name, layout)
+    if layout is None:
+        return chain(*inputs) if out is None else chain(*inputs, out=out)
+    if "o" in layout:
+        chain(*args)
         return out
-    chain = kernel(program, len(inputs), inputs[0].dtype.name)
-    return chain(*inputs) if out is None else chain(*inputs, out=out)
+    if out is None:
+        out = numpy.empty(shape, inputs[0].dtype)
+    chain(*args, out.reshape(-1))
+    return out

@@ -29,6 +29,17 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
         return super().compiles_chain(program) or (
             self.compiled_chains and (program is None or numba_chain.compiles(program)))
 
+    def bound_chain(self, program, dtype: str, out=None):
+        """A plan step's compiled chain (``numba_chain.BoundChain``), or None where the
+        program does not compile (the op's forward then runs)."""
+        if not (self.compiled_chains and dtype in numba_chain.DTYPES
+                and numba_chain.compiles(program)):
+            return None
+
+        def step_by_step(inputs, out):
+            return Backend.elementwise_chain(self, program, inputs, out)
+        return numba_chain.BoundChain(program, out, step_by_step)
+
     def elementwise_chain(self, program, inputs, out=None):
         """The program as one numba ufunc where it compiles (float32/float64 inputs of one
         dtype, exactly rounded steps); otherwise step by step."""

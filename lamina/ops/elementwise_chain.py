@@ -94,6 +94,10 @@ class ElementwiseChain(Op):
     def forward(self, backend, *inputs, out=None, program, dtype):
         return backend.elementwise_chain(program, inputs, out=out)
 
+    def bind(self, backend, inputs, out=None, program=None, dtype=None):
+        """A plan's kernel for this step (numba on numpy), or None (forward runs)."""
+        return backend.bound_chain(program, dtype, out)
+
     def gradient(self, ctx, *grads):
         raise GradientError(f"{self.name} is created by graph optimization after autodiff "
                             f"and has no gradient")

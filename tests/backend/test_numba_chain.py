@@ -289,3 +289,26 @@ def test_read_only_inputs_take_the_ufunc():
     want = _adam_reference(m, lr, v, w)
     np.testing.assert_array_equal(numba_chain.run(ADAM_VALUE, (m, lr, v, w)), want)
     np.testing.assert_array_equal(numba_chain.run(ADAM_VALUE, (m, lr, v, w), w), want)
+
+
+def test_a_plan_binds_each_chain_once_and_compiles_it_at_its_own_count(monkeypatch):
+    """A plan step holds a BoundChain: step by step for its first COMPILE_AFTER - 1 runs,
+    then the kernel it keeps per input layout (the eager counter is not consulted)."""
+    monkeypatch.setattr(numba_chain, "COMPILE_AFTER", 3)
+    monkeypatch.setattr(numba_chain, "_calls", {})
+    seen = []
+    monkeypatch.setattr(numba_chain, "_compiled",
+                        lambda *args, _f=numba_chain._compiled: seen.append(1) or _f(*args))
+
+    @lamina.jit
+    def f(x, y):
+        return ops.subtract(y, ops.divide(ops.multiply(x, 0.5), ops.add(ops.sqrt(y), 1e-7)))
+    args = tensors(np.linspace(-2, 2, 12, dtype="float32"), np.linspace(0.1, 2, 12,
+                                                                           dtype="float32"))
+    want = np.asarray(f(*args).numpy())
+    for run in range(4):
+        np.testing.assert_array_equal(f(*args).numpy(), want)
+    assert len(seen) == 3 and numba_chain._calls == {}        # runs 3, 4 and 5 compiled
+    x, y = (a.numpy() for a in args)
+    np.testing.assert_array_equal(want, y - (x * np.float32(0.5)) / (np.sqrt(y) +
+                                                                     np.float32(1e-7)))
