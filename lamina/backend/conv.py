@@ -19,6 +19,10 @@ Groups are a batch dimension of the GEMMs: the column buffer is laid out group-m
 ``(groups, rows, kh*kw*C/groups)``, and one batched matmul serves all groups. Depthwise
 convolutions (one input channel per group) are kh*kw multiply-adds instead.
 
+Where the backend's ``onednn`` is true (the numpy backend with oneDNN's library present),
+the three kernels go to oneDNN's convolutions first (dnnl_conv.py); the code below runs
+where oneDNN refuses a case (float64, negative pads...) or is absent.
+
 Pooling is in pooling.py; padding, blocks, im2col and the spreading of blocks over cores in
 conv_blocks.py.
 
@@ -45,6 +49,10 @@ class ConvKernels(ConvBlocks, WinogradConv):
         dtype = xp.result_type(x, w)
         if x.size == 0 or w.size == 0:              # an empty batch (or no channels)
             return self._zeros_into(out, (n, oh, ow, cout), dtype)
+        if self.onednn:
+            y = self.dnnl_conv2d(x, w, (n, oh, ow, cout), strides, pads, dilation, groups, out)
+            if y is not None:
+                return y
         if groups > 1 and cg == 1:
             return self._depthwise_conv2d(x, w, strides, pads, dilation, out)
         y = self._contiguous_out(out, (n, oh, ow, cout), dtype)
@@ -86,6 +94,11 @@ class ConvKernels(ConvBlocks, WinogradConv):
         og = cout // groups
         if dy.size == 0 or w.size == 0:
             return self._zeros_into(out, tuple(input_shape), xp.result_type(dy, w))
+        if self.onednn:
+            dx = self.dnnl_conv2d_backprop_input(dy, w, input_shape, strides, pads, dilation,
+                                                 groups, out)
+            if dx is not None:
+                return dx
         if groups > 1 and cg == 1:
             return self._depthwise_backprop_input(dy, w, input_shape, strides, pads, dilation,
                                                   out)
@@ -136,6 +149,11 @@ class ConvKernels(ConvBlocks, WinogradConv):
         dtype = xp.result_type(x, dy)
         if x.size == 0 or dy.size == 0:
             return self._zeros_into(out, tuple(filter_shape), dtype)
+        if self.onednn:
+            dw = self.dnnl_conv2d_backprop_filter(x, dy, filter_shape, strides, pads, dilation,
+                                                  groups, out)
+            if dw is not None:
+                return dw
         if groups > 1 and cg == 1:
             return self._depthwise_backprop_filter(x, dy, filter_shape, strides, pads,
                                                    dilation, out)

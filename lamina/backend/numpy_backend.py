@@ -5,10 +5,12 @@ import numpy
 
 from . import numba_chain
 from .base import Backend
+from .dnnl_conv import DnnlConv
+from .dnnl_pool import DnnlPool
 from .half_precision import HalfPrecisionCompute
 
 
-class NumpyBackend(HalfPrecisionCompute, Backend):
+class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
     name = "numpy"
     device = "cpu"
     xp = numpy
@@ -16,6 +18,7 @@ class NumpyBackend(HalfPrecisionCompute, Backend):
     fuses_elementwise = False
     sums_by_matmul = True
     atomic_scatter_add = False
+    onednn = True                   # where the library loads (dnnl_lib.py)
     # 3x3 stride-1 conv2d forward by Winograd F(2,3): off until it measures faster with
     # multi-threaded BLAS (benchmarks/winograd.py: 1.27-1.39x one-threaded, 0.76-1.00x
     # on 2 cores with default threads); set backend.winograd = True to use it.

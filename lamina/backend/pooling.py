@@ -3,6 +3,9 @@ window offsets of elementwise ops on strided views. The max-pool gradient routes
 output's gradient to the first maximum of its window only, so ties (common after a ReLU)
 do not multiply the gradient. ``pads`` are explicit ``((top, bottom), (left, right))``.
 
+Where the backend's ``onednn`` is true, pooling and both gradients go to oneDNN first
+(dnnl_pool.py); ``max_pool2d_select`` (second order) stays here.
+
 Mixed into the Backend next to the convolution kernels (conv.py), whose padding and output
 helpers (``_pad_nhwc``, ``_unpad_into``, ``_contiguous_out``) it uses.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from . import blas_threads
 from .conv_blocks import conv_output_size, _window
+from .dtype_limits import lowest
 
 # Batches of at least this many input elements are pooled in parts of samples on every
 # core (numpy's elementwise loops release the GIL): below it a thread costs more.
@@ -49,10 +53,7 @@ class PoolKernels:
             o * s == p for o, s, p in zip(out_hw, strides, padded_hw))
 
     def _pool_fill_value(self, dtype):
-        xp = self.xp
-        if xp.dtype(dtype).kind == "f":
-            return -xp.inf
-        return xp.iinfo(dtype).min
+        return lowest(dtype)        # ml_dtypes' bfloat16/float8 too (numpy's iinfo fails)
 
     def _sample_parts(self, x):
         """Contiguous (start, stop) runs of the batch, one per core, or None where the
@@ -71,6 +72,10 @@ class PoolKernels:
         if fn not in ("max", "avg"):
             raise ValueError(f"pool2d: expected fn 'max' or 'avg'; received {fn!r}")
         shape = self._pool_geometry(x.shape, pool_size, strides, pads)
+        if self.onednn:
+            y = self.dnnl_pool2d(x, fn, shape, pool_size, strides, pads, out)
+            if y is not None:
+                return y
         parts = self._sample_parts(x)
         if parts is not None:
             y = out if out is not None else xp.empty(shape, dtype=x.dtype)
@@ -122,6 +127,10 @@ class PoolKernels:
         """Route each ``dy`` to the first maximum of its window (into ``out``, shaped like
         ``x``, when given: a memory plan's buffer instead of a new array per call)."""
         xp = self.xp
+        if self.onednn:
+            dx = self.dnnl_max_pool2d_backprop(x, dy, pool_size, strides, pads, out)
+            if dx is not None:
+                return dx
         parts = self._sample_parts(x)
         if parts is not None:
             dx = out if out is not None else xp.empty(x.shape, dtype=dy.dtype)
@@ -168,6 +177,10 @@ class PoolKernels:
     def avg_pool2d_backprop(self, dy, input_shape, pool_size, strides, pads):
         """Spread each ``dy`` evenly over the real elements of its window."""
         xp = self.xp
+        if self.onednn:
+            dx = self.dnnl_avg_pool2d_backprop(dy, input_shape, pool_size, strides, pads)
+            if dx is not None:
+                return dx
         n, h, w, c = input_shape
         (top, bottom), (left, right) = pads
         padded_hw = (h + top + bottom, w + left + right)

@@ -1,0 +1,190 @@
+"""Convolutions on oneDNN: forward, backward data and backward weights of conv2d (1-D and
+3-D convolutions reach these through conv2d), on NHWC activations and HWIO filters as they
+are, for float32 and bfloat16.
+
+Each kernel returns None where oneDNN refuses the case (no library, another dtype, negative
+pads, an empty batch, only a reference implementation): the numpy kernels then run. A
+primitive is created once per (kind, shapes, dtype, strides, pads, dilation, groups) and kept
+(:data:`_CACHE`); eager mode and graph plans share it, so both modes run the same code on the
+same layout and thread count and get the same bits. Against the numpy im2col kernels the
+difference is float32 rounding of another summation order (tests use rtol 1e-5, atol 1e-5
+relative to the output's scale).
+"""
+from __future__ import annotations
+
+import threading
+
+from . import dnnl_lib as dl
+
+_CACHE: dict = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def cached(key, make):
+    """The primitive of ``key``, made once by ``make()``; None where oneDNN refused it."""
+    try:
+        return _CACHE[key]
+    except KeyError:
+        pass
+    with _CACHE_LOCK:
+        if key not in _CACHE:
+            try:
+                _CACHE[key] = make()
+            except dl.DnnlError:
+                _CACHE[key] = None
+        return _CACHE[key]
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _nchw(rt, shape, dtype):
+    """The descriptor of a C-contiguous NHWC array of ``shape``, as oneDNN's (N, C, H, W)."""
+    n, h, w, c = shape
+    return dl.MemoryDesc(rt, (n, c, h, w), dtype, (h * w * c, 1, w * c, c))
+
+
+def _filter(rt, shape, groups, dtype, any_layout=False):
+    """The descriptor of a C-contiguous HWIO filter: (O, I, KH, KW), or grouped
+    (G, O/G, I/G, KH, KW) with output channel ``g * O/G + o``; ``any_layout``: the same
+    dims in the layout the primitive prefers (the filter is reordered into it)."""
+    kh, kw, cg, cout = shape
+    if any_layout:
+        dims = (cout, cg, kh, kw) if groups == 1 else (groups, cout // groups, cg, kh, kw)
+        return dl.MemoryDesc(rt, dims, dtype)
+    sh, sw, si = kw * cg * cout, cg * cout, cout
+    if groups == 1:
+        return dl.MemoryDesc(rt, (cout, cg, kh, kw), dtype, (1, si, sh, sw))
+    og = cout // groups
+    return dl.MemoryDesc(rt, (groups, og, cg, kh, kw), dtype, (og, 1, si, sh, sw))
+
+
+def _geometry(strides, pads, dilation):
+    return (dl.dims_of(strides), dl.dims_of(d - 1 for d in dilation),
+            dl.dims_of(p[0] for p in pads), dl.dims_of(p[1] for p in pads))
+
+
+class DnnlConv:
+    """Mixed into the numpy backend: oneDNN's convolutions where they apply."""
+
+    def _dnnl_conv_type(self, *arrays):
+        """oneDNN's data type for arrays of one float dtype, or None (numpy runs)."""
+        dtype = arrays[0].dtype
+        if any(a.dtype != dtype or a.size == 0 for a in arrays):
+            return None
+        code = dl.data_type(dtype)
+        return code if dtype.name in ("float32", "bfloat16") else None
+
+    @staticmethod
+    def _refuses_pads(pads) -> bool:
+        return any(p < 0 for pair in pads for p in pair)
+
+    def _forward_pd(self, rt, x_shape, w_shape, y_shape, dtype, strides, pads, dilation,
+                    groups, prop=dl.FORWARD_TRAINING):
+        src, wei = _nchw(rt, x_shape, dtype), _filter(rt, w_shape, groups, dtype, True)
+        dst = _nchw(rt, y_shape, dtype)
+        attr = dl.Attr(rt)
+        geometry = _geometry(strides, pads, dilation)
+        return dl.PrimitiveDesc(rt, lambda pd: rt.lib.dnnl_convolution_forward_primitive_desc_create(
+            pd, rt.engine, prop, dl.CONVOLUTION_DIRECT, src.handle, wei.handle, None,
+            dst.handle, *geometry, attr.handle), "convolution forward")
+
+    def dnnl_conv2d(self, x, w, y_shape, strides, pads, dilation, groups, out=None):
+        """``conv2d`` on oneDNN into a fresh array or ``out``; None where refused."""
+        rt = dl.runtime()
+        dtype = rt and self._dnnl_conv_type(x, w)
+        if not dtype or self._refuses_pads(pads) or 0 in y_shape:
+            return None
+        key = ("conv", x.shape, w.shape, y_shape, dtype, strides, pads, dilation, groups)
+
+        def make():
+            pd = self._forward_pd(rt, x.shape, w.shape, y_shape, dtype, strides, pads,
+                                  dilation, groups)
+            return dl.Primitive(rt, pd, ("src", "weights", "dst"), self.xp,
+                                {"weights": _filter(rt, w.shape, groups, dtype)})
+        primitive = cached(key, make)
+        if primitive is None:
+            return None
+        y = self._dnnl_target(out, y_shape, x.dtype)
+        primitive(src=self.xp.ascontiguousarray(x), weights=self.xp.ascontiguousarray(w),
+                  dst=y)
+        return self._dnnl_finish(y, out)
+
+    def dnnl_conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
+                                   out=None):
+        rt = dl.runtime()
+        dtype = rt and self._dnnl_conv_type(dy, w)
+        if not dtype or self._refuses_pads(pads) or 0 in input_shape:
+            return None
+        input_shape = tuple(input_shape)
+        key = ("conv_bwd_data", dy.shape, w.shape, input_shape, dtype, strides, pads,
+               dilation, groups)
+
+        def make():
+            hint = self._forward_pd(rt, input_shape, w.shape, dy.shape, dtype, strides, pads,
+                                    dilation, groups)
+            dsrc = _nchw(rt, input_shape, dtype)
+            wei = _filter(rt, w.shape, groups, dtype, True)
+            ddst, attr = _nchw(rt, dy.shape, dtype), dl.Attr(rt)
+            geometry = _geometry(strides, pads, dilation)
+            pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_convolution_backward_data_primitive_desc_create(
+                h, rt.engine, dl.CONVOLUTION_DIRECT, dsrc.handle, wei.handle, ddst.handle,
+                *geometry, hint.handle, attr.handle), "convolution backward data")
+            return dl.Primitive(rt, pd, ("diff_dst", "weights", "diff_src"), self.xp,
+                                {"weights": _filter(rt, w.shape, groups, dtype)})
+        primitive = cached(key, make)
+        if primitive is None:
+            return None
+        dx = self._dnnl_target(out, input_shape, dy.dtype)
+        primitive(diff_dst=self.xp.ascontiguousarray(dy),
+                  weights=self.xp.ascontiguousarray(w), diff_src=dx)
+        return self._dnnl_finish(dx, out)
+
+    def dnnl_conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation,
+                                    groups, out=None):
+        rt = dl.runtime()
+        dtype = rt and self._dnnl_conv_type(x, dy)
+        if not dtype or self._refuses_pads(pads):
+            return None
+        filter_shape = tuple(filter_shape)
+        key = ("conv_bwd_weights", x.shape, dy.shape, filter_shape, dtype, strides, pads,
+               dilation, groups)
+
+        def make():
+            hint = self._forward_pd(rt, x.shape, filter_shape, dy.shape, dtype, strides, pads,
+                                    dilation, groups)
+            src = _nchw(rt, x.shape, dtype)
+            dwei = _filter(rt, filter_shape, groups, dtype, True)
+            ddst, attr = _nchw(rt, dy.shape, dtype), dl.Attr(rt)
+            geometry = _geometry(strides, pads, dilation)
+            pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_convolution_backward_weights_primitive_desc_create(
+                h, rt.engine, dl.CONVOLUTION_DIRECT, src.handle, dwei.handle, None,
+                ddst.handle, *geometry, hint.handle, attr.handle),
+                "convolution backward weights")
+            return dl.Primitive(rt, pd, ("src", "diff_dst", "diff_weights"), self.xp,
+                                {"diff_weights": _filter(rt, filter_shape, groups, dtype)},
+                                outputs=("diff_weights",))
+        primitive = cached(key, make)
+        if primitive is None:
+            return None
+        dw = self._dnnl_target(out, filter_shape, x.dtype)
+        primitive(src=self.xp.ascontiguousarray(x), diff_dst=self.xp.ascontiguousarray(dy),
+                  diff_weights=dw)
+        return self._dnnl_finish(dw, out)
+
+    # ----------------------------------------------------------------- buffers
+    def _dnnl_target(self, out, shape, dtype):
+        """``out`` itself where oneDNN can write into it, else a fresh C-contiguous array."""
+        if (out is not None and out.dtype == dtype and tuple(out.shape) == tuple(shape)
+                and out.flags.c_contiguous):
+            return out
+        return self.xp.empty(shape, dtype=dtype)
+
+    @staticmethod
+    def _dnnl_finish(y, out):
+        if out is None or out is y:
+            return y
+        out[...] = y
+        return out
