@@ -51,7 +51,6 @@ Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 """
 from __future__ import annotations
 
-import contextlib
 
 from typing import Any
 
@@ -62,9 +61,6 @@ from .int8_matmul import Int8MatmulKernels
 from .linalg import LinalgKernels
 from .ordering import OrderingKernels
 from .rng import RandomKernels
-
-# Elementwise work on at least this many elements is split over the cores (map_samples).
-_SPLIT_ELEMENTS = 1 << 17
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
          "square", "reciprocal", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
@@ -193,25 +189,6 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
 
     def clip(self, x, lo, hi, out=None):
         return self.xp.clip(x, lo, hi, out=out)
-
-    def plan_scope(self, op_names: frozenset):
-        """The context manager a graph plan of ``op_names`` runs its steps in (entered
-        on every run; it may be entered by several threads at once): the convolution
-        blocks' one (conv_blocks.py) where it applies, else nothing."""
-        return self._conv_plan_scope(op_names) or contextlib.nullcontext()
-
-    def map_samples(self, fn, n: int, size: int) -> None:
-        """``fn(start, stop)`` over contiguous runs of a batch of ``n`` samples (``size``
-        elements in all): one run per core on a CPU backend with ``conv_threads`` for big
-        batches (numpy's loops release the GIL), else ``fn(0, n)``. For elementwise work on batch slices, whose
-        numbers do not depend on the split."""
-        from . import blas_threads
-        if (not self.conv_threads or not self.host_arrays or n < 2 or size < _SPLIT_ELEMENTS
-                or blas_threads.inside() or not blas_threads.available()):
-            fn(0, n)
-            return
-        runs = blas_threads.split(list(range(n)), blas_threads.cores())
-        blas_threads.run_parts(lambda run: fn(run[0], run[-1] + 1), runs)
 
     def compiles_chain(self, program=None) -> bool:
         """Whether ``elementwise_chain`` runs ``program`` as one compiled kernel (None: any

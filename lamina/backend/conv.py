@@ -5,9 +5,7 @@ Convolution is im2col + GEMM, cache-blocked: the batch is cut into blocks of a f
 cache; each block is filled by one copy from a strided window view and multiplied by the
 filter in one GEMM. Measured on the 2-core build machine this runs at about half of the
 sgemm roofline, against a quarter for one buffer over the whole batch. The same blocks serve
-the filter gradient (``colsᵀ @ dY``, accumulated over blocks in order). On a CPU the blocks
-are spread over the cores, each thread with a one-threaded GEMM (blas_threads.py): the
-copies then run in parallel too. The input gradient at stride
+the filter gradient (``colsᵀ @ dY``, accumulated over blocks in order). The input gradient at stride
 1 is itself a convolution (of dY with the flipped, in/out-swapped filter, padded so that the
 output is the input's size); at larger strides it is ``dY @ Wᵀ`` scattered back by one
 strided ``+=`` per kernel offset (col2im), which never writes one element twice in a block.
@@ -23,8 +21,7 @@ Where the backend's ``onednn`` is true (the numpy backend with oneDNN's library 
 the three kernels go to oneDNN's convolutions first (dnnl_conv.py); the code below runs
 where oneDNN refuses a case (float64, negative pads...) or is absent.
 
-Pooling is in pooling.py; padding, blocks, im2col and the spreading of blocks over cores in
-conv_blocks.py.
+Pooling is in pooling.py; padding, blocks, im2col and col2im in conv_blocks.py.
 
 ``pads`` are explicit ``((top, bottom), (left, right))``; a negative pad crops.
 """
@@ -82,7 +79,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
                 else:
                     product = xp.matmul(cols, wg, out=result[:, :rows])
                     target.reshape(rows, groups, og)[...] = product.transpose(1, 0, 2)
-        self._run_blocks(run, blocks)
+        run(blocks)
         return self._finish(y, out)
 
     def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
@@ -130,9 +127,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
                 dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
                 product = xp.matmul(dyb, wt, out=dcols[:, :rows])
                 self._col2im_add(dxpad, product, block, geometry, groups)
-        # Blocks of whole samples scatter into disjoint samples of dxpad; row blocks of
-        # one sample overlap, and stay in one thread.
-        self._run_blocks(run, blocks, disjoint=all(b[2] == 0 and b[3] == oh for b in blocks))
+        run(blocks)
         if plain:
             return self._finish(dxpad, out)
         dx = out if out is not None else xp.empty(input_shape, dtype=dtype)
@@ -175,9 +170,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
                 dyb = dy[n0:n1, r0:r1].reshape(rows, groups, og).transpose(1, 0, 2)
                 products.append(xp.matmul(cols.transpose(0, 2, 1), dyb))
             return products
-        # Summed in block order, however the blocks were spread over threads: the same
-        # bits on any number of cores.
-        products = [p for part in self._run_blocks(run, blocks) for p in part]
+        products = run(blocks)                  # summed in block order
         total = products[0]
         for product in products[1:]:
             total += product

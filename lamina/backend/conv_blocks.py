@@ -1,10 +1,8 @@
 """The block machinery of the im2col convolutions (conv.py): padding, blocks of samples
 or output rows sized for the column buffer, the im2col copy and col2im scatter of one
-block, and blocks spread over the cores (blas_threads.py).
+block.
 """
 from __future__ import annotations
-
-from . import blas_threads
 
 # Bytes of column buffer per block. 2-3 MiB measured best here (1 MiB L2 per core, two
 # cores); blocks of 8+ samples at 32x32x32 (9 MiB) fell back to the unblocked speed.
@@ -23,34 +21,8 @@ def _window(start: int, count: int, step: int) -> slice:
 
 
 
-# The ops whose kernels spread blocks over the cores (conv.py, fused.py's conv2d_bias_act).
-BLOCKED_OPS = frozenset({"conv2d", "conv2d_bias_act", "conv2d_backprop_input",
-                         "conv2d_backprop_filter"})
-
-
 class ConvBlocks:
     """Mixed into ConvKernels: padding helpers and the im2col blocks."""
-
-    conv_threads = False
-    """Opt-in (``backend.conv_threads = True``, before tracing): convolution blocks,
-    pooling and the conv epilogue run on every core, and a graph plan with convolutions
-    holds OpenBLAS at one thread for the whole step (VGG step 116 -> 95 ms on 2 cores).
-    Off by default because of that hold: the plan's other GEMMs (its Dense layers) then
-    run one-threaded, and OpenBLAS's one- and two-threaded GEMMs can differ in the last
-    bits, so such a graph would no longer equal eager mode bit for bit. Switched per
-    convolution instead (no hold), OpenBLAS's workers, woken by the other GEMMs, spin
-    against the block threads and the step gets slower (159 ms)."""
-
-    def _conv_plan_scope(self, op_names: frozenset):
-        """A plan with convolutions runs with OpenBLAS on one thread throughout: between
-        two convolutions OpenBLAS's own workers, woken by any other GEMM of the step, spin
-        for a while and take the cores from the block threads (VGG step measured 159 ms
-        with the count switched per convolution, 114 ms with OpenBLAS's threads only,
-        96 ms held at one thread; the step's other GEMMs lose 1.7 ms of that)."""
-        if self.conv_threads and self.host_arrays and blas_threads.available() and \
-                not op_names.isdisjoint(BLOCKED_OPS):
-            return blas_threads.one_blas_thread()
-        return None
 
     # ----------------------------------------------------------------- padding helpers
     def _pad_nhwc(self, x, pads, value=0):
@@ -166,15 +138,6 @@ class ConvBlocks:
                     dst[:, :, :, 0] += dcols[0, :, :, :, i, j]
                 else:
                     dst += dcols[:, :, :, :, i, j].transpose(1, 2, 3, 0, 4)
-
-    def _run_blocks(self, run, blocks, disjoint: bool = True) -> list:
-        """``run(part)`` for contiguous parts of ``blocks``: one part per core, on threads
-        with one BLAS thread each, on a CPU backend (see ``backend/blas_threads.py``);
-        the whole list in one call otherwise."""
-        if not (disjoint and self.conv_threads and self.host_arrays
-                and blas_threads.available()):
-            return [run(blocks)]
-        return blas_threads.run_parts(run, blas_threads.split(blocks, blas_threads.cores()))
 
     @staticmethod
     def _is_pointwise(kernel_hw, strides, pads, dilation) -> bool:

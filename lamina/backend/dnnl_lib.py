@@ -21,6 +21,8 @@ import os
 import sys
 import threading
 
+from .thread_policy import apply_before_openmp, own_cores
+
 # --------------------------------------------------------------------------- constants
 # Values of oneDNN 3.2's enums (dnnl_types.h, dnnl_common_types.h).
 SUCCESS = 0
@@ -31,6 +33,10 @@ CONVOLUTION_DIRECT = 0x1
 DECONVOLUTION_DIRECT = 0xa
 POOLING_MAX, POOLING_AVG_INCLUDE, POOLING_AVG_EXCLUDE = 0x1ff, 0x2ff, 0x3ff
 ELTWISE = {"relu": 0x20, "tanh": 0x21, "sigmoid": 0x29, "linear": 0x26}
+# RNN cells (dnnl_alg_kind_t) and directions (dnnl_rnn_direction_t), for dnnl_rnn.py.
+VANILLA_LSTM, VANILLA_GRU, LBR_GRU = 0x2fff, 0x3fff, 0x4fff
+RNN_LEFT2RIGHT, RNN_RIGHT2LEFT = 1, 2
+RNN_DIFF_WEIGHTS_OVERWRITE = 0x1            # dnnl_rnn_flags_t: no accumulation
 QUERY_IMPL_INFO_STR, QUERY_EXEC_ARG_MD, QUERY_SCRATCHPAD_MD, QUERY_WORKSPACE_MD = 8, 255, 136, 135
 SCRATCHPAD_MODE_USER = 1
 ENGINE_CPU = 1
@@ -65,18 +71,12 @@ def _library_paths():
     yield name                                  # the loader's own search path
 
 
-def _prepare_threads() -> None:
-    """Bound OpenMP's spinning before libgomp starts (thread_policy.py)."""
-    from .thread_policy import apply_before_openmp    # noqa: cycle-free, backend-local
-    apply_before_openmp()
-
-
 def _load():
     if os.environ.get("LAMINA_ONEDNN", "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     if not sys.platform.startswith("linux"):
         return None
-    _prepare_threads()
+    apply_before_openmp()
     for path in _library_paths():
         if path.startswith("/") and not os.path.exists(path):
             continue
@@ -84,9 +84,24 @@ def _load():
             lib = ctypes.CDLL(path)
         except OSError:
             continue
+        if not _is_version_3(lib):
+            return None
         _declare(lib)
         return lib
     return None
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("patch", ctypes.c_int),
+                ("hash", ctypes.c_char_p), ("cpu_runtime", ctypes.c_uint),
+                ("gpu_runtime", ctypes.c_uint)]
+
+
+def _is_version_3(lib) -> bool:
+    """The enum values above are oneDNN 3's (its C API is stable within a major version)."""
+    lib.dnnl_version.restype = ctypes.POINTER(_Version)
+    version = lib.dnnl_version().contents
+    return version.major == 3
 
 
 def _declare(lib) -> None:
@@ -122,8 +137,21 @@ def _declare(lib) -> None:
         "dnnl_pooling_forward_primitive_desc_create":
             [_p, _p, ctypes.c_int, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p],
         "dnnl_reorder_primitive_desc_create": [_p, _p, _p, _p, _p, _p],
+        "dnnl_matmul_primitive_desc_create": [_p, _p, _p, _p, _p, _p, _p],
         "dnnl_pooling_backward_primitive_desc_create":
             [_p, _p, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p, _p],
+        "dnnl_lstm_forward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 11 + [ctypes.c_uint, _p],
+        "dnnl_lstm_backward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 22 + [ctypes.c_uint, _p, _p],
+        "dnnl_gru_forward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 7 + [ctypes.c_uint, _p],
+        "dnnl_gru_backward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 14 + [ctypes.c_uint, _p, _p],
+        "dnnl_lbr_gru_forward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 7 + [ctypes.c_uint, _p],
+        "dnnl_lbr_gru_backward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 14 + [ctypes.c_uint, _p, _p],
     }
     for name, argtypes in table.items():
         fn = getattr(lib, name)
@@ -163,6 +191,7 @@ class _Runtime:
                 != SUCCESS):
             return
         self.lib, self.engine, self.stream = lib, engine, stream
+        own_cores()
 
     def check(self, status: int, what: str) -> None:
         if status != SUCCESS:

@@ -26,7 +26,10 @@ _BOOL = numpy.dtype(bool)
 
 
 def _dtype(dtype) -> numpy.dtype:
-    return numpy.dtype(getattr(dtype, "dtype", dtype))
+    """A dtype, a scalar type, a name or an array (its dtype) -> numpy.dtype."""
+    if not isinstance(dtype, (numpy.dtype, type, str)):
+        dtype = getattr(dtype, "dtype", dtype)
+    return numpy.dtype(dtype)
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy
 
 from ..dtypes import standardize
+from . import dnnl_matmul
 
 try:                                   # registers numpy.dtype("bfloat16")
     import ml_dtypes
@@ -72,6 +73,11 @@ class HalfPrecisionCompute:
             dtype = (out.dtype if out is not None
                      else numpy.result_type(a.dtype, b.dtype) if a.dtype == b.dtype
                      else a.dtype if _is_half(a) else b.dtype)
+            if self.onednn and a.dtype == _BFLOAT16 and b.dtype == _BFLOAT16:
+                # oneDNN's native bfloat16 GEMM, float32 sums rounded once (dnnl_matmul.py)
+                result = dnnl_matmul.bf16_matmul(a, b, dtype, out)
+                if result is not None:
+                    return result
             result = super().matmul(a.astype(_FLOAT32), b.astype(_FLOAT32))
             return _round_into(result, dtype, out)
         return super().matmul(a, b, out=out)

@@ -14,6 +14,8 @@ call, which is what batch-1 int8 inference pays over float32 on the CPU.
 """
 from __future__ import annotations
 
+from . import dnnl_matmul
+
 EXACT_K = 1024
 """The longest contraction one float32 GEMM computes exactly for any int8 operands."""
 
@@ -23,6 +25,11 @@ class Int8MatmulKernels:
     axes) on int8 arrays, giving the exact int32 result."""
 
     def int8_matmul(self, a, b, out=None):
+        if self.onednn:
+            # oneDNN's s8 x s8 -> s32 GEMM where it is exact (VNNI/AMX; dnnl_matmul.py)
+            result = dnnl_matmul.int8_matmul(a, b, out)
+            if result is not None:
+                return result
         xp = self.xp
         a32 = a.astype(xp.float32)
         b32 = b.astype(xp.float32)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy
 
-from . import numba_chain
+from . import dnnl_lib, numba_chain
 from .base import Backend
 from .dnnl_conv import DnnlConv
 from .dnnl_pool import DnnlPool
@@ -27,6 +27,12 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
     # where numba can be imported; set backend.compiled_chains = False before tracing to
     # run chains unfused.
     compiled_chains = numba_chain.available()
+
+    def __init__(self):
+        # oneDNN loads before any kernel runs: its thread policy (thread_policy.py) holds
+        # OpenBLAS at one thread, and every GEMM of the process must see the same count.
+        if self.onednn:
+            dnnl_lib.runtime()
 
     def compiles_chain(self, program=None) -> bool:
         return super().compiles_chain(program) or (

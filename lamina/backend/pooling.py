@@ -11,14 +11,8 @@ helpers (``_pad_nhwc``, ``_unpad_into``, ``_contiguous_out``) it uses.
 """
 from __future__ import annotations
 
-from . import blas_threads
 from .conv_blocks import conv_output_size, _window
 from .dtype_limits import lowest
-
-# Batches of at least this many input elements are pooled in parts of samples on every
-# core (numpy's elementwise loops release the GIL): below it a thread costs more.
-SPLIT_ELEMENTS = 1 << 17
-
 
 class PoolKernels:
     """max/avg pooling and their gradients."""
@@ -55,17 +49,6 @@ class PoolKernels:
     def _pool_fill_value(self, dtype):
         return lowest(dtype)        # ml_dtypes' bfloat16/float8 too (numpy's iinfo fails)
 
-    def _sample_parts(self, x):
-        """Contiguous (start, stop) runs of the batch, one per core, or None where the
-        batch is pooled in one call (``conv_threads`` off, a device backend, one core, a
-        small batch, or already inside a part)."""
-        n = x.shape[0]
-        if (not self.conv_threads or not self.host_arrays or x.size < SPLIT_ELEMENTS
-                or n < 2 or blas_threads.inside() or not blas_threads.available()):
-            return None
-        return [(run[0], run[-1] + 1)
-                for run in blas_threads.split(list(range(n)), blas_threads.cores())]
-
     def pool2d(self, x, fn, pool_size, strides, pads, out=None):
         """Max or average pooling; the average counts only real (unpadded) elements."""
         xp = self.xp
@@ -76,13 +59,6 @@ class PoolKernels:
             y = self.dnnl_pool2d(x, fn, shape, pool_size, strides, pads, out)
             if y is not None:
                 return y
-        parts = self._sample_parts(x)
-        if parts is not None:
-            y = out if out is not None else xp.empty(shape, dtype=x.dtype)
-            blas_threads.run_parts(lambda part: self.pool2d(
-                x[part[0]:part[1]], fn, pool_size, strides, pads, out=y[part[0]:part[1]]),
-                parts)
-            return y
         padded = self._pad_nhwc(x, pads, self._pool_fill_value(x.dtype) if fn == "max" else 0)
         windows = self._pool_windows(padded, pool_size, strides, shape[1:3])
         y = out if out is not None else xp.empty(shape, dtype=x.dtype)
@@ -131,13 +107,6 @@ class PoolKernels:
             dx = self.dnnl_max_pool2d_backprop(x, dy, pool_size, strides, pads, out)
             if dx is not None:
                 return dx
-        parts = self._sample_parts(x)
-        if parts is not None:
-            dx = out if out is not None else xp.empty(x.shape, dtype=dy.dtype)
-            blas_threads.run_parts(lambda part: self.max_pool2d_backprop(
-                *(a[part[0]:part[1]] for a in (x, y, dy)), pool_size, strides, pads,
-                out=dx[part[0]:part[1]]), parts)
-            return dx
         n, h, w, c = x.shape
         (top, bottom), (left, right) = pads
         padded_hw = (h + top + bottom, w + left + right)

@@ -15,6 +15,8 @@ float32 and float16 inputs are computed in float64 and rounded once.
 """
 from __future__ import annotations
 
+from .dtype_limits import is_floating
+
 # Value of erf(1) rounded so that erf(x) - erx is small and exact near x = 1.
 _ERX = 8.45062911510467529297e-01
 
@@ -91,7 +93,7 @@ def erf(xp, x, out=None):
     into it and returned.
     """
     x = xp.asarray(x)
-    float_input = x.dtype.kind == "f"
+    float_input = is_floating(x.dtype)          # bfloat16 (kind 'V') too
     work = x.astype("float64").reshape(-1)
     a = xp.abs(work)
     # |x| >= 6 (and inf) saturates at 1 and NaN stays NaN; the regions below overwrite the rest

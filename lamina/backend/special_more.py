@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from .dtype_limits import is_floating
 from .special import _RA, _RB, _SA, _SB, _polyval, erf
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -27,7 +28,7 @@ _GILES_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.005739507
 
 
 def _finish(xp, x, result, out):
-    if x.dtype.kind == "f" and x.dtype != result.dtype:
+    if is_floating(x.dtype) and x.dtype != result.dtype:     # bfloat16 too
         result = result.astype(x.dtype)
     if out is None:
         return result

@@ -98,9 +98,6 @@ class Plan:
                                        self.memory) if memory_plan else {}
         self._bind()
         self._lock = threading.Lock()
-        # the context the backend runs this plan's steps in (numpy: convolution plans keep
-        # OpenBLAS on one thread and spread blocks over the cores themselves)
-        self._scope = backend.plan_scope(frozenset(node.op.name for node in graph.nodes))
 
     def _bind(self) -> None:
         """Build the planned steps, the direct updates writing into the variables' present
@@ -155,10 +152,6 @@ class Plan:
             self._lock.release()
 
     def _run(self, arrays: list, mode: _Mode):
-        with self._scope:
-            return self._run_steps(arrays, mode)
-
-    def _run_steps(self, arrays: list, mode: _Mode):
         slots = list(self.template)
         for i, array in zip(self.input_slots, arrays):
             slots[i] = array

@@ -196,11 +196,7 @@ class Conv2DBiasAct(_FusedLinear):
         y = backend.conv2d(x, w, strides, pads, dilation, groups, out=y_out)
         if save_mask and mask_out is None:
             mask_out = backend.empty(y.shape, y.dtype)
-
-        def samples(start, stop):           # the epilogue of a run of samples, in place
-            _epilogue(backend, y[start:stop], bias, activation, save_mask,
-                      mask_out[start:stop] if save_mask else None)
-        backend.map_samples(samples, y.shape[0], y.size)
+        _epilogue(backend, y, bias, activation, save_mask, mask_out)
         return (y, mask_out) if save_mask else y
 
 

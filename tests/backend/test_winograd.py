@@ -92,6 +92,7 @@ def test_switch_and_dispatch_rule(monkeypatch):
 
     monkeypatch.setattr(NumpyBackend, "_winograd_conv2d", spy)
     backend = NumpyBackend()
+    backend.onednn = False                             # Winograd is a numpy-kernel path
     assert backend.winograd is False                   # opt-in (see numpy_backend.py)
     x, w = _data((1, 6, 6, 16), 16, np.float32)
     pads = ((1, 1), (1, 1))
