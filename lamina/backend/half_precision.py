@@ -16,6 +16,7 @@ import numpy
 
 from ..dtypes import standardize
 from . import dnnl_matmul
+from .conv_blocks import conv_output_size
 
 try:                                   # registers numpy.dtype("bfloat16")
     import ml_dtypes
@@ -97,16 +98,38 @@ class HalfPrecisionCompute:
                                           *args)
         return _round_into(result, dtype, out)
 
+    # bfloat16 convolutions run natively on oneDNN (float32 accumulation, one rounding;
+    # jit:avx512_core_bf16 / AMX where the CPU has them), else widened to float32.
+    def _native_bf16(self, first, second) -> bool:
+        return self.onednn and first.dtype == _BFLOAT16 and second.dtype == _BFLOAT16
+
     def conv2d(self, x, w, strides, pads, dilation, groups, out=None):
+        if self._native_bf16(x, w):
+            oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
+                                       dilation[a]) for a in range(2))
+            y = self.dnnl_conv2d(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
+                                 dilation, groups, out)
+            if y is not None:
+                return y
         return self._widened("conv2d", x, w, strides, pads, dilation, groups, out=out)
 
     def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
                               out=None):
+        if self._native_bf16(dy, w):
+            dx = self.dnnl_conv2d_backprop_input(dy, w, input_shape, strides, pads,
+                                                 dilation, groups, out)
+            if dx is not None:
+                return dx
         return self._widened("conv2d_backprop_input", dy, w, input_shape, strides, pads,
                              dilation, groups, out=out)
 
     def conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation, groups,
                                out=None):
+        if self._native_bf16(x, dy):
+            dw = self.dnnl_conv2d_backprop_filter(x, dy, filter_shape, strides, pads,
+                                                  dilation, groups, out)
+            if dw is not None:
+                return dw
         return self._widened("conv2d_backprop_filter", x, dy, filter_shape, strides, pads,
                              dilation, groups, out=out)
 

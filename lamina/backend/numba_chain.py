@@ -31,6 +31,8 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 STEPS = {
     # unary: {0} is the operand
@@ -56,8 +58,18 @@ DTYPES = ("float32", "float64")
 # short predict) never earns back, while training runs its chains thousands of times.
 COMPILE_AFTER = 8
 
+# A plan's chain compiles on a worker thread instead (BoundChain): it starts at the chain's
+# BACKGROUND_AFTER-th run, or at its first where the disk cache holds the kernel (a load
+# takes milliseconds), and the plan runs the chain step by step until the kernel is ready.
+# A first ``fit`` no longer pays the compile inside its steps, and one-off graphs (tests,
+# a single predict) never start one.
+BACKGROUND_AFTER = 3
+
 _kernels: dict = {}
 _calls: dict = {}
+_pending: dict = {}
+_lock = threading.Lock()
+_worker = None
 
 
 def available() -> bool:
@@ -135,6 +147,38 @@ def kernel(program, n_inputs: int, dtype: str, kinds=None):
     return compiled
 
 
+def _compile_in_background(key) -> None:
+    """Start compiling (or loading) ``key``'s kernel on the worker thread, once."""
+    global _worker
+    with _lock:
+        if key in _kernels or key in _pending:
+            return
+        if _worker is None:
+            _worker = ThreadPoolExecutor(1, thread_name_prefix="numba-chains")
+
+        def build():
+            try:
+                kernel(*key)
+            finally:
+                with _lock:
+                    _pending.pop(key, None)
+        _pending[key] = _worker.submit(build)
+
+
+def wait_for_compiles(timeout: float | None = None) -> None:
+    """Block until the kernels compiling in the background are ready (tests, benchmarks)."""
+    with _lock:
+        futures = list(_pending.values())
+    for future in futures:
+        future.result(timeout)
+
+
+def _on_disk(key) -> bool:
+    source = python_source(*key)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    return os.path.exists(os.path.join(cache_directory(), f"chain_{digest}.py"))
+
+
 def cache_directory() -> str:
     root = os.environ.get("LAMINA_CACHE_DIR") or os.path.join(
         os.path.expanduser("~"), ".cache", "lamina")
@@ -194,8 +238,9 @@ def run(program, inputs, out=None):
 class BoundChain:
     """One step of a plan that runs ``program``: the program and its dtype were checked
     when the plan was bound, and the call count and the kernel of each input layout are
-    kept here, so a call neither hashes the program nor scans its steps. The first
-    ``COMPILE_AFTER - 1`` calls run ``step_by_step(inputs, out)``."""
+    kept here, so a call neither hashes the program nor scans its steps. Until its kernel
+    is ready (compiled on the worker thread: see BACKGROUND_AFTER) a call runs
+    ``step_by_step(inputs, out)``, with the same numbers."""
 
     def __init__(self, program, out, step_by_step):
         self.program, self.out, self.step_by_step = program, out, step_by_step
@@ -203,17 +248,23 @@ class BoundChain:
         self.kernels: dict = {}
 
     def __call__(self, *inputs):
-        if self.calls < COMPILE_AFTER - 1:
-            self.calls += 1
+        self.calls += 1
+        result = _compiled(self.program, inputs, self.out, self.kernels,
+                           background=self.calls)
+        if result is _NOT_READY:
             return self.step_by_step(inputs, self.out)
-        return _compiled(self.program, inputs, self.out, self.kernels)
+        return result
 
 
-def _compiled(program, inputs, out, kernels: dict):
+_NOT_READY = object()
+
+
+def _compiled(program, inputs, out, kernels: dict, background: int = 0):
     """The compiled run: a flat loop where every input is a scalar or a writable
     C-contiguous array of the output's shape and ``out`` is one of them or overlaps none,
     the ufunc otherwise (numpy buffers overlapping operands). ``kernels`` caches the
-    kernel per input layout for the caller."""
+    kernel per input layout for the caller. ``background``: the caller's call count; a
+    kernel not ready yet is then compiled on the worker thread and _NOT_READY returned."""
     import numpy
     if out is None:
         shape = numpy.broadcast_shapes(*(a.shape for a in inputs))
@@ -239,7 +290,16 @@ def _compiled(program, inputs, out, kernels: dict):
     layout = tuple(kinds) if len(kinds) == len(inputs) else None
     chain = kernels.get(layout)
     if chain is None:
-        chain = kernels[layout] = kernel(program, len(inputs), inputs[0].dtype.name, layout)
+        key = (program, len(inputs), inputs[0].dtype.name, layout)
+        if background:
+            chain = _kernels.get(key)
+            if chain is None:
+                if background >= BACKGROUND_AFTER or (background == 1 and _on_disk(key)):
+                    _compile_in_background(key)
+                return _NOT_READY
+            kernels[layout] = chain
+        else:
+            chain = kernels[layout] = kernel(*key)
     if layout is None:
         return chain(*inputs) if out is None else chain(*inputs, out=out)
     if "o" in layout:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -291,24 +293,41 @@ def test_read_only_inputs_take_the_ufunc():
     np.testing.assert_array_equal(numba_chain.run(ADAM_VALUE, (m, lr, v, w), w), want)
 
 
-def test_a_plan_binds_each_chain_once_and_compiles_it_at_its_own_count(monkeypatch):
-    """A plan step holds a BoundChain: step by step for its first COMPILE_AFTER - 1 runs,
-    then the kernel it keeps per input layout (the eager counter is not consulted)."""
-    monkeypatch.setattr(numba_chain, "COMPILE_AFTER", 3)
+def test_a_plan_compiles_its_chains_on_a_worker_thread(monkeypatch, tmp_path):
+    """A plan step holds a BoundChain: step by step for its first BACKGROUND_AFTER - 1
+    runs, then the kernel compiles on the worker thread (runs go on step by step, same
+    numbers) and later runs use it (the eager counter is not consulted). A kernel already in
+    the disk cache is loaded from the first run."""
+    monkeypatch.setenv("LAMINA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(numba_chain, "_calls", {})
-    seen = []
-    monkeypatch.setattr(numba_chain, "_compiled",
-                        lambda *args, _f=numba_chain._compiled: seen.append(1) or _f(*args))
+    monkeypatch.setattr(numba_chain, "_kernels", {})
+    threads = []
+    monkeypatch.setattr(numba_chain, "kernel", lambda *key, _k=numba_chain.kernel: (
+        threads.append(threading.current_thread().name), _k(*key))[1])
 
-    @lamina.jit
-    def f(x, y):
-        return ops.subtract(y, ops.divide(ops.multiply(x, 0.5), ops.add(ops.sqrt(y), 1e-7)))
+    def make():
+        @lamina.jit
+        def f(x, y):
+            return ops.subtract(y, ops.divide(ops.multiply(x, 0.5),
+                                              ops.add(ops.sqrt(y), 1e-7)))
+        return f
+    f = make()
     args = tensors(np.linspace(-2, 2, 12, dtype="float32"), np.linspace(0.1, 2, 12,
                                                                            dtype="float32"))
-    want = np.asarray(f(*args).numpy())
-    for run in range(4):
-        np.testing.assert_array_equal(f(*args).numpy(), want)
-    assert len(seen) == 3 and numba_chain._calls == {}        # runs 3, 4 and 5 compiled
     x, y = (a.numpy() for a in args)
-    np.testing.assert_array_equal(want, y - (x * np.float32(0.5)) / (np.sqrt(y) +
-                                                                     np.float32(1e-7)))
+    want = y - (x * np.float32(0.5)) / (np.sqrt(y) + np.float32(1e-7))
+    for _ in range(numba_chain.BACKGROUND_AFTER - 1):
+        np.testing.assert_array_equal(f(*args).numpy(), want)
+    assert threads == []                                      # nothing compiled yet
+    np.testing.assert_array_equal(f(*args).numpy(), want)     # starts the compile
+    numba_chain.wait_for_compiles(120)
+    assert threads and all(name.startswith("numba-chains") for name in threads)
+    np.testing.assert_array_equal(f(*args).numpy(), want)     # compiled now
+    assert numba_chain._calls == {}
+    # A new plan of the same program finds the kernel on disk: loaded from its first run.
+    monkeypatch.setattr(numba_chain, "_kernels", {})
+    threads.clear()
+    g = make()
+    np.testing.assert_array_equal(g(*args).numpy(), want)
+    numba_chain.wait_for_compiles(120)
+    assert threads
