@@ -1,0 +1,97 @@
+"""oneDNN's kernels against the numpy kernels, and NHWC against oneDNN's blocked layouts.
+
+    python benchmarks/onednn_kernels.py [--repeats 20]
+
+For the four convolutions of the VGG benchmark model (batch 64, 3x3, 'same') it times the
+forward, backward-data and backward-weights kernels of the numpy backend with oneDNN on and
+off, and oneDNN with its activations in the layout it prefers (``format_tag_any``, what a
+layout pass would keep between oneDNN ops; reorders at the plan's boundaries not counted),
+then max pooling 2x2 and its gradient. Ratios are measured in one run, after warm-up.
+"""
+import argparse
+import time
+
+import numpy as np
+
+from lamina.backend import dnnl_conv, dnnl_lib as dl
+from lamina.backend.numpy_backend import NumpyBackend
+
+CONVS = [(64, 32, 32, 3, 32), (64, 32, 32, 32, 32), (64, 16, 16, 32, 64), (64, 16, 16, 64, 64)]
+ARGS = ((1, 1), ((1, 1), (1, 1)), (1, 1), 1)
+
+
+def timed(fn, repeats):
+    for _ in range(3):
+        fn()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    return (time.perf_counter() - start) / repeats * 1e3
+
+
+def blocked_forward(rt, x, w, y_shape):
+    """The forward primitive with src/dst in oneDNN's chosen layout (buffers of its size)."""
+    dtype = dl.DATA_TYPES["float32"]
+    n, h, wd, c = x.shape
+    src = dl.MemoryDesc(rt, (n, c, h, wd), dtype)
+    dst = dl.MemoryDesc(rt, (y_shape[0], y_shape[3], y_shape[1], y_shape[2]), dtype)
+    wei = dnnl_conv._filter(rt, w.shape, 1, dtype, True)
+    geometry, attr = dnnl_conv._geometry(*ARGS[:3]), dl.Attr(rt)
+    pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_convolution_forward_primitive_desc_create(
+        h, rt.engine, dl.FORWARD_TRAINING, dl.CONVOLUTION_DIRECT, src.handle, wei.handle,
+        None, dst.handle, *geometry, attr.handle), "blocked forward")
+    prim = dl.Primitive(rt, pd, ("src", "weights", "dst"), np,
+                        {"weights": dnnl_conv._filter(rt, w.shape, 1, dtype)})
+    bx = np.zeros(prim.sizes["src"] // 4, "float32")
+    by = np.zeros(prim.sizes["dst"] // 4, "float32")
+    return lambda: prim(src=bx, weights=w, dst=by)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+    rt = dl.runtime()
+    if rt is None:
+        raise SystemExit("oneDNN is not loaded (LAMINA_ONEDNN=0, or not Linux x86-64)")
+    on, off = NumpyBackend(), NumpyBackend()
+    off.onednn = False
+    rng = np.random.default_rng(0)
+    totals = {"numpy": 0.0, "onednn": 0.0}
+    print(f"{'convolution':<26}{'kernel':<16}{'numpy ms':>10}{'oneDNN ms':>11}{'ratio':>8}"
+          f"{'blocked ms':>12}")
+    for n, h, wd, c, o in CONVS:
+        x = rng.standard_normal((n, h, wd, c)).astype("float32")
+        w = rng.standard_normal((3, 3, c, o)).astype("float32")
+        dy = rng.standard_normal((n, h, wd, o)).astype("float32")
+        kernels = {
+            "forward": lambda b: b.conv2d(x, w, *ARGS),
+            "backward data": lambda b: b.conv2d_backprop_input(dy, w, x.shape, *ARGS),
+            "backward weights": lambda b: b.conv2d_backprop_filter(x, dy, w.shape, *ARGS)}
+        for name, kernel in kernels.items():
+            if name == "backward data" and c == 3:
+                continue                     # the first layer's input gradient is pruned
+            t_off = timed(lambda: kernel(off), args.repeats)
+            t_on = timed(lambda: kernel(on), args.repeats)
+            totals["numpy"] += t_off
+            totals["onednn"] += t_on
+            blocked = (f"{timed(blocked_forward(rt, x, w, dy.shape), args.repeats):12.2f}"
+                       if name == "forward" else "")
+            print(f"{str((h, wd, c, o)):<26}{name:<16}{t_off:10.2f}{t_on:11.2f}"
+                  f"{t_off / t_on:7.2f}x{blocked}")
+    print(f"{'all convolutions':<42}{totals['numpy']:10.2f}{totals['onednn']:11.2f}"
+          f"{totals['numpy'] / totals['onednn']:7.2f}x")
+    x = rng.standard_normal((64, 32, 32, 32)).astype("float32")
+    pool = ((2, 2), (2, 2), ((0, 0), (0, 0)))
+    y = on.pool2d(x, "max", *pool)
+    dy = rng.standard_normal(y.shape).astype("float32")
+    for name, kernel in {"max pool": lambda b: b.pool2d(x, "max", *pool),
+                         "max pool gradient": lambda b: b.max_pool2d_backprop(x, y, dy, *pool)
+                         }.items():
+        t_off, t_on = timed(lambda: kernel(off), args.repeats), timed(lambda: kernel(on),
+                                                                      args.repeats)
+        print(f"{'(32, 32, 32)':<26}{name:<16}{t_off:10.2f}{t_on:11.2f}{t_off / t_on:7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
