@@ -20,6 +20,12 @@ _RANK = {"bool": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "uint32": 5,
 _ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16",
             "bool_": "bool", "boolean": "bool"}
 
+# The largest finite value of each float dtype (numpy's ``finfo(dtype).max``; bfloat16's
+# is ml_dtypes.finfo's, (2 - 2**-7) * 2**127, which numpy.finfo cannot give), kept here as
+# numbers so that ops need no array library (nor ml_dtypes) to know them.
+FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+             "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
 _floatx = "float32"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..dtypes import INT_DTYPES, is_float, itemsize, standardize
+from ..dtypes import FLOAT_MAX, INT_DTYPES, is_float, itemsize, standardize
 from ..errors import ShapeError, describe_shape
 from .compare import isnan
 from .core import as_tensor, cast, unchanged, zeros_like
@@ -19,7 +19,8 @@ from .op import Op, Spec, register_op
 
 __all__ = ["saturate_cast", "view"]
 
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": math.inf}
+# A float64 source is never clipped for its own range (inf: nothing is above it).
+_FLOAT_MAX = {**FLOAT_MAX, "float64": math.inf}
 
 
 def _int_range(dtype: str) -> tuple[int, int]:
@@ -53,6 +54,10 @@ def saturate_cast(x, dtype):
         return cast(x, dtype)
     limit = _FLOAT_MAX[dtype]
     if is_float(x.dtype) and limit < _FLOAT_MAX[x.dtype]:
+        if x.dtype == "bfloat16":
+            # float16's 65504 rounds up to 65536 in bfloat16, which float16 cannot hold:
+            # clip in float32, which holds every bfloat16 value and the limit exactly
+            x = cast(x, "float32")
         x = clip(x, -limit, limit)
     return cast(x, dtype)
 

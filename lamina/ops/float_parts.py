@@ -9,7 +9,7 @@ is zeros, ``isreal`` is all true and ``angle`` is 0 or pi (``arctan2(0, x)``).
 from __future__ import annotations
 
 
-from ..dtypes import is_float
+from ..dtypes import FLOAT_MAX, is_float
 from ..errors import DTypeError
 from .compare import Predicate, equal, greater, isinf, isnan, less, logical_and
 from .core import as_tensor, as_tensors, cast, full_like, unchanged, zeros_like
@@ -23,8 +23,7 @@ __all__ = ["fabs", "trunc", "signbit", "isposinf", "isneginf", "nextafter", "nan
            "conjugate", "angle", "isreal"]
 
 # The largest finite value of each float dtype (nan_to_num's default for infinities).
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38,
-              "float64": 1.7976931348623157e308}
+_FLOAT_MAX = FLOAT_MAX
 
 
 @register_op
