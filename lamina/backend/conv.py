@@ -82,6 +82,12 @@ class ConvKernels(ConvBlocks, WinogradConv):
         run(blocks)
         return self._finish(y, out)
 
+    def conv2d_bias_act(self, x, w, bias, strides, pads, dilation, groups, activation,
+                        out=None):
+        """``act(conv2d(x, w) + bias)`` as one kernel where the backend has one (oneDNN's
+        post-ops); None here: the caller runs conv2d and its epilogue."""
+        return None
+
     def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
                               out=None):
         """The gradient of ``conv2d`` with respect to ``x``, shaped ``input_shape``."""

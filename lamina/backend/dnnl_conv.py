@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 
 from . import dnnl_lib as dl
+from .conv_blocks import conv_output_size
 
 _CACHE: dict = {}
 _CACHE_LOCK = threading.Lock()
@@ -82,35 +83,59 @@ class DnnlConv:
         return any(p < 0 for pair in pads for p in pair)
 
     def _forward_pd(self, rt, x_shape, w_shape, y_shape, dtype, strides, pads, dilation,
-                    groups, prop=dl.FORWARD_TRAINING):
+                    groups, prop=dl.FORWARD_TRAINING, bias=False, relu=False):
         src, wei = _nchw(rt, x_shape, dtype), _filter(rt, w_shape, groups, dtype, True)
         dst = _nchw(rt, y_shape, dtype)
-        attr = dl.Attr(rt)
+        bias_md = dl.MemoryDesc(rt, (y_shape[3],), dtype, (1,)) if bias else None
+        attr = dl.Attr(rt, post_ops=[(dl.ELTWISE["relu"], 0.0, 0.0)] if relu else ())
         geometry = _geometry(strides, pads, dilation)
         return dl.PrimitiveDesc(rt, lambda pd: rt.lib.dnnl_convolution_forward_primitive_desc_create(
-            pd, rt.engine, prop, dl.CONVOLUTION_DIRECT, src.handle, wei.handle, None,
-            dst.handle, *geometry, attr.handle), "convolution forward")
+            pd, rt.engine, prop, dl.CONVOLUTION_DIRECT, src.handle, wei.handle,
+            bias_md.handle if bias else None, dst.handle, *geometry, attr.handle),
+            "convolution forward")
 
-    def dnnl_conv2d(self, x, w, y_shape, strides, pads, dilation, groups, out=None):
-        """``conv2d`` on oneDNN into a fresh array or ``out``; None where refused."""
+    def dnnl_conv2d(self, x, w, y_shape, strides, pads, dilation, groups, out=None,
+                    bias=None, relu=False):
+        """``conv2d`` on oneDNN into a fresh array or ``out``; None where refused. With
+        ``bias`` and ``relu``: ``relu(conv2d(x, w) + bias)`` in the same pass (oneDNN adds
+        the bias to the finished float32 sum and applies ``x > 0 ? x : x * 0``: the bits of
+        the separate add and ``y * (y > 0)``, tested)."""
         rt = dl.runtime()
-        dtype = rt and self._dnnl_conv_type(x, w)
+        dtype = rt and (self._dnnl_conv_type(x, w) if bias is None
+                        else self._dnnl_conv_type(x, w, bias))
         if not dtype or self._refuses_pads(pads) or 0 in y_shape:
             return None
-        key = ("conv", x.shape, w.shape, y_shape, dtype, strides, pads, dilation, groups)
+        key = ("conv", x.shape, w.shape, y_shape, dtype, strides, pads, dilation, groups,
+               bias is not None, relu)
+        args = ("src", "weights", "dst") + (("bias",) if bias is not None else ())
 
         def make():
             pd = self._forward_pd(rt, x.shape, w.shape, y_shape, dtype, strides, pads,
-                                  dilation, groups)
-            return dl.Primitive(rt, pd, ("src", "weights", "dst"), self.xp,
+                                  dilation, groups, bias=bias is not None, relu=relu)
+            return dl.Primitive(rt, pd, args, self.xp,
                                 {"weights": _filter(rt, w.shape, groups, dtype)})
         primitive = cached(key, make)
         if primitive is None:
             return None
         y = self._dnnl_target(out, y_shape, x.dtype)
-        primitive(src=self.xp.ascontiguousarray(x), weights=self.xp.ascontiguousarray(w),
-                  dst=y)
+        arrays = {"src": self.xp.ascontiguousarray(x), "weights": self.xp.ascontiguousarray(w),
+                  "dst": y}
+        if bias is not None:
+            arrays["bias"] = self.xp.ascontiguousarray(bias)
+        primitive(**arrays)
         return self._dnnl_finish(y, out)
+
+    def conv2d_bias_act(self, x, w, bias, strides, pads, dilation, groups, activation,
+                        out=None):
+        """``act(conv2d(x, w) + bias)`` in one oneDNN pass (activation 'linear' or 'relu',
+        float32/bfloat16 operands of one dtype); None where it does not apply."""
+        if not self.onednn or activation not in ("linear", "relu") or bias is None or \
+                bias.ndim != 1 or x.size == 0 or w.size == 0:
+            return None
+        oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
+                                   dilation[a]) for a in range(2))
+        return self.dnnl_conv2d(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
+                                dilation, groups, out, bias=bias, relu=activation == "relu")
 
     def dnnl_conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
                                    out=None):

@@ -193,6 +193,14 @@ class Conv2DBiasAct(_FusedLinear):
                 dilation=(1, 1), groups=1, activation="linear", save_mask=False):
         y_out, mask_out = _split_out(out, save_mask)
         pads = Conv2D.pads(padding, x.shape[1:3], w.shape, strides, dilation)
+        y = backend.conv2d_bias_act(x, w, bias, strides, pads, dilation, groups, activation,
+                                    out=y_out)
+        if y is not None:              # one kernel, the bits of the separate steps
+            if not (save_mask and activation == "relu"):
+                return y
+            if mask_out is None:       # the float mask, as _epilogue makes it
+                mask_out = backend.empty(y.shape, y.dtype)
+            return y, backend.binary("greater", y, 0, out=mask_out)  # relu(y) > 0 iff y > 0
         y = backend.conv2d(x, w, strides, pads, dilation, groups, out=y_out)
         if save_mask and mask_out is None:
             mask_out = backend.empty(y.shape, y.dtype)

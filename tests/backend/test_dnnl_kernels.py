@@ -172,3 +172,24 @@ def test_pooling_matches_the_reference(x_shape, pool, strides, padding):
     dxa = on.avg_pool2d_backprop(dy.astype("float32"), x_shape, pool, strides, pads)
     close(dxa, ref_avg_backprop(dy, x_shape, pool, strides, padding))
     assert ran_on_onednn("max_pool_grad") and ran_on_onednn("avg_pool_grad")
+
+
+@needs_onednn
+@pytest.mark.parametrize("activation", ["linear", "relu"])
+def test_bias_and_relu_post_ops_give_the_bits_of_the_separate_steps(activation):
+    """conv2d_bias_act's one oneDNN pass against conv2d, then ``+ bias`` and ``y * (y > 0)``
+    (what eager mode and the fused op's general epilogue compute)."""
+    on, _ = backends()
+    for x_shape, w_shape, groups in [((16, 12, 12, 3), (3, 3, 3, 32), 1),
+                                      ((8, 10, 10, 32), (3, 3, 32, 64), 1),
+                                      ((4, 9, 9, 8), (3, 3, 4, 12), 2)]:
+        x = rng.standard_normal(x_shape).astype("float32")
+        w = rng.standard_normal(w_shape).astype("float32")
+        bias = rng.standard_normal(w_shape[3]).astype("float32")
+        args = ((1, 1), ((1, 1), (1, 1)), (1, 1), groups)
+        want = on.conv2d(x, w, *args) + bias
+        if activation == "relu":
+            want = want * (want > 0)
+        got = on.conv2d_bias_act(x, w, bias, *args, activation)
+        np.testing.assert_array_equal(got, want)
+    assert on.conv2d_bias_act(x, w, bias, *args, "sigmoid") is None   # not bit-equal: numpy
