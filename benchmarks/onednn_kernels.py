@@ -81,6 +81,19 @@ def main():
                   f"{t_off / t_on:7.2f}x{blocked}")
     print(f"{'all convolutions':<42}{totals['numpy']:10.2f}{totals['onednn']:11.2f}"
           f"{totals['numpy'] / totals['onednn']:7.2f}x")
+    # The filters are reordered into each primitive's layout on every call (dnnl_lib's
+    # Primitive): what that costs against the convolutions.
+    reorders = 0.0
+    for _, _, _, c, o in CONVS:
+        w = rng.standard_normal((3, 3, c, o)).astype("float32")
+        prim = dnnl_conv._CACHE[("conv", (64,) + CONVS[0][1:3] + (c,), w.shape,
+                                 (64,) + CONVS[0][1:3] + (o,), 3, *ARGS, False, False)] \
+            if c in (3, 32) and o == 32 else None
+        if prim is None or "weights" not in prim._reorders:
+            continue
+        reorder, buffer, _ = prim._reorders["weights"]
+        reorders += timed(lambda: reorder(src=w, dst=buffer), args.repeats)
+    print(f"filter reorders of the 32x32 convolutions: {reorders * 1e3:.1f} us per step")
     x = rng.standard_normal((64, 32, 32, 32)).astype("float32")
     pool = ((2, 2), (2, 2), ((0, 0), (0, 0)))
     y = on.pool2d(x, "max", *pool)
