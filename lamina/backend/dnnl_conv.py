@@ -128,9 +128,11 @@ class DnnlConv:
     def conv2d_bias_act(self, x, w, bias, strides, pads, dilation, groups, activation,
                         out=None):
         """``act(conv2d(x, w) + bias)`` in one oneDNN pass (activation 'linear' or 'relu',
-        float32/bfloat16 operands of one dtype); None where it does not apply."""
+        float32 operands); None where it does not apply. (bfloat16 is left out: oneDNN adds
+        the bias to the float32 sum before its one rounding, where the separate steps round
+        the sum first.)"""
         if not self.onednn or activation not in ("linear", "relu") or bias is None or \
-                bias.ndim != 1 or x.size == 0 or w.size == 0:
+                bias.ndim != 1 or x.size == 0 or w.size == 0 or x.dtype.name != "float32":
             return None
         oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
                                    dilation[a]) for a in range(2))

@@ -13,24 +13,32 @@ and AVX512-VNNI / AVX-VNNI / AMX-INT8, oneDNN's native kernels do the same work 
   caller asks for it). The summation order is oneDNN's, so a result may differ from the
   widened OpenBLAS GEMM in the last bfloat16 bit (about 1 element in 10**4 measured on the
   MLP's shapes); it is the same kernel for every call of the same shapes.
-* ``int8_matmul``: the exact int32 sums. oneDNN on a CPU without VNNI/AMX sums pairs of
-  int8 products in saturating int16 (``vpmaddubsw``), which is not exact: those CPUs keep
-  the float32 path. With VNNI, oneDNN shifts signed inputs by 128 and subtracts a
-  compensation in int32; every partial sum stays below 2**31 for K <= 2**16
-  (:data:`EXACT_INT8_K`), so the result equals the reference bit for bit.
+* ``int8_matmul``: the exact int32 sums, equal to the reference (the float32-GEMM path)
+  bit for bit. oneDNN on a CPU without VNNI/AMX sums pairs of int8 products in saturating
+  int16 (``vpmaddubsw``), which is not exact: those CPUs keep the float32 path. oneDNN's
+  s32 results are not exact beyond 2**24 (off by 1-2 near 5 * 10**7, where float32's
+  spacing is 4: they pass through float32), so it runs contractions of at most
+  :data:`EXACT_INT8_K` = 1024 terms (every partial sum within 2**24), the float32 path's
+  own bound; longer ones run in chunks of 1024 added in int32, as there.
 
-float32 stays on OpenBLAS: measured on the MLP's shapes (784-512-512-10, batch 128 forward,
-both backward GEMMs, batch-1 predict) oneDNN's float32 matmul is 0.3-1.0x OpenBLAS's speed
-(see the module's benchmark); :func:`matmul` still accepts float32 for that measurement.
+float32 stays on OpenBLAS. With both on one thread, oneDNN's float32 matmul takes
+0.87-1.15x OpenBLAS's time on the MLP's batch-64-256 GEMMs (784-512-512-10: forward, both
+backward GEMMs), 1.3-24x on the 10-wide layer's and 4-5x at batch 1 (predict); it wins only
+through its second thread while thread_policy.py holds OpenBLAS at one (0.53-0.6x at batch
+128 with a free second core, 1.0x when another process holds it: on a shared machine the
+gain comes and goes). :func:`matmul` accepts float32 for benchmarks/matmul_onednn.py; no
+backend method sends float32 here, so float32 results keep OpenBLAS's bits in both modes
+(the graph's fused dense_bias_act binds ``xp.matmul`` for float32, as eager's matmul runs).
 
 Eager and graph mode give the same bits because they reach the same kernel: ops call
 ``backend.matmul`` / ``backend.int8_matmul`` in both modes, and the choice here is a pure
 function of the operands' shapes and dtypes (never of their strides, a buffer's address or
-the mode). A primitive is made once per (shapes, strides, dtypes) and kept; operands are
-described with their strides as they are (a transposed view costs no copy). Measured: the
-result's bits do not depend on the operands' layouts (C or Fortran order, both operands, all
-shape classes above), so a graph plan that materializes a transpose that eager mode passes as
-a view still gets eager's numbers (tests/backend/test_dnnl_matmul.py checks it).
+the mode). A primitive is made once per (shapes, strides, dtypes) and kept; operands with
+dense rows or dense columns are described as they are (a transposed view costs no copy),
+others are copied. Measured: the result's bits do not depend on the operands' layouts (C or
+Fortran order, both operands, all shape classes above), so a graph plan that materializes a
+transpose that eager mode passes as a view still gets eager's numbers
+(tests/backend/test_dnnl_matmul.py checks it).
 
 Each function returns None where oneDNN does not take the case (no library or
 ``LAMINA_ONEDNN=0``, another dtype, a shape it cannot express, a product too small to pay for
@@ -49,9 +57,13 @@ MIN_WORK = 1 << 18
 """Products with fewer multiply-adds (m * k * n) stay on the numpy path: a oneDNN call costs
 about 9 us of ctypes and dispatch; measured break-even near 64 x 64 x 64."""
 
-EXACT_INT8_K = 1 << 16
-"""The longest contraction that oneDNN's int8 kernels sum exactly for any int8 operands:
-the VNNI path's shifted sums reach K * 255 * 128 < 2**31."""
+EXACT_INT8_K = 1024
+"""The longest contraction oneDNN's int8 kernels sum exactly for any int8 operands: every
+partial sum is then an integer of at most K * 2**14 = 2**24, exact in float32 too. (oneDNN
+3.2's brgemm matmul returned s32 sums above 2**24 rounded, off by 1-2, at K = 2048-8192
+under its AMX and VNNI kernels; with K <= 1024 every tested shape was exact under the AMX,
+AVX512-VNNI and AVX2-VNNI kernels (``ONEDNN_MAX_CPU_ISA``), also where the VNNI kernels'
+inputs shifted by 128 make sums past 2**24. The same bound as int8_matmul.py's EXACT_K.)"""
 
 MAX_CACHED = 512
 """Primitives kept; beyond that the cache starts over (a primitive made again computes the
@@ -111,48 +123,61 @@ def bf16_matmul(a, b, dtype, out=None):
 
 def int8_matmul(a, b, out=None):
     """The exact int32 ``a @ b`` of two int8 arrays (into ``out`` when given); None where
-    oneDNN does not take it (then the float32-GEMM path of int8_matmul.py runs)."""
-    if a.shape[-1] > EXACT_INT8_K or not exact_int8():
+    oneDNN does not take it (then the float32-GEMM path of int8_matmul.py runs).
+
+    A contraction longer than :data:`EXACT_INT8_K` runs in chunks of that length, each exact,
+    added in int32 (as the float32 path does)."""
+    if not exact_int8():
         return None
-    return matmul(a, b, numpy.dtype("int32"), out, kind="int8")
+    k = a.shape[-1]
+    int32 = numpy.dtype("int32")
+    if k <= EXACT_INT8_K:
+        return matmul(a, b, int32, out, kind="int8")
+    if not _takes(a, b, int32, "int8") or a.size * b.shape[-1] < MIN_WORK:
+        return None
+    result = None
+    for start in range(0, k, EXACT_INT8_K):
+        stop = min(start + EXACT_INT8_K, k)
+        part = matmul(a[..., start:stop], b[..., start:stop, :], int32, kind="int8",
+                      min_work=0)
+        if part is None:
+            return None
+        result = part if result is None else numpy.add(result, part, out=result)
+    return _finish(result, out)
 
 
-def matmul(a, b, dtype, out=None, kind=None):
+def matmul(a, b, dtype, out=None, kind=None, min_work=None):
     """numpy's ``matmul`` of ``a`` and ``b`` (one dtype) into ``dtype`` on oneDNN, for 2-D
     operands, an N-D ``a`` times a 2-D ``b`` (one product over the flattened rows) and 3-D
-    stacks of one batch size; None where oneDNN does not take the case."""
-    if not (isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray)):
-        return None
-    if a.dtype != b.dtype or a.ndim < 2 or b.ndim < 2:
-        return None
-    own = _KINDS.get(a.dtype.name)
+    stacks of one batch size; None where oneDNN does not take the case (products of fewer
+    than ``min_work`` multiply-adds, :data:`MIN_WORK` by default, among them)."""
     dtype = numpy.dtype(dtype)
-    if own is None or (kind is not None and kind != own) or \
-            dtype.name not in _RESULTS[own]:
+    if not _takes(a, b, dtype, kind):
         return None
-    kind = own
+    kind = _KINDS[a.dtype.name]
+    min_work = MIN_WORK if min_work is None else min_work
     if b.ndim == 2:
         k, n = b.shape
         lead = a.shape[:-1]
         m = 1
         for d in lead:
             m *= d
-        if a.shape[-1] != k or m * k * n < MIN_WORK or m == 0 or n == 0 or k == 0:
+        if a.shape[-1] != k or m * k * n < min_work or m == 0 or n == 0 or k == 0:
             return None
         flat = a if a.ndim == 2 else a.reshape(m, k)
         shape = lead + (n,)
         target = _target(out, shape, dtype)
         dst = target if target.ndim == 2 else target.reshape(m, n)
-        if not _run(kind, _operand(flat), _operand(b), dst):
+        if not _run(kind, flat, b, dst):
             return None
         return _finish(target, out)
     if a.ndim == 3 and b.ndim == 3 and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]:
         batch, m, k = a.shape
         n = b.shape[2]
-        if batch * m * k * n < MIN_WORK or 0 in (batch, m, k, n):
+        if batch * m * k * n < min_work or 0 in (batch, m, k, n):
             return None
         target = _target(out, (batch, m, n), dtype)
-        if not _run(kind, _operand(a), _operand(b), target):
+        if not _run(kind, a, b, target):
             return None
         return _finish(target, out)
     return None
@@ -164,15 +189,40 @@ def clear_cache() -> None:
 
 
 # --------------------------------------------------------------------------- internals
+def _takes(a, b, dtype, kind) -> bool:
+    """Whether the operands' types are ones oneDNN multiplies here into ``dtype``."""
+    if not (isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray)):
+        return False
+    if a.dtype != b.dtype or a.ndim < 2 or b.ndim < 2:
+        return False
+    own = _KINDS.get(a.dtype.name)
+    return own is not None and (kind is None or kind == own) and \
+        numpy.dtype(dtype).name in _RESULTS[own]
+
+
 def _operand(x):
-    """``x`` itself where each matrix has a unit stride along one of its two axes and no
-    negative or zero strides; otherwise a C-contiguous copy (the bits do not change)."""
-    strides = x.strides
-    item = x.itemsize
-    if (all(s > 0 and s % item == 0 for s in strides)
-            and (strides[-1] == item or strides[-2] == item)):
-        return x
-    return numpy.ascontiguousarray(x)
+    """``(x, element strides)`` for oneDNN: ``x`` itself where its matrices are dense rows
+    or dense columns (C order, or C order with the last two axes swapped: a transposed
+    view), else a C-contiguous copy (the bits do not change). The strides are the canonical
+    ones of that order: numpy calls an array with an axis of length 1 contiguous whatever
+    that axis's stride, and oneDNN would take such a stride for a slice of a wider matrix,
+    which only its older int8 GEMM (refused) handles."""
+    if not x.flags.c_contiguous:
+        swapped = x.swapaxes(-1, -2)
+        if swapped.flags.c_contiguous:
+            strides = list(_c_strides(swapped.shape))
+            strides[-1], strides[-2] = strides[-2], strides[-1]
+            return x, tuple(strides)
+        x = numpy.ascontiguousarray(x)
+    return x, _c_strides(x.shape)
+
+
+def _c_strides(shape) -> tuple:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
 
 
 def _target(out, shape, dtype):
@@ -191,14 +241,16 @@ def _finish(y, out):
 
 
 def _run(kind, a, b, dst) -> bool:
+    """``dst[...] = a @ b`` on oneDNN (``dst`` C-contiguous); False where refused."""
     rt = dl.runtime()
     if rt is None:
         return False
-    key = (kind, a.shape, dl.element_strides(a), b.shape, dl.element_strides(b),
-           a.dtype.name, dst.dtype.name)
+    (a, a_strides), (b, b_strides) = _operand(a), _operand(b)
+    key = (kind, a.shape, a_strides, b.shape, b_strides, a.dtype.name, dst.dtype.name)
     primitive = _CACHE.get(key, False)
     if primitive is False:
-        primitive = _cached(key, lambda: _make(rt, kind, a, b, dst))
+        primitive = _cached(key, lambda: _make(rt, kind, a.shape, a_strides, b.shape,
+                                               b_strides, a.dtype, dst.dtype))
     if primitive is None:
         return False
     primitive(src=a, weights=b, dst=dst)
@@ -217,10 +269,12 @@ def _cached(key, make):
         return _CACHE[key]
 
 
-def _make(rt, kind, a, b, dst):
-    src = dl.MemoryDesc(rt, a.shape, dl.data_type(a.dtype), dl.element_strides(a))
-    wei = dl.MemoryDesc(rt, b.shape, dl.data_type(b.dtype), dl.element_strides(b))
-    out = dl.MemoryDesc(rt, dst.shape, dl.data_type(dst.dtype), dl.element_strides(dst))
+def _make(rt, kind, a_shape, a_strides, b_shape, b_strides, dtype, dst_dtype):
+    dst_shape = tuple(a_shape[:-1]) + (b_shape[-1],)
+    code = dl.data_type(dtype)
+    src = dl.MemoryDesc(rt, a_shape, code, a_strides)
+    wei = dl.MemoryDesc(rt, b_shape, code, b_strides)
+    out = dl.MemoryDesc(rt, dst_shape, dl.data_type(dst_dtype), _c_strides(dst_shape))
     attr = dl.Attr(rt)
     pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_matmul_primitive_desc_create(
         h, rt.engine, src.handle, wei.handle, None, out.handle, attr.handle), "matmul")
@@ -233,16 +287,15 @@ def _make(rt, kind, a, b, dst):
 
 def implementation(a_shape, b_shape, dtype, dst_dtype) -> str | None:
     """The name of the oneDNN kernel that C-contiguous operands of these shapes and dtype
-    would run (for benchmarks and tests), or None where refused."""
-    a = numpy.empty(a_shape, dtype)
-    b = numpy.empty(b_shape, dtype)
-    dst_shape = tuple(a_shape[:-1]) + (b_shape[-1],)
-    kind = _KINDS.get(numpy.dtype(dtype).name)
+    run (for benchmarks and tests), or None where oneDNN refuses them."""
+    dtype, dst_dtype = numpy.dtype(dtype), numpy.dtype(dst_dtype)
+    kind = _KINDS.get(dtype.name)
     rt = dl.runtime()
     if rt is None or kind is None:
         return None
-    dst = numpy.empty(dst_shape, dst_dtype)
-    key = (kind, a.shape, dl.element_strides(a), b.shape, dl.element_strides(b),
-           a.dtype.name, dst.dtype.name)
-    primitive = _cached(key, lambda: _make(rt, kind, a, b, dst))
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    a_strides, b_strides = _c_strides(a_shape), _c_strides(b_shape)
+    key = (kind, a_shape, a_strides, b_shape, b_strides, dtype.name, dst_dtype.name)
+    primitive = _cached(key, lambda: _make(rt, kind, a_shape, a_strides, b_shape, b_strides,
+                                           dtype, dst_dtype))
     return None if primitive is None else primitive.implementation

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import numpy
 
-from . import dnnl_lib, numba_chain
+from . import dnnl_lib, dnnl_matmul, numba_chain
 from .base import Backend
 from .dnnl_conv import DnnlConv
 from .dnnl_pool import DnnlPool
 from .half_precision import HalfPrecisionCompute
+
+
+_FLOAT32 = numpy.dtype("float32")
 
 
 class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
@@ -33,6 +36,23 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
         # OpenBLAS at one thread, and every GEMM of the process must see the same count.
         if self.onednn:
             dnnl_lib.runtime()
+
+    def matmul(self, a, b, out=None):
+        """float32 products of at least dnnl_matmul.MIN_WORK multiply-adds on oneDNN (its
+        threads: OpenBLAS runs one thread beside it, thread_policy.py), by a rule of shapes
+        and dtypes only, so eager mode and a plan's bound kernel take the same one."""
+        if (self.onednn and a.dtype == _FLOAT32 and b.dtype == _FLOAT32
+                and (out is None or out.dtype == _FLOAT32)):
+            y = dnnl_matmul.matmul(a, b, _FLOAT32, out)
+            if y is not None:
+                return y
+        return super().matmul(a, b, out=out)
+
+    def bound_matmul(self, *dtypes: str):
+        kernel = super().bound_matmul(*dtypes)
+        if kernel is not None and self.onednn and dnnl_lib.runtime() is not None:
+            return self.matmul                  # the same rule as eager calls
+        return kernel
 
     def compiles_chain(self, program=None) -> bool:
         return super().compiles_chain(program) or (
