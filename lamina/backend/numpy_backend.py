@@ -11,6 +11,9 @@ from .half_precision import HalfPrecisionCompute
 
 
 _FLOAT32 = numpy.dtype("float32")
+MIN_ROWS = 32
+"""float32 products with fewer rows stay on OpenBLAS: oneDNN packs the right-hand matrix on
+every call, which a batch-1 predict's GEMV never earns back (4-5x slower measured)."""
 
 
 class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
@@ -38,11 +41,14 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
             dnnl_lib.runtime()
 
     def matmul(self, a, b, out=None):
-        """float32 products of at least dnnl_matmul.MIN_WORK multiply-adds on oneDNN (its
+        """float32 products of at least dnnl_matmul.MIN_WORK multiply-adds and MIN_ROWS
+        rows on oneDNN (its
         threads: OpenBLAS runs one thread beside it, thread_policy.py), by a rule of shapes
         and dtypes only, so eager mode and a plan's bound kernel take the same one."""
         if (self.onednn and a.dtype == _FLOAT32 and b.dtype == _FLOAT32
-                and (out is None or out.dtype == _FLOAT32)):
+                and (out is None or out.dtype == _FLOAT32) and a.ndim >= 2
+                and (a.size // max(a.shape[-1], 1) if b.ndim == 2 else a.shape[-2])
+                >= MIN_ROWS):
             y = dnnl_matmul.matmul(a, b, _FLOAT32, out)
             if y is not None:
                 return y
