@@ -56,6 +56,15 @@ def counts(quick: bool, calls: int | None, steps: int | None) -> dict:
             "rnn_steps": steps or (20 if quick else 50)}
 
 
+def settle(model) -> None:
+    """Lamina compiles its elementwise chains on a worker thread: the warm-up ends when
+    they are ready (Keras compiles synchronously inside its warm-up)."""
+    module = type(model).__module__.split(".")[0]
+    if module == "lamina":
+        from lamina.backend import numba_chain
+        numba_chain.wait_for_compiles(600)
+
+
 def median_ms(fn, warmup: int, calls: int) -> float:
     """``warmup`` untimed calls, then the median of ``calls`` timed calls, in ms."""
     for _ in range(warmup):
@@ -82,6 +91,7 @@ def fit_step_ms(model, x, y, batch: int, warmup: int, steps: int) -> float:
     """ms per training step: a ``fit`` over ``warmup`` batches (trace/compile), then a timed
     ``fit`` over ``steps`` batches."""
     model.fit(x[:warmup * batch], y[:warmup * batch], batch_size=batch, epochs=1, verbose=0)
+    settle(model)
     xs, ys = x[:steps * batch], y[:steps * batch]
     start = time.perf_counter()
     model.fit(xs, ys, batch_size=batch, epochs=1, verbose=0)

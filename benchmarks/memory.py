@@ -14,7 +14,8 @@ import numpy as np
 
 from common import cnn, mlp
 
-import lamina as keras  # noqa: E402
+import lamina as keras
+from lamina.backend import numba_chain  # noqa: E402
 
 
 def peak_bytes(build, x, y, eager: bool) -> int:
@@ -23,8 +24,10 @@ def peak_bytes(build, x, y, eager: bool) -> int:
     model.compile(optimizer="adam",
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   run_eagerly=eager)
-    for _ in range(10):     # warm-up: trace, plan, and compile the numba chains (8th call)
+    for _ in range(10):     # warm-up: trace, plan, and compile the numba chains
         model.train_on_batch(x, y)
+    numba_chain.wait_for_compiles(300)     # (they compile on a worker thread)
+    model.train_on_batch(x, y)
     tracemalloc.start()
     tracemalloc.reset_peak()
     base, _ = tracemalloc.get_traced_memory()

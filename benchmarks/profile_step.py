@@ -15,6 +15,7 @@ import numpy as np
 from common import cnn, mlp
 
 import lamina as keras  # noqa: E402
+from lamina.backend import numba_chain  # noqa: E402
 from lamina.graph import executor  # noqa: E402
 
 TOTALS = collections.Counter()
@@ -54,6 +55,7 @@ def main():
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     warm = min(len(x), 10 * batch)     # trace, plan, and compile the numba chains (8th call)
     model.fit(x[:warm], y[:warm], batch_size=batch, epochs=1, verbose=0)
+    numba_chain.wait_for_compiles(600)     # the chains compile on a worker thread
     TOTALS.clear()
     CALLS.clear()
     start = time.perf_counter()

@@ -18,14 +18,21 @@ biases, and its gradient is split back.
 The forward primitive (``forward_training``) writes a workspace (gates and states) that its
 backward primitive reads: callers keep it as an extra output, a uint8 array of
 :func:`workspace_bytes`. Both primitives are created together, once per (cell, time,
-batch, features, units, direction, bias), and kept in ``dnnl_conv``'s cache. Where oneDNN
-is off or absent, the dtype is not float32 or oneDNN refuses the case, the same functions
-run the reference kernels of ``rnn_reference.py`` (the layers then use their own step loop
-instead: they ask :func:`available` first). oneDNN names the implementation of its RNN primitives ``ref:any`` although the work runs
-in its JIT GEMMs and gate kernels, so this module does not refuse ``ref`` ones.
+batch, features, units, direction), and kept in ``dnnl_conv``'s cache; a layer without
+bias is given zeros (oneDNN's CPU RNNs take no bias-less case) and its bias gradient goes
+to a scratch buffer. Where oneDNN is off or absent, the dtype is not float32 or oneDNN
+refuses the case, the same functions run the reference kernels of ``rnn_reference.py``
+(the layers then use their own step loop instead: they ask :func:`available` first).
+
+oneDNN 3.2 reports ``ref`` for these training primitives (its GEMM-based RNN: one GEMM for
+the input projections of all steps, then a GEMM and the gate arithmetic per step; on this
+machine only ``forward_inference`` gets ``brgemm:avx512_core``), so this module does not
+refuse ``ref`` implementations as the convolutions do: measured, it is 4x faster than the
+numpy loop of ``rnn_reference.py`` and 2-3x faster than the layers' step loop.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy
@@ -34,10 +41,18 @@ from . import dnnl_lib as dl
 from . import rnn_reference as reference
 from .dnnl_conv import cached
 
-# cell -> (oneDNN algorithm, gates, oneDNN bias gates, has a cell state)
-CELLS = {"lstm": ("VANILLA_LSTM", 4, 4, True), "gru": ("VANILLA_GRU", 3, 3, False),
-         "lbr_gru": ("LBR_GRU", 3, 4, False)}
+# cell -> (gates, oneDNN's bias gates, has a cell state); each has its own C functions,
+# dnnl_{cell}_forward/backward_primitive_desc_create
+CELLS = {"lstm": (4, 4, True), "gru": (3, 3, False), "lbr_gru": (3, 4, False)}
 _F32 = dl.DATA_TYPES["float32"]
+# A case whose per-step recurrent GEMM (2*N*H*G*H flops) is smaller than this runs on one
+# OpenMP thread: its few-microsecond parallel regions, several per step, cost more in
+# waking the passive second thread than they gain (2 cores, batch 32, 50 steps, best of 8,
+# one -> two threads: LSTM(128) forward 3.0 -> 3.2 ms, backward 4.6 -> 6.1 ms; GRU(128)
+# forward 1.9 -> 3.8 ms, backward 3.9 -> 8.9 ms; but LSTM(256), batch 64: forward 26 -> 20
+# ms). The thread count only moves work between threads: eager and graph mode run each
+# case with the same count, so they agree to the bit.
+ONE_THREAD_FLOPS = 1 << 24
 
 
 def available(backend, dtype="float32") -> bool:
@@ -51,14 +66,15 @@ def _md(rt, dims, strides=None):
 
 
 class _Sequence:
-    """The primitives of one (cell, T, N, C, H, reverse, bias) case."""
+    """The primitives of one (cell, T, N, C, H, reverse) case."""
 
     def __init__(self, rt, cell, t, n, c, h, reverse):
         xp = numpy                        # oneDNN's CPU engine reads host memory only
         self.rt, self.xp, self.cell, self.shape = rt, xp, cell, (t, n, c, h)
-        alg, g, gb, self.has_c = CELLS[cell]
-        self.alg, self.gates, self.bias_gates = getattr(dl, alg), g, gb
+        g, gb, self.has_c = CELLS[cell]
+        self.gates = g
         self.direction = dl.RNN_RIGHT2LEFT if reverse else dl.RNN_LEFT2RIGHT
+        self.one_thread = 2 * n * h * g * h < ONE_THREAD_FLOPS
         self._keep = []                               # descriptors the primitives use
         self.src = self._d((t, n, c), (c, t * c, 1))          # (batch, time, C) as ntc
         self.dst = self._d((t, n, h), (h, t * h, 1))
@@ -84,6 +100,7 @@ class _Sequence:
         # oneDNN's bias where Keras's is not it (the LBR GRU's (4, H), zeros for a layer
         # without bias) and the bias gradient that Keras's does not take as it is
         self._zeros = xp.zeros((gb, h), "float32")
+        self._zero_grads = {}                 # shape -> zeros, for output gradients not given
         self._bias = xp.empty((gb, h), "float32")
         self._dbias = xp.empty((gb, h), "float32")
 
@@ -113,12 +130,11 @@ class _Sequence:
             return lib.dnnl_lstm_backward_primitive_desc_create(
                 pd, rt.engine, prop, self.direction, *fwd, *bwd, flags, hint,
                 self.attr.handle)
-        name = "lbr_gru" if self.cell == "lbr_gru" else "gru"
         fwd = [h(m) for m in mds]
         if diff is None:
-            return getattr(lib, f"dnnl_{name}_forward_primitive_desc_create")(
+            return getattr(lib, f"dnnl_{self.cell}_forward_primitive_desc_create")(
                 pd, rt.engine, prop, self.direction, *fwd, flags, self.attr.handle)
-        return getattr(lib, f"dnnl_{name}_backward_primitive_desc_create")(
+        return getattr(lib, f"dnnl_{self.cell}_backward_primitive_desc_create")(
             pd, rt.engine, prop, self.direction, *fwd, *[h(m) for m in diff], flags, hint,
             self.attr.handle)
 
@@ -141,6 +157,12 @@ class _Sequence:
         return dl.Primitive(self.rt, pd, args, self.xp, layouts,
                             outputs=("diff_weights", "diff_weights_iter"), check_impl=False)
 
+    def zeros(self, shape):
+        """Zeros of ``shape`` (read-only for oneDNN), made once."""
+        if shape not in self._zero_grads:
+            self._zero_grads[shape] = self.xp.zeros(shape, "float32")
+        return self._zero_grads[shape]
+
     def onednn_bias(self, bias):
         """Keras's bias as oneDNN's: zeros for none; the LBR GRU's (2, 3H) input and
         recurrent biases become (u, r, o, u') = (b_z + b'_z, b_r + b'_r, b_h, b'_h)."""
@@ -154,6 +176,23 @@ class _Sequence:
         b4[2] = bias[0, 2 * h:]
         b4[3] = bias[1, 2 * h:]
         return b4
+
+
+@contextlib.contextmanager
+def _threads(seq):
+    """Run the block's oneDNN calls on one OpenMP thread where ``seq`` is small (the
+    calling thread's setting only; restored after)."""
+    lib = seq.rt.lib
+    set_threads = getattr(lib, "omp_set_num_threads", None) if seq.one_thread else None
+    if set_threads is None:
+        yield
+        return
+    saved = lib.omp_get_max_threads()
+    set_threads(1)
+    try:
+        yield
+    finally:
+        set_threads(saved)
 
 
 def _sequence(cell, x_shape, h, reverse):
@@ -202,38 +241,45 @@ def rnn_forward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, revers
                 out=None):
     """The whole sequence: ``(y (N, T, H), h_T, [c_T,] workspace)``, into ``out`` (a
     tuple of arrays) where given; on oneDNN where it runs the case, else the reference."""
+    n, t, _ = x.shape
+    h = recurrent_kernel.shape[0]
+    xp, outs = backend.xp, list(out) if out is not None else [None] * (3 + (cell == "lstm"))
+    if outs[-1] is None:            # the size output_spec promises, whichever implementation
+        outs[-1] = xp.empty((workspace_bytes(cell, x.shape, h, x.dtype, reverse),), "uint8")
     seq = _onednn_case(backend, cell, x, recurrent_kernel, reverse)
     if seq is None:
         return reference.forward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias,
-                                 reverse, out)
-    n, t, _ = x.shape
-    h = recurrent_kernel.shape[0]
-    xp, outs = backend.xp, list(out) if out is not None else [None] * (4 if seq.has_c else 3)
+                                 reverse, outs)
     y = _out(xp, outs[0], (n, t, h))
     h_t = _out(xp, outs[1], (n, h))
     c_t = _out(xp, outs[2], (n, h)) if seq.has_c else None
-    ws = outs[-1] if outs[-1] is not None else xp.empty((seq.workspace_bytes,), "uint8")
+    ws = outs[-1]
     c = xp.ascontiguousarray
     arrays = dict(src=c(x), src_iter=_states(h0), weights=c(kernel),
                   weights_iter=c(recurrent_kernel), dst=y, dst_iter=h_t, workspace=ws)
     if seq.has_c:
         arrays.update(src_iter_c=_states(c0), dst_iter_c=c_t)
-    with seq._lock:
+    with seq._lock, _threads(seq):
         seq.forward(bias=seq.onednn_bias(bias), **arrays)
     results = (y, h_t, c_t, ws) if seq.has_c else (y, h_t, ws)
-    return _finish(results, out)
+    return _finish(results, outs)
 
 
 def rnn_backward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, y, h_t, c_t, ws,
                  dy, dh_t, dc_t, reverse=False, out=None):
     """Gradients ``(dx, dh0, [dc0,] dkernel, drecurrent_kernel[, dbias])`` of the sequence
-    from the forward's results and workspace, by the implementation that wrote it."""
+    from the forward's results and workspace, by the implementation that wrote it; an
+    output gradient given as None is zero."""
     seq = _onednn_case(backend, cell, x, recurrent_kernel, reverse)
     if seq is None:
         return reference.backward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias,
                                   y, h_t, c_t, ws, dy, dh_t, dc_t, reverse, out)
+    n, t, _ = x.shape
     h = recurrent_kernel.shape[0]
     xp = backend.xp
+    dy = seq.zeros((n, t, h)) if dy is None else dy
+    dh_t = seq.zeros((n, h)) if dh_t is None else dh_t
+    dc_t = seq.zeros((n, h)) if dc_t is None and seq.has_c else dc_t
     shapes = [x.shape, h0.shape] + ([h0.shape] if seq.has_c else []) + \
         [kernel.shape, recurrent_kernel.shape] + ([bias.shape] if bias is not None else [])
     outs = list(out) if out is not None else [None] * len(shapes)
@@ -249,7 +295,7 @@ def rnn_backward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, y, h_
         arrays.update(src_iter_c=_states(c0), dst_iter_c=_states(c_t),
                       diff_src_iter_c=grads[2], diff_dst_iter_c=_states(dc_t))
     direct = nb and cell != "lbr_gru"             # Keras's bias gradient is oneDNN's
-    with seq._lock:
+    with seq._lock, _threads(seq):
         seq.backward(bias=seq.onednn_bias(bias),
                      diff_bias=grads[-1] if direct else seq._dbias, **arrays)
         if nb and not direct:

@@ -97,11 +97,14 @@ def _gru_step(xp, cell, xw, h_prev, u, bias, g, rec_h, h):
 def backward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, y, h_t, c_t, ws,
              dy, dh_t, dc_t, reverse=False, out=None):
     """``(dx, dh0, [dc0,] dkernel, drecurrent_kernel[, dbias])`` from the forward's
-    outputs and workspace."""
+    outputs and workspace (an output gradient given as None is zero)."""
     xp = backend.xp
     n, t, c = x.shape
     h = recurrent_kernel.shape[0]
     dtype = x.dtype
+    dy = xp.zeros((n, t, h), dtype) if dy is None else dy
+    dh_t = xp.zeros((n, h), dtype) if dh_t is None else dh_t
+    dc_t = xp.zeros((n, h), dtype) if dc_t is None and cell == "lstm" else dc_t
     gates, extra = _views(ws, cell, dtype, n, t, h)
     u = recurrent_kernel
     dxw = xp.empty(gates.shape, dtype)                                 # (T, N, G*H)

@@ -268,6 +268,7 @@ def test_compiled_training_steps_hold_no_growing_memory():
                   loss=lamina.losses.SparseCategoricalCrossentropy(from_logits=True))
     for _ in range(10):
         model.train_on_batch(x, y)
+    numba_chain.wait_for_compiles(120)   # a compile on the worker thread allocates too
     tracemalloc.start()
     try:
         rounds = []

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from lamina.backend import blas_threads, get_backend
+from lamina.backend import numba_chain
 
 
 @pytest.mark.parametrize("pool, strides, pads", [
@@ -36,6 +37,7 @@ def test_a_padded_convolution_copies_a_block_not_the_batch():
     out = np.empty((64, 32, 32, 32), "float32")
     pads = ((1, 1), (1, 1))
     backend.conv2d(x, w, (1, 1), pads, (1, 1), 1, out=out)
+    numba_chain.wait_for_compiles(120)   # a compile on the worker thread allocates too
     tracemalloc.start()
     try:
         backend.conv2d(x, w, (1, 1), pads, (1, 1), 1, out=out)

@@ -16,6 +16,7 @@ from lamina.graph.memory_plan import MemoryReport, plan_memory
 from lamina.trainers.loops import to_device
 from tests.harness import _as_list, _to_tensors
 from tests.ops.test_registry import all_cases
+from lamina.backend import numba_chain
 
 
 def _mlp(width=16, inputs=12):
@@ -107,6 +108,7 @@ def test_fifty_training_steps_allocate_under_one_percent_of_the_arena(monkeypatc
     arena = plan.memory_report().arena_bytes
     for _ in range(2):
         plan(arrays)
+    numba_chain.wait_for_compiles(120)   # a compile on the worker thread allocates too
     tracemalloc.start()
     try:
         base, _ = tracemalloc.get_traced_memory()

@@ -22,6 +22,7 @@ from lamina import layers
 from lamina.saving import archive_guard
 from lamina.saving.archive_guard import UnsafeArchiveError
 from lamina.saving.errors import CorruptFileError, SavingError
+from lamina.backend import numba_chain
 
 MiB = 1 << 20
 
@@ -137,6 +138,7 @@ def test_config_bomb_is_refused_at_once(bomb):
         assert info.file_size == 1536 * MiB and info.compress_type == zipfile.ZIP_DEFLATED
         with zf.open(info) as stream:          # a well-formed deflate stream of spaces
             assert stream.read(10) == b" " * 10
+    numba_chain.wait_for_compiles(120)   # a compile on the worker thread allocates too
     tracemalloc.start()
     start = time.perf_counter()
     with pytest.raises(UnsafeArchiveError, match=re.escape(

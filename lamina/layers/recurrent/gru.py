@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import activations, ops
 from .base_cell import RNNCellBase
 from .cell_rnn import CellRNN, check_use_cudnn
+from .fused_sequence import gru_sequence
 
 
 class GRUCell(RNNCellBase):
@@ -119,6 +120,9 @@ class GRU(CellRNN):
         super().__init__(cell_arguments, rnn_arguments,
                          activity_regularizer=activity_regularizer, **kwargs)
         self.use_cudnn = check_use_cudnn(self.name, use_cudnn, type(self).__name__)
+
+    def _fused_sequence(self, sequences, states, mask, training):
+        return gru_sequence(self, GRUCell, sequences, states, mask, training)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "use_cudnn": self.use_cudnn}

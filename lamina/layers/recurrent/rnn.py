@@ -129,7 +129,10 @@ class RNN(Layer):
         step = self._step_function(training)
         _reset_dropout_masks(self.cell)
         try:
-            if timesteps is None:
+            fused = self._fused_sequence(sequences, states, mask, training)
+            if fused is not None:
+                last, sequence, states = fused
+            elif timesteps is None:
                 last, sequence, states = symbolic_rnn(step, sequences, states,
                                                       self.return_sequences)
             else:
@@ -146,6 +149,12 @@ class RNN(Layer):
         if self.return_state:
             return (output, *states)
         return output
+
+    def _fused_sequence(self, sequences, states, mask, training):
+        """``(last, sequence, states)`` computed by one whole-sequence op instead of the
+        step loop, or None (the step loop runs): LSTM and GRU override it
+        (fused_sequence.py)."""
+        return None
 
     def _check_mask(self, sequences, mask):
         mask = tree.flatten(mask)[0] if mask is not None else None

@@ -167,8 +167,16 @@ def _spatial_rules(dims: int, fits):
 @_seq
 def rnn(r, s):
     kind = r.choice(["LSTM", "GRU", "SimpleRNN"])
+    extra = ""
+    if kind != "SimpleRNN":       # variants of the whole-sequence oneDNN ops (float32)
+        if r.random() < 0.2:
+            extra += ", use_bias=False"
+        if kind == "GRU" and r.random() < 0.3:
+            extra += ", reset_after=False"
+        if r.random() < 0.2:      # one input mask per sequence, in both modes
+            extra += f", dropout=0.25, seed={r.randint(0, 9)}"
     inner = (f"layers.{kind}({_units(r)}, return_sequences={r.random() < 0.5}, "
-             f"go_backwards={r.random() < 0.2})")
+             f"go_backwards={r.random() < 0.2}{extra})")
     if r.random() < 0.3:
         mode = r.choice(["concat", "sum", "mul", "ave"])
         return Choice(f"layers.Bidirectional({inner}, merge_mode={mode!r})")
