@@ -99,10 +99,11 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
     per draw (GPUs). Otherwise the op hands them the counter as a Python int."""
 
     onednn: bool = False
-    """Convolutions and pooling go to oneDNN's primitives (``dnnl_*.py``) where its library
-    is loaded and takes the case; the kernels written against ``xp`` run otherwise. On for
-    the numpy backend (``LAMINA_ONEDNN=0`` turns the library off; setting this False on a
-    backend, before tracing, turns it off for that backend)."""
+    """Convolutions, pooling, matmuls (bfloat16, int8, and float32 of 32+ rows) and whole
+    LSTM/GRU sequences go to oneDNN's primitives (``dnnl_*.py``) where its library is loaded
+    and takes the case; the kernels written against ``xp`` run otherwise. On for the numpy
+    backend (``LAMINA_ONEDNN=0`` turns the library off; setting this False on a backend,
+    before tracing, turns it off for that backend)."""
 
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",

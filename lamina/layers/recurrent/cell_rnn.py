@@ -20,8 +20,9 @@ def check_use_cudnn(layer_name: str, use_cudnn, class_name: str = "RNN"):
                          f"received {use_cudnn!r}")
     if use_cudnn is True:
         warn_ignored(class_name, "use_cudnn", True,
-                     "Lamina has no cuDNN kernels (CuPy ships none); the portable "
-                     "implementation runs, with the same numbers", stacklevel=4)
+                     "Lamina has no cuDNN kernels (CuPy ships none); on the CPU the "
+                     "sequence runs on oneDNN where it applies (as with 'auto'), the step "
+                     "loop elsewhere", stacklevel=4)
     return use_cudnn
 
 
