@@ -64,9 +64,13 @@ class DnnlError(RuntimeError):
 
 # --------------------------------------------------------------------------- the library
 def _library_paths():
+    """Where pip puts the wheel's library (its data files go to ``<prefix>/lib``: the
+    environment's prefix, or the user base for ``pip install --user``), then the loader's
+    own search path."""
+    import site
     name = "libdnnl.so.3"
     for prefix in dict.fromkeys((sys.prefix, sys.base_prefix, os.path.dirname(
-            os.path.dirname(sys.executable)))):
+            os.path.dirname(sys.executable)), site.getuserbase())):
         yield os.path.join(prefix, "lib", name)
     yield name                                  # the loader's own search path
 
