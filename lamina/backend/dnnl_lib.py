@@ -163,6 +163,10 @@ def _declare(lib) -> None:
     for name in ("dnnl_primitive_desc_query_md",):
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = [_p, ctypes.c_int, ctypes.c_int], _p
+    lib.dnnl_sgemm.argtypes = [ctypes.c_char, ctypes.c_char, ctypes.c_int64, ctypes.c_int64,
+                               ctypes.c_int64, ctypes.c_float, _p, ctypes.c_int64, _p,
+                               ctypes.c_int64, ctypes.c_float, _p, ctypes.c_int64]
+    lib.dnnl_sgemm.restype = status
     lib.dnnl_memory_desc_equal.argtypes = [_p, _p]
     lib.dnnl_memory_desc_equal.restype = ctypes.c_int
     lib.dnnl_memory_desc_get_size.argtypes = [_p]

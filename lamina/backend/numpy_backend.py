@@ -49,7 +49,8 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
                 and (out is None or out.dtype == _FLOAT32) and a.ndim >= 2
                 and (a.size // max(a.shape[-1], 1) if b.ndim == 2 else a.shape[-2])
                 >= MIN_ROWS):
-            y = dnnl_matmul.matmul(a, b, _FLOAT32, out)
+            y = (dnnl_matmul.sgemm(a, b, out) if b.ndim == 2 else
+                 dnnl_matmul.matmul(a, b, _FLOAT32, out))
             if y is not None:
                 return y
         return super().matmul(a, b, out=out)

@@ -299,3 +299,29 @@ def test_int8_dense_eager_equals_graph_and_the_reference(numpy_backend, monkeypa
     model.compile(loss="mse", run_eagerly=False)
     reference = model.predict(x, batch_size=64, verbose=0)
     np.testing.assert_array_equal(predictions[False], reference)
+
+
+@pytest.mark.skipif(dnnl_lib.runtime() is None, reason="oneDNN is not loaded")
+@pytest.mark.parametrize("m,k,n", [(128, 784, 512), (784, 128, 512), (64, 512, 10),
+                                   (40, 300, 200)])
+def test_float32_sgemm_gives_the_same_bits_for_any_operand_layout(m, k, n):
+    """dnnl_sgemm (float32 matmuls of 32+ rows): transposed views, strided slices and
+    copies of the same values give the same bits, and the values are numpy's to float32
+    rounding; so eager mode (views) and a plan (its own buffers) agree."""
+    from lamina.backend import dnnl_matmul
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype("float32")
+    b = rng.standard_normal((k, n)).astype("float32")
+    want = dnnl_matmul.sgemm(a, b)
+    assert want is not None
+    np.testing.assert_allclose(want, a.astype("float64") @ b, rtol=2e-5,
+                               atol=2e-5 * np.abs(a).max() * np.abs(b).max() * k ** 0.5)
+    views = [(np.ascontiguousarray(a.T).T, b), (a, np.ascontiguousarray(b.T).T),
+             (np.repeat(a, 2, axis=1)[:, ::2], b), (a, np.repeat(b, 2, axis=0)[::2])]
+    for x, y in views:
+        np.testing.assert_array_equal(dnnl_matmul.sgemm(x, y), want)
+    out = np.full((m, n), np.nan, "float32")
+    assert dnnl_matmul.sgemm(a, b, out) is out
+    np.testing.assert_array_equal(out, want)
+    stacked = dnnl_matmul.sgemm(a.reshape(2, m // 2, k), b)
+    np.testing.assert_array_equal(stacked.reshape(m, n), want)
