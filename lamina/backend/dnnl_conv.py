@@ -62,6 +62,13 @@ def _filter(rt, shape, groups, dtype, any_layout=False):
     return dl.MemoryDesc(rt, (groups, og, cg, kh, kw), dtype, (og, 1, si, sh, sw))
 
 
+def _macs(y_shape, w_shape) -> int:
+    """Multiply-adds of a convolution with output ``y_shape`` and HWIO filter ``w_shape``."""
+    n, oh, ow, cout = y_shape
+    kh, kw, cg, _ = w_shape
+    return n * oh * ow * cout * kh * kw * cg
+
+
 def _geometry(strides, pads, dilation):
     return (dl.dims_of(strides), dl.dims_of(d - 1 for d in dilation),
             dl.dims_of(p[0] for p in pads), dl.dims_of(p[1] for p in pads))
@@ -113,7 +120,8 @@ class DnnlConv:
             pd = self._forward_pd(rt, x.shape, w.shape, y_shape, dtype, strides, pads,
                                   dilation, groups, bias=bias is not None, relu=relu)
             return dl.Primitive(rt, pd, args, self.xp,
-                                {"weights": _filter(rt, w.shape, groups, dtype)})
+                                {"weights": _filter(rt, w.shape, groups, dtype)},
+                                work=_macs(y_shape, w.shape))
         primitive = cached(key, make)
         if primitive is None:
             return None
@@ -160,7 +168,8 @@ class DnnlConv:
                 h, rt.engine, dl.CONVOLUTION_DIRECT, dsrc.handle, wei.handle, ddst.handle,
                 *geometry, hint.handle, attr.handle), "convolution backward data")
             return dl.Primitive(rt, pd, ("diff_dst", "weights", "diff_src"), self.xp,
-                                {"weights": _filter(rt, w.shape, groups, dtype)})
+                                {"weights": _filter(rt, w.shape, groups, dtype)},
+                                work=_macs(dy.shape, w.shape))
         primitive = cached(key, make)
         if primitive is None:
             return None
@@ -192,7 +201,7 @@ class DnnlConv:
                 "convolution backward weights")
             return dl.Primitive(rt, pd, ("src", "diff_dst", "diff_weights"), self.xp,
                                 {"diff_weights": _filter(rt, filter_shape, groups, dtype)},
-                                outputs=("diff_weights",))
+                                outputs=("diff_weights",), work=_macs(dy.shape, filter_shape))
         primitive = cached(key, make)
         if primitive is None:
             return None

@@ -169,8 +169,29 @@ def _declare(lib) -> None:
     lib.dnnl_sgemm.restype = status
     lib.dnnl_memory_desc_equal.argtypes = [_p, _p]
     lib.dnnl_memory_desc_equal.restype = ctypes.c_int
+    lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+    lib.omp_get_max_threads.restype = ctypes.c_int
     lib.dnnl_memory_desc_get_size.argtypes = [_p]
     lib.dnnl_memory_desc_get_size.restype = ctypes.c_size_t
+
+
+SMALL_WORK = 1 << 25
+"""Kernels of fewer multiply-adds (or, for pooling, elements) than this run on one OpenMP
+thread: measured on the 2-core build machine, a second thread gains nothing below it (the
+digits VGG's convolutions, 0.6-19M multiply-adds: 1.0x) and its wake-up (OpenMP waits
+passively) is paid on every call; on a busy machine every call that needs two threads also
+waits for the slower one. The count follows from the shapes alone, so eager mode and graph
+plans run each kernel with the same threads and get the same bits."""
+
+_threads = threading.local()
+
+
+def use_threads(rt, work: int) -> None:
+    """Set the calling thread's OpenMP thread count for a kernel of ``work``."""
+    wanted = 1 if work < SMALL_WORK else rt.cores
+    if getattr(_threads, "count", None) != wanted:
+        rt.lib.omp_set_num_threads(wanted)
+        _threads.count = wanted
 
 
 class _Runtime:
@@ -199,6 +220,7 @@ class _Runtime:
                 != SUCCESS):
             return
         self.lib, self.engine, self.stream = lib, engine, stream
+        self.cores = max(1, lib.omp_get_max_threads())
         own_cores()
 
     def check(self, status: int, what: str) -> None:
@@ -282,6 +304,9 @@ class PrimitiveDesc:
     def __init__(self, rt, create, what: str):
         self._rt = rt
         self.handle = _p()
+        # oneDNN plans a primitive's work for the thread count in force when it is made:
+        # every core, whatever a small kernel before it set (it may then run on fewer)
+        use_threads(rt, SMALL_WORK)
         rt.check(create(ctypes.byref(self.handle)), what)
 
     def implementation(self) -> str:
@@ -308,8 +333,9 @@ class Primitive:
     """
 
     def __init__(self, rt, pd: PrimitiveDesc, args, xp, layouts=None, outputs=(),
-                 check_impl=True):
+                 check_impl=True, work=None):
         self._rt = rt
+        self.work = SMALL_WORK if work is None else work     # see use_threads
         self.pd = pd
         self.implementation = pd.implementation()
         if check_impl and self.implementation.startswith("ref"):
@@ -344,13 +370,14 @@ class Primitive:
             reorder = Primitive(rt, PrimitiveDesc(
                 rt, lambda h: rt.lib.dnnl_reorder_primitive_desc_create(
                     h, src, rt.engine, dst, rt.engine, None), "reorder"),
-                ("src", "dst"), xp, check_impl=False)
+                ("src", "dst"), xp, check_impl=False, work=self.work)
             buffer = xp.empty(max(pd.arg_size(ARGS[name]), 1), dtype="uint8")
             self._reorders[name] = (reorder, buffer, name in outputs)
 
     def __call__(self, **arrays) -> None:
         lib = self._rt.lib
         with self._lock:
+            use_threads(self._rt, self.work)
             for name, array in arrays.items():
                 staged = self._reorders.get(name)
                 if staged is not None:

@@ -204,6 +204,7 @@ def sgemm(a, b, out=None):
         a = numpy.ascontiguousarray(a).reshape(m, k)
     (a, ta, lda), (b, tb, ldb) = _gemm_operand(a), _gemm_operand(b)
     target = _target(out, shape, numpy.float32)
+    dl.use_threads(rt, m * n * k)
     status = rt.lib.dnnl_sgemm(ta, tb, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data,
                                ldb, 0.0, target.ctypes.data, n)
     if status != dl.SUCCESS:

@@ -19,6 +19,13 @@ from .dnnl_conv import _nchw, cached
 _ALGORITHMS = {"max": dl.POOLING_MAX, "avg": dl.POOLING_AVG_EXCLUDE}
 
 
+def _elements(shape) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
 def _geometry(pool_size, strides, pads):
     return (dl.dims_of(strides), dl.dims_of(pool_size), dl.dims_of((0, 0)),
             dl.dims_of(p[0] for p in pads), dl.dims_of(p[1] for p in pads))
@@ -43,10 +50,11 @@ class _MaxPoolGradient:
 
     def __init__(self, rt, x_shape, y_shape, dtype, geometry, xp, np_dtype):
         hint = _forward_pd(rt, "max", x_shape, y_shape, dtype, geometry, dl.FORWARD_TRAINING)
-        self.forward = dl.Primitive(rt, hint, ("src", "dst", "workspace"), xp)
+        work = _elements(x_shape)
+        self.forward = dl.Primitive(rt, hint, ("src", "dst", "workspace"), xp, work=work)
         self.backward = dl.Primitive(
             rt, _backward_pd(rt, "max", x_shape, y_shape, dtype, geometry, hint),
-            ("diff_dst", "workspace", "diff_src"), xp)
+            ("diff_dst", "workspace", "diff_src"), xp, work=work)
         self.workspace = xp.empty(max(self.forward.sizes["workspace"], 1), dtype="uint8")
         self.y = xp.empty(y_shape, dtype=np_dtype)
         self.lock = threading.Lock()
@@ -83,7 +91,7 @@ class DnnlPool:
         def make():
             pd = _forward_pd(rt, fn, x.shape, y_shape, dtype,
                              _geometry(pool_size, strides, pads), dl.FORWARD_INFERENCE)
-            return dl.Primitive(rt, pd, ("src", "dst"), self.xp)
+            return dl.Primitive(rt, pd, ("src", "dst"), self.xp, work=_elements(x.shape))
         primitive = cached(key, make)
         if primitive is None:
             return None
@@ -120,7 +128,8 @@ class DnnlPool:
                                dl.FORWARD_TRAINING)
             return dl.Primitive(rt, _backward_pd(rt, "avg", input_shape, dy.shape, dtype,
                                                  geometry, hint),
-                                ("diff_dst", "diff_src"), self.xp)
+                                ("diff_dst", "diff_src"), self.xp,
+                                work=_elements(input_shape))
         primitive = cached(key, make)
         if primitive is None:
             return None

@@ -32,7 +32,6 @@ numpy loop of ``rnn_reference.py`` and 2-3x faster than the layers' step loop.
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 
 import numpy
@@ -75,6 +74,8 @@ class _Sequence:
         self.gates = g
         self.direction = dl.RNN_RIGHT2LEFT if reverse else dl.RNN_LEFT2RIGHT
         self.one_thread = 2 * n * h * g * h < ONE_THREAD_FLOPS
+        # dl.use_threads: one thread or every core
+        self.work = 0 if self.one_thread else dl.SMALL_WORK
         self._keep = []                               # descriptors the primitives use
         self.src = self._d((t, n, c), (c, t * c, 1))          # (batch, time, C) as ntc
         self.dst = self._d((t, n, h), (h, t * h, 1))
@@ -91,7 +92,7 @@ class _Sequence:
                 "workspace"] + (["src_iter_c", "dst_iter_c"] if self.has_c else [])
         self.forward = dl.Primitive(rt, self.fwd_pd, args, xp,
                                     {"weights": self.user_wl, "weights_iter": self.user_wi},
-                                    check_impl=False)
+                                    check_impl=False, work=self.work)
         self.workspace_bytes = self.fwd_pd.arg_size(dl.ARGS["workspace"])
         # made with the forward: a case runs on oneDNN both ways or not at all, so a
         # workspace is always read by the implementation that wrote it
@@ -155,7 +156,8 @@ class _Sequence:
         layouts = {"weights": self.user_wl, "weights_iter": self.user_wi,
                    "diff_weights": self.user_wl, "diff_weights_iter": self.user_wi}
         return dl.Primitive(self.rt, pd, args, self.xp, layouts,
-                            outputs=("diff_weights", "diff_weights_iter"), check_impl=False)
+                            outputs=("diff_weights", "diff_weights_iter"), check_impl=False,
+                            work=self.work)
 
     def zeros(self, shape):
         """Zeros of ``shape`` (read-only for oneDNN), made once."""
@@ -176,23 +178,6 @@ class _Sequence:
         b4[2] = bias[0, 2 * h:]
         b4[3] = bias[1, 2 * h:]
         return b4
-
-
-@contextlib.contextmanager
-def _threads(seq):
-    """Run the block's oneDNN calls on one OpenMP thread where ``seq`` is small (the
-    calling thread's setting only; restored after)."""
-    lib = seq.rt.lib
-    set_threads = getattr(lib, "omp_set_num_threads", None) if seq.one_thread else None
-    if set_threads is None:
-        yield
-        return
-    saved = lib.omp_get_max_threads()
-    set_threads(1)
-    try:
-        yield
-    finally:
-        set_threads(saved)
 
 
 def _sequence(cell, x_shape, h, reverse):
@@ -259,7 +244,7 @@ def rnn_forward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, revers
                   weights_iter=c(recurrent_kernel), dst=y, dst_iter=h_t, workspace=ws)
     if seq.has_c:
         arrays.update(src_iter_c=_states(c0), dst_iter_c=c_t)
-    with seq._lock, _threads(seq):
+    with seq._lock:
         seq.forward(bias=seq.onednn_bias(bias), **arrays)
     results = (y, h_t, c_t, ws) if seq.has_c else (y, h_t, ws)
     return _finish(results, outs)
@@ -295,7 +280,7 @@ def rnn_backward(backend, cell, x, h0, c0, kernel, recurrent_kernel, bias, y, h_
         arrays.update(src_iter_c=_states(c0), dst_iter_c=_states(c_t),
                       diff_src_iter_c=grads[2], diff_dst_iter_c=_states(dc_t))
     direct = nb and cell != "lbr_gru"             # Keras's bias gradient is oneDNN's
-    with seq._lock, _threads(seq):
+    with seq._lock:
         seq.backward(bias=seq.onednn_bias(bias),
                      diff_bias=grads[-1] if direct else seq._dbias, **arrays)
         if nb and not direct:

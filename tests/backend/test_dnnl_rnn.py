@@ -130,11 +130,12 @@ def test_reference_runs_where_onednn_is_off_or_the_dtype_is_not_float32():
         np.testing.assert_array_equal(o, r)
 
 
-def test_small_cases_run_on_one_thread_and_restore_the_setting():
-    lib = dnnl_lib.runtime().lib
-    before = lib.omp_get_max_threads()
+def test_small_cases_run_on_one_thread():
+    """The RNN primitives take the thread rule of every oneDNN kernel (dnnl_lib.use_threads):
+    one thread for a small case, every core for a large one."""
     small = dnnl_rnn._sequence("lstm", (3, 6, 5), 4, False)
     large = dnnl_rnn._sequence("lstm", (64, 2, 5), 256, False)
     assert small.one_thread and not large.one_thread
+    assert small.forward.work < dnnl_lib.SMALL_WORK <= large.forward.work
     _run(dnnl_rnn, get_backend("numpy"), "lstm", _case("lstm"), False)
-    assert lib.omp_get_max_threads() == before
+    assert dnnl_lib._threads.count == 1
