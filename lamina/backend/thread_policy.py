@@ -15,6 +15,13 @@ taken by other work, a spinning worker holds a core that the thread it waits for
   the library when it is created), so eager mode and graph plans run every GEMM with the
   same thread count and get the same bits.
 
+* a oneDNN kernel of fewer than ``dnnl_lib.SMALL_WORK`` multiply-adds (or elements) runs on
+  one OpenMP thread (a second one gains nothing there and its wake-up is paid per call; on a
+  busy machine each two-thread call also waits for the slower thread), a larger one on every
+  core; the count follows from the shapes, so both modes get the same bits. With these, a
+  digits ``fit`` beside a GEMM process takes 1.0-1.3x its quiet time (2.5x before the rule,
+  `benchmarks/contention.py`).
+
 Without oneDNN (``LAMINA_ONEDNN=0``, another platform) nothing here applies and OpenBLAS keeps
 its threads.
 """
