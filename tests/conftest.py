@@ -26,6 +26,15 @@ def backend(request):
         yield b
 
 
+@pytest.fixture
+def numpy_kernels():
+    """The numpy backend with oneDNN's kernels off for the test (its own kernels run)."""
+    backend = lamina.backend.get_backend("numpy")
+    saved, backend.onednn = backend.onednn, False
+    yield backend
+    backend.onednn = saved
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _strict_ops():
     """Check every forward result against its op's output_spec during the tests."""

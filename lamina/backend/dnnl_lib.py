@@ -43,7 +43,7 @@ ENGINE_CPU = 1
 STREAM_IN_ORDER = 0x1
 FORMAT_ANY = 1
 # Execute arguments (DNNL_ARG_*).
-ARGS = {"src": 1, "src_iter": 2, "src_iter_c": 3, "dst": 17, "dst_iter": 18, "dst_iter_c": 19,
+ARGS = {"src": 1, "src_1": 2, "src_iter": 2, "src_iter_c": 3, "dst": 17, "dst_iter": 18, "dst_iter_c": 19,
         "weights": 33, "weights_iter": 34, "bias": 41, "workspace": 64, "scratchpad": 80,
         "diff_src": 129, "diff_src_iter": 130, "diff_src_iter_c": 131,
         "diff_dst": 145, "diff_dst_iter": 146, "diff_dst_iter_c": 147,
@@ -141,6 +141,7 @@ def _declare(lib) -> None:
         "dnnl_pooling_forward_primitive_desc_create":
             [_p, _p, ctypes.c_int, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p],
         "dnnl_reorder_primitive_desc_create": [_p, _p, _p, _p, _p, _p],
+        "dnnl_binary_primitive_desc_create": [_p, _p, ctypes.c_int, _p, _p, _p, _p],
         "dnnl_matmul_primitive_desc_create": [_p, _p, _p, _p, _p, _p, _p],
         "dnnl_pooling_backward_primitive_desc_create":
             [_p, _p, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p, _p],

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy
 
 from ..dtypes import standardize
-from . import dnnl_matmul
+from . import dnnl_binary, dnnl_matmul
 from .conv_blocks import conv_output_size
 
 try:                                   # registers numpy.dtype("bfloat16")
@@ -140,6 +140,11 @@ class HalfPrecisionCompute:
         and rounding once gives the same bits, about twice as fast."""
         if fn in _EXACT_IN_FLOAT32 and (_is_bfloat16(a) or _is_bfloat16(b)):
             dtype = numpy.result_type(a, b)
+            if dtype == _BFLOAT16 and self.onednn and fn in dnnl_binary.ALGORITHMS:
+                # oneDNN's vector loops: the same bits (dnnl_binary.py)
+                result = dnnl_binary.binary(fn, a, b, _BFLOAT16, out)
+                if result is not None:
+                    return result
             if dtype == _BFLOAT16:
                 result = getattr(numpy, fn)(_widen(a), _widen(b))
                 if fn in _COMPARISONS:

@@ -12,14 +12,9 @@ from lamina.graph import load_exported
 from lamina.graph.export import graph_digest
 
 
-@pytest.fixture(autouse=True)
-def _step_loops():
-    """The loop under test is the scan: LSTM and GRU run theirs with oneDNN's whole-sequence
-    ops off (those are tested in tests/layers/recurrent/test_lstm_gru_onednn.py)."""
-    backend = lamina.backend.get_backend("numpy")
-    saved, backend.onednn = backend.onednn, False
-    yield
-    backend.onednn = saved
+# The loop under test is the scan: LSTM and GRU run theirs with oneDNN's whole-sequence ops
+# off (those are tested in tests/layers/recurrent/test_lstm_gru_onednn.py).
+pytestmark = pytest.mark.usefixtures("numpy_kernels")
 
 
 def _rename(path, old: str, new: str) -> int:

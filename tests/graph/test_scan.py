@@ -10,14 +10,9 @@ from lamina.random import SeedGenerator
 L = layers
 
 
-@pytest.fixture(autouse=True)
-def _step_loops():
-    """The loop under test is the scan: LSTM and GRU run theirs with oneDNN's whole-sequence
-    ops off (those are tested in tests/layers/recurrent/test_lstm_gru_onednn.py)."""
-    backend = lamina.backend.get_backend("numpy")
-    saved, backend.onednn = backend.onednn, False
-    yield
-    backend.onednn = saved
+# The loop under test is the scan: LSTM and GRU run theirs with oneDNN's whole-sequence ops
+# off (those are tested in tests/layers/recurrent/test_lstm_gru_onednn.py).
+pytestmark = pytest.mark.usefixtures("numpy_kernels")
 
 
 def _model(name, steps=7):
