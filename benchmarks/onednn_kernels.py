@@ -86,7 +86,7 @@ def main():
     reorders = 0.0
     for _, _, _, c, o in CONVS:
         w = rng.standard_normal((3, 3, c, o)).astype("float32")
-        prim = dnnl_conv._CACHE[("conv", (64,) + CONVS[0][1:3] + (c,), w.shape,
+        prim = dl.CACHE[("conv", (64,) + CONVS[0][1:3] + (c,), w.shape,
                                  (64,) + CONVS[0][1:3] + (o,), 3, *ARGS, False, False)] \
             if c in (3, 32) and o == 32 else None
         if prim is None or "weights" not in prim._reorders:

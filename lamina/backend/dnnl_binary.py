@@ -19,20 +19,11 @@ from __future__ import annotations
 import numpy
 
 from . import dnnl_lib as dl
-from .dnnl_conv import cached
 
 ALGORITHMS = {"add": 0x1fff0, "multiply": 0x1fff1, "divide": 0x1fff4, "subtract": 0x1fff5}
 _SWAPPED = {"add": "add", "multiply": "multiply"}
 MIN_ELEMENTS = 1 << 12
 """Smaller results stay on the widened path (a oneDNN call costs a few microseconds)."""
-
-
-def _strides(shape) -> tuple:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
 
 
 def binary(fn, a, b, dtype, out=None):
@@ -62,21 +53,17 @@ def binary(fn, a, b, dtype, out=None):
     key = ("binary", fn, shape, src1_shape, code)
 
     def make():
-        src0 = dl.MemoryDesc(rt, shape, code, _strides(shape))
-        src1 = dl.MemoryDesc(rt, src1_shape, code, _strides(src1_shape))
-        dst = dl.MemoryDesc(rt, shape, code, _strides(shape))
+        src0 = dl.MemoryDesc(rt, shape, code, dl.c_strides(shape))
+        src1 = dl.MemoryDesc(rt, src1_shape, code, dl.c_strides(src1_shape))
+        dst = dl.MemoryDesc(rt, shape, code, dl.c_strides(shape))
         attr = dl.Attr(rt)
         pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_binary_primitive_desc_create(
             h, rt.engine, ALGORITHMS[fn], src0.handle, src1.handle, dst.handle, attr.handle),
             f"binary {fn}")
         return dl.Primitive(rt, pd, ("src", "src_1", "dst"), numpy, work=size)
-    primitive = cached(key, make)
+    primitive = dl.cached(key, make)
     if primitive is None:
         return None
-    target = out if (out is not None and out.dtype == dtype and out.shape == shape
-                     and out.flags.c_contiguous) else numpy.empty(shape, dtype)
-    primitive(src=numpy.ascontiguousarray(a), src_1=numpy.ascontiguousarray(b), dst=target)
-    if out is not None and out is not target:
-        numpy.copyto(out, target, casting="unsafe")
-        return out
-    return target
+    result = dl.target(out, shape, dtype)
+    primitive(src=numpy.ascontiguousarray(a), src_1=numpy.ascontiguousarray(b), dst=result)
+    return dl.finish(result, out)

@@ -5,41 +5,15 @@ are, for float32 and bfloat16.
 Each kernel returns None where oneDNN refuses the case (no library, another dtype, negative
 pads, an empty batch, only a reference implementation): the numpy kernels then run. A
 primitive is created once per (kind, shapes, dtype, strides, pads, dilation, groups) and kept
-(:data:`_CACHE`); eager mode and graph plans share it, so both modes run the same code on the
+(``dnnl_lib.cached``); eager mode and graph plans share it, so both modes run the same code on the
 same layout and thread count and get the same bits. Against the numpy im2col kernels the
 difference is float32 rounding of another summation order (tests use rtol 1e-5, atol 1e-5
 relative to the output's scale).
 """
 from __future__ import annotations
 
-import threading
-
 from . import dnnl_lib as dl
 from .conv_blocks import conv_output_size
-
-_CACHE: dict = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def cached(key, make):
-    """The primitive of ``key``, made once by ``make()``; None where oneDNN refused it."""
-    try:
-        return _CACHE[key]
-    except KeyError:
-        pass
-    with _CACHE_LOCK:
-        if key not in _CACHE:
-            try:
-                _CACHE[key] = make()
-            except dl.DnnlError:
-                _CACHE[key] = None
-        return _CACHE[key]
-
-
-def clear_cache() -> None:
-    with _CACHE_LOCK:
-        _CACHE.clear()
-
 
 def _nchw(rt, shape, dtype):
     """The descriptor of a C-contiguous NHWC array of ``shape``, as oneDNN's (N, C, H, W)."""
@@ -122,16 +96,16 @@ class DnnlConv:
             return dl.Primitive(rt, pd, args, self.xp,
                                 {"weights": _filter(rt, w.shape, groups, dtype)},
                                 work=_macs(y_shape, w.shape))
-        primitive = cached(key, make)
+        primitive = dl.cached(key, make)
         if primitive is None:
             return None
-        y = self._dnnl_target(out, y_shape, x.dtype)
+        y = dl.target(out, y_shape, x.dtype)
         arrays = {"src": self.xp.ascontiguousarray(x), "weights": self.xp.ascontiguousarray(w),
                   "dst": y}
         if bias is not None:
             arrays["bias"] = self.xp.ascontiguousarray(bias)
         primitive(**arrays)
-        return self._dnnl_finish(y, out)
+        return dl.finish(y, out)
 
     def conv2d_bias_act(self, x, w, bias, strides, pads, dilation, groups, activation,
                         out=None):
@@ -170,13 +144,13 @@ class DnnlConv:
             return dl.Primitive(rt, pd, ("diff_dst", "weights", "diff_src"), self.xp,
                                 {"weights": _filter(rt, w.shape, groups, dtype)},
                                 work=_macs(dy.shape, w.shape))
-        primitive = cached(key, make)
+        primitive = dl.cached(key, make)
         if primitive is None:
             return None
-        dx = self._dnnl_target(out, input_shape, dy.dtype)
+        dx = dl.target(out, input_shape, dy.dtype)
         primitive(diff_dst=self.xp.ascontiguousarray(dy),
                   weights=self.xp.ascontiguousarray(w), diff_src=dx)
-        return self._dnnl_finish(dx, out)
+        return dl.finish(dx, out)
 
     def dnnl_conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation,
                                     groups, out=None):
@@ -202,25 +176,10 @@ class DnnlConv:
             return dl.Primitive(rt, pd, ("src", "diff_dst", "diff_weights"), self.xp,
                                 {"diff_weights": _filter(rt, filter_shape, groups, dtype)},
                                 outputs=("diff_weights",), work=_macs(dy.shape, filter_shape))
-        primitive = cached(key, make)
+        primitive = dl.cached(key, make)
         if primitive is None:
             return None
-        dw = self._dnnl_target(out, filter_shape, x.dtype)
+        dw = dl.target(out, filter_shape, x.dtype)
         primitive(src=self.xp.ascontiguousarray(x), diff_dst=self.xp.ascontiguousarray(dy),
                   diff_weights=dw)
-        return self._dnnl_finish(dw, out)
-
-    # ----------------------------------------------------------------- buffers
-    def _dnnl_target(self, out, shape, dtype):
-        """``out`` itself where oneDNN can write into it, else a fresh C-contiguous array."""
-        if (out is not None and out.dtype == dtype and tuple(out.shape) == tuple(shape)
-                and out.flags.c_contiguous):
-            return out
-        return self.xp.empty(shape, dtype=dtype)
-
-    @staticmethod
-    def _dnnl_finish(y, out):
-        if out is None or out is y:
-            return y
-        out[...] = y
-        return out
+        return dl.finish(dw, out)

@@ -21,6 +21,8 @@ import os
 import sys
 import threading
 
+import numpy
+
 from .thread_policy import apply_before_openmp, own_cores
 
 # --------------------------------------------------------------------------- constants
@@ -266,6 +268,65 @@ class MemoryDesc:
 
 def element_strides(array) -> tuple:
     return tuple(s // array.itemsize for s in array.strides)
+
+
+def c_strides(shape) -> tuple:
+    """The element strides of a C-contiguous array of ``shape`` (length-1 axes included)."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def target(out, shape, dtype):
+    """``out`` itself where a primitive can write into it (C-contiguous, of ``shape`` and
+    ``dtype``), else a fresh C-contiguous numpy array (numpy: oneDNN's CPU engine reads host
+    memory)."""
+    if (out is not None and out.dtype == dtype and tuple(out.shape) == tuple(shape)
+            and out.flags.c_contiguous):
+        return out
+    return numpy.empty(shape, dtype=dtype)
+
+
+def finish(y, out):
+    """``y``, copied into ``out`` where ``target`` could not use it."""
+    if out is None or out is y:
+        return y
+    out[...] = y
+    return out
+
+
+# --------------------------------------------------------------------------- the cache
+MAX_CACHED = 2048
+"""Primitives kept (with their scratchpads); beyond that the cache starts over. A primitive
+made again computes the same bits: the choice of kernel depends only on the key."""
+
+CACHE: dict = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def cached(key, make):
+    """The primitive (or group of primitives) of ``key``, made once by ``make()``; None where
+    oneDNN refused it. One cache for every oneDNN kernel, shared by eager mode and plans."""
+    try:
+        return CACHE[key]
+    except KeyError:
+        pass
+    with _CACHE_LOCK:
+        if key not in CACHE:
+            if len(CACHE) >= MAX_CACHED:
+                CACHE.clear()
+            try:
+                CACHE[key] = make()
+            except DnnlError:
+                CACHE[key] = None
+        return CACHE[key]
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        CACHE.clear()
 
 
 def dims_of(values) -> Dims:

@@ -47,7 +47,6 @@ caller's numpy path then runs.
 """
 from __future__ import annotations
 
-import threading
 
 import numpy
 
@@ -65,12 +64,6 @@ under its AMX and VNNI kernels; with K <= 1024 every tested shape was exact unde
 AVX512-VNNI and AVX2-VNNI kernels (``ONEDNN_MAX_CPU_ISA``), also where the VNNI kernels'
 inputs shifted by 128 make sums past 2**24. The same bound as int8_matmul.py's EXACT_K.)"""
 
-MAX_CACHED = 512
-"""Primitives kept; beyond that the cache starts over (a primitive made again computes the
-same bits: the choice of kernel depends only on the key)."""
-
-_CACHE: dict = {}
-_CACHE_LOCK = threading.Lock()
 _FLAGS = None
 
 _BF16 = "bfloat16"
@@ -143,7 +136,7 @@ def int8_matmul(a, b, out=None):
         if part is None:
             return None
         result = part if result is None else numpy.add(result, part, out=result)
-    return _finish(result, out)
+    return dl.finish(result, out)
 
 
 def matmul(a, b, dtype, out=None, kind=None, min_work=None):
@@ -166,20 +159,20 @@ def matmul(a, b, dtype, out=None, kind=None, min_work=None):
             return None
         flat = a if a.ndim == 2 else a.reshape(m, k)
         shape = lead + (n,)
-        target = _target(out, shape, dtype)
+        target = dl.target(out, shape, dtype)
         dst = target if target.ndim == 2 else target.reshape(m, n)
         if not _run(kind, flat, b, dst):
             return None
-        return _finish(target, out)
+        return dl.finish(target, out)
     if a.ndim == 3 and b.ndim == 3 and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]:
         batch, m, k = a.shape
         n = b.shape[2]
         if batch * m * k * n < min_work or 0 in (batch, m, k, n):
             return None
-        target = _target(out, (batch, m, n), dtype)
+        target = dl.target(out, (batch, m, n), dtype)
         if not _run(kind, a, b, target):
             return None
-        return _finish(target, out)
+        return dl.finish(target, out)
     return None
 
 
@@ -203,13 +196,13 @@ def sgemm(a, b, out=None):
     if a.ndim > 2:
         a = numpy.ascontiguousarray(a).reshape(m, k)
     (a, ta, lda), (b, tb, ldb) = _gemm_operand(a), _gemm_operand(b)
-    target = _target(out, shape, numpy.float32)
+    target = dl.target(out, shape, numpy.float32)
     dl.use_threads(rt, m * n * k)
     status = rt.lib.dnnl_sgemm(ta, tb, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data,
                                ldb, 0.0, target.ctypes.data, n)
     if status != dl.SUCCESS:
         return None
-    return _finish(target, out)
+    return dl.finish(target, out)
 
 
 def _gemm_operand(x):
@@ -220,11 +213,6 @@ def _gemm_operand(x):
         return x, b"T", max(x.shape[0], 1)
     x = numpy.ascontiguousarray(x)
     return x, b"N", max(x.shape[1], 1)
-
-
-def clear_cache() -> None:
-    with _CACHE_LOCK:
-        _CACHE.clear()
 
 
 # --------------------------------------------------------------------------- internals
@@ -249,34 +237,11 @@ def _operand(x):
     if not x.flags.c_contiguous:
         swapped = x.swapaxes(-1, -2)
         if swapped.flags.c_contiguous:
-            strides = list(_c_strides(swapped.shape))
+            strides = list(dl.c_strides(swapped.shape))
             strides[-1], strides[-2] = strides[-2], strides[-1]
             return x, tuple(strides)
         x = numpy.ascontiguousarray(x)
-    return x, _c_strides(x.shape)
-
-
-def _c_strides(shape) -> tuple:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
-
-
-def _target(out, shape, dtype):
-    """``out`` where oneDNN can write into it (C-contiguous, the dtype), else a new array."""
-    if (out is not None and out.dtype == dtype and tuple(out.shape) == tuple(shape)
-            and out.flags.c_contiguous):
-        return out
-    return numpy.empty(shape, dtype=dtype)
-
-
-def _finish(y, out):
-    if out is None or out is y:
-        return y
-    numpy.copyto(out, y, casting="unsafe")
-    return out
+    return x, dl.c_strides(x.shape)
 
 
 def _run(kind, a, b, dst) -> bool:
@@ -286,9 +251,7 @@ def _run(kind, a, b, dst) -> bool:
         return False
     (a, a_strides), (b, b_strides) = _operand(a), _operand(b)
     key = (kind, a.shape, a_strides, b.shape, b_strides, a.dtype.name, dst.dtype.name)
-    primitive = _CACHE.get(key, False)
-    if primitive is False:
-        primitive = _cached(key, lambda: _make(rt, kind, a.shape, a_strides, b.shape,
+    primitive = dl.cached(key, lambda: _make(rt, kind, a.shape, a_strides, b.shape,
                                                b_strides, a.dtype, dst.dtype))
     if primitive is None:
         return False
@@ -296,24 +259,12 @@ def _run(kind, a, b, dst) -> bool:
     return True
 
 
-def _cached(key, make):
-    with _CACHE_LOCK:
-        if key not in _CACHE:
-            if len(_CACHE) >= MAX_CACHED:
-                _CACHE.clear()
-            try:
-                _CACHE[key] = make()
-            except dl.DnnlError:
-                _CACHE[key] = None
-        return _CACHE[key]
-
-
 def _make(rt, kind, a_shape, a_strides, b_shape, b_strides, dtype, dst_dtype):
     dst_shape = tuple(a_shape[:-1]) + (b_shape[-1],)
     code = dl.data_type(dtype)
     src = dl.MemoryDesc(rt, a_shape, code, a_strides)
     wei = dl.MemoryDesc(rt, b_shape, code, b_strides)
-    out = dl.MemoryDesc(rt, dst_shape, dl.data_type(dst_dtype), _c_strides(dst_shape))
+    out = dl.MemoryDesc(rt, dst_shape, dl.data_type(dst_dtype), dl.c_strides(dst_shape))
     attr = dl.Attr(rt)
     pd = dl.PrimitiveDesc(rt, lambda h: rt.lib.dnnl_matmul_primitive_desc_create(
         h, rt.engine, src.handle, wei.handle, None, out.handle, attr.handle), "matmul")
@@ -333,8 +284,8 @@ def implementation(a_shape, b_shape, dtype, dst_dtype) -> str | None:
     if rt is None or kind is None:
         return None
     a_shape, b_shape = tuple(a_shape), tuple(b_shape)
-    a_strides, b_strides = _c_strides(a_shape), _c_strides(b_shape)
+    a_strides, b_strides = dl.c_strides(a_shape), dl.c_strides(b_shape)
     key = (kind, a_shape, a_strides, b_shape, b_strides, dtype.name, dst_dtype.name)
-    primitive = _cached(key, lambda: _make(rt, kind, a_shape, a_strides, b_shape, b_strides,
+    primitive = dl.cached(key, lambda: _make(rt, kind, a_shape, a_strides, b_shape, b_strides,
                                            dtype, dst_dtype))
     return None if primitive is None else primitive.implementation

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 
 from . import dnnl_lib as dl
-from .dnnl_conv import _nchw, cached
+from .dnnl_conv import _nchw
 
 _ALGORITHMS = {"max": dl.POOLING_MAX, "avg": dl.POOLING_AVG_EXCLUDE}
 
@@ -92,12 +92,12 @@ class DnnlPool:
             pd = _forward_pd(rt, fn, x.shape, y_shape, dtype,
                              _geometry(pool_size, strides, pads), dl.FORWARD_INFERENCE)
             return dl.Primitive(rt, pd, ("src", "dst"), self.xp, work=_elements(x.shape))
-        primitive = cached(key, make)
+        primitive = dl.cached(key, make)
         if primitive is None:
             return None
-        y = self._dnnl_target(out, y_shape, x.dtype)
+        y = dl.target(out, y_shape, x.dtype)
         primitive(src=self.xp.ascontiguousarray(x), dst=y)
-        return self._dnnl_finish(y, out)
+        return dl.finish(y, out)
 
     def dnnl_max_pool2d_backprop(self, x, dy, pool_size, strides, pads, out=None):
         rt = dl.runtime()
@@ -105,14 +105,14 @@ class DnnlPool:
         if not dtype or not self._dnnl_pool_applies(pool_size, pads):
             return None
         key = ("max_pool_grad", x.shape, dy.shape, dtype, pool_size, strides, pads)
-        pair = cached(key, lambda: _MaxPoolGradient(
+        pair = dl.cached(key, lambda: _MaxPoolGradient(
             rt, x.shape, dy.shape, dtype, _geometry(pool_size, strides, pads), self.xp,
             x.dtype))
         if pair is None:
             return None
-        dx = self._dnnl_target(out, x.shape, dy.dtype)
+        dx = dl.target(out, x.shape, dy.dtype)
         pair(self.xp.ascontiguousarray(x), self.xp.ascontiguousarray(dy), dx)
-        return self._dnnl_finish(dx, out)
+        return dl.finish(dx, out)
 
     def dnnl_avg_pool2d_backprop(self, dy, input_shape, pool_size, strides, pads):
         rt = dl.runtime()
@@ -130,7 +130,7 @@ class DnnlPool:
                                                  geometry, hint),
                                 ("diff_dst", "diff_src"), self.xp,
                                 work=_elements(input_shape))
-        primitive = cached(key, make)
+        primitive = dl.cached(key, make)
         if primitive is None:
             return None
         dx = self.xp.empty(input_shape, dtype=dy.dtype)

@@ -38,7 +38,6 @@ import numpy
 
 from . import dnnl_lib as dl
 from . import rnn_reference as reference
-from .dnnl_conv import cached
 
 # cell -> (gates, oneDNN's bias gates, has a cell state); each has its own C functions,
 # dnnl_{cell}_forward/backward_primitive_desc_create
@@ -189,7 +188,7 @@ def _sequence(cell, x_shape, h, reverse):
     if min(n, t, c, h) <= 0:
         return None
     key = ("rnn", cell, t, n, c, h, bool(reverse))
-    return cached(key, lambda: _Sequence(rt, cell, t, n, c, h, reverse))
+    return dl.cached(key, lambda: _Sequence(rt, cell, t, n, c, h, reverse))
 
 
 def workspace_bytes(cell, x_shape, units, dtype="float32", reverse=False) -> int:

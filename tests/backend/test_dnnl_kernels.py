@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from lamina.backend import dnnl_conv, dnnl_lib
+from lamina.backend import dnnl_lib
 from lamina.backend.numpy_backend import NumpyBackend
 from tests.backend.test_conv_kernels import GEOMETRIES, IDS, POOLS, _pads
 from tests.ops.test_conv import ref_backprop_filter, ref_backprop_input, ref_conv2d
@@ -42,7 +42,7 @@ def close(got, ref, bound=2e-5):
 def ran_on_onednn(kind):
     """Whether a non-reference oneDNN primitive of ``kind`` is in the cache."""
     return any(key[0] == kind and value is not None
-               for key, value in dnnl_conv._CACHE.items())
+               for key, value in dnnl_lib.CACHE.items())
 
 
 @pytest.mark.skipif(not LINUX_X86 or os.environ.get("LAMINA_ONEDNN") == "0",
@@ -63,7 +63,7 @@ def test_convolutions_match_the_reference_and_the_numpy_kernels(geometry):
     refs = (y_ref, ref_backprop_input(dy, w, x_shape, strides, pads, dilation, groups),
             ref_backprop_filter(x, dy, w_shape, strides, pads, dilation, groups))
     x32, w32, dy32 = (a.astype("float32") for a in (x, w, dy))
-    dnnl_conv.clear_cache()
+    dnnl_lib.clear_cache()
     results = []
     for b in backends():
         results.append((
@@ -116,24 +116,24 @@ def test_runs_repeat_bit_for_bit_and_write_into_out():
 @needs_onednn
 def test_cases_oneDNN_refuses_run_on_the_numpy_kernels():
     on, _ = backends()
-    dnnl_conv.clear_cache()
+    dnnl_lib.clear_cache()
     x, w = rng.standard_normal((2, 6, 5, 3)), rng.standard_normal((2, 2, 3, 2))
     on.conv2d(x, w, (1, 1), ((0, 0), (0, 0)), (1, 1), 1)            # float64
     x32, w32 = x.astype("float32"), w.astype("float32")
     y = on.conv2d(x32, w32, (1, 1), ((-1, 2), (0, -1)), (1, 1), 1)  # negative pads
-    assert not dnnl_conv._CACHE
+    assert not dnnl_lib.CACHE
     close(y, ref_conv2d(x[:, 1:, :4], w, (1, 1), ((0, 2), (0, 0))))
 
 
 @needs_onednn
 def test_switched_off_backend_never_calls_oneDNN():
     _, off = backends()
-    dnnl_conv.clear_cache()
+    dnnl_lib.clear_cache()
     x = rng.standard_normal((2, 6, 6, 3)).astype("float32")
     w = rng.standard_normal((3, 3, 3, 4)).astype("float32")
     off.conv2d(x, w, (1, 1), ((1, 1), (1, 1)), (1, 1), 1)
     off.pool2d(x, "max", (2, 2), (2, 2), ((0, 0), (0, 0)))
-    assert not dnnl_conv._CACHE
+    assert not dnnl_lib.CACHE
 
 
 def test_LAMINA_ONEDNN_0_turns_the_library_off():
@@ -156,7 +156,7 @@ def test_pooling_matches_the_reference(x_shape, pool, strides, padding):
     x[0, 0, :3] = 0.0                                   # ties
     pads = _pads(padding, x_shape[1:3], pool, strides)
     x32 = x.astype("float32")
-    dnnl_conv.clear_cache()
+    dnnl_lib.clear_cache()
     for fn in ("max", "avg"):
         y = on.pool2d(x32, fn, pool, strides, pads)
         np.testing.assert_array_equal(y if fn == "max" else y.round(5),

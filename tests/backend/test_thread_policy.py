@@ -58,7 +58,7 @@ def test_without_oneDNN_OpenBLAS_keeps_its_threads():
 
 SMALL_THEN_LARGE = """
 import json, numpy as np
-from lamina.backend import dnnl_conv, dnnl_lib
+from lamina.backend import dnnl_lib
 from lamina.backend.numpy_backend import NumpyBackend
 b = NumpyBackend()
 rng = np.random.default_rng(0)
@@ -69,7 +69,7 @@ pads = ((1, 1), (1, 1))
 b.pool2d(small, "max", (2, 2), (2, 2), ((0, 0), (0, 0)))   # one thread for this one
 first = b.conv2d(x, w, (1, 1), pads, (1, 1), 1)            # made after it: all cores
 rt = dnnl_lib.runtime()
-works = {k[0]: v.work for k, v in dnnl_conv._CACHE.items() if v is not None}
+works = {k[0]: v.work for k, v in dnnl_lib.CACHE.items() if v is not None}
 print(json.dumps({"works": works, "count": dnnl_lib._threads.count, "cores": rt.cores,
                   "small": dnnl_lib.SMALL_WORK}))
 """
