@@ -1,6 +1,9 @@
 """Per-kernel profile of one compiled train step: where the time of a step goes.
 
-    python benchmarks/profile_step.py [cnn|mlp] [--steps 16]
+    python benchmarks/profile_step.py [cnn|mlp|resnet] [--steps 16]
+
+``resnet`` is ResNet50(weights=None) at 224x224, batch 16, SGD: the training step of
+``vs_peers.py --only resnet``.
 
 Wraps every step of the graph's flat plan with a timer (about 0.3 µs each) and prints the
 time per op kind, its share of the step, and the calls per step, slowest first.
@@ -40,26 +43,34 @@ def _timed_step(step):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workload", nargs="?", default="cnn", choices=("cnn", "mlp"))
+    parser.add_argument("workload", nargs="?", default="cnn", choices=("cnn", "mlp", "resnet"))
     parser.add_argument("--steps", type=int, default=16)
     args = parser.parse_args()
     executor._step = _timed_step(executor._step)
     rng = np.random.default_rng(0)
-    batch = 64 if args.workload == "cnn" else 128
-    shape = (32, 32, 3) if args.workload == "cnn" else (784,)
-    x = rng.standard_normal((batch * max(args.steps, 10), *shape)).astype("float32")
-    y = rng.integers(0, 10, len(x))
     keras.utils.set_random_seed(0)
-    model = cnn(keras) if args.workload == "cnn" else mlp(keras)
-    model.compile(optimizer=keras.optimizers.Adam(1e-3),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    if args.workload == "resnet":
+        batch, shape, classes = 16, (224, 224, 3), 1000
+        model = keras.applications.ResNet50(weights=None)
+        optimizer = keras.optimizers.SGD(learning_rate=0.01)
+        loss = keras.losses.SparseCategoricalCrossentropy()
+    else:
+        batch = 64 if args.workload == "cnn" else 128
+        shape, classes = ((32, 32, 3) if args.workload == "cnn" else (784,)), 10
+        model = cnn(keras) if args.workload == "cnn" else mlp(keras)
+        optimizer = keras.optimizers.Adam(1e-3)
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    x = rng.standard_normal((batch * max(args.steps, 10), *shape)).astype("float32")
+    y = rng.integers(0, classes, len(x))
+    model.compile(optimizer=optimizer, loss=loss)
     warm = min(len(x), 10 * batch)     # trace, plan, and compile the numba chains (8th call)
     model.fit(x[:warm], y[:warm], batch_size=batch, epochs=1, verbose=0)
     numba_chain.wait_for_compiles(600)     # the chains compile on a worker thread
     TOTALS.clear()
     CALLS.clear()
     start = time.perf_counter()
-    model.fit(x, y, batch_size=batch, epochs=1, verbose=0)
+    model.fit(x[:args.steps * batch], y[:args.steps * batch], batch_size=batch, epochs=1,
+              verbose=0)
     step = (time.perf_counter() - start) / args.steps
     kernels = sum(TOTALS.values()) / args.steps
     print(f"{args.workload}: {step * 1e3:.2f} ms/step, kernels {kernels * 1e3:.2f} ms "

@@ -99,11 +99,18 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
     per draw (GPUs). Otherwise the op hands them the counter as a Python int."""
 
     onednn: bool = False
-    """Convolutions, pooling, matmuls (bfloat16, int8, and float32 of 32+ rows) and whole
-    LSTM/GRU sequences go to oneDNN's primitives (``dnnl_*.py``) where its library is loaded
-    and takes the case; the kernels written against ``xp`` run otherwise. On for the numpy
-    backend (``LAMINA_ONEDNN=0`` turns the library off; setting this False on a backend,
-    before tracing, turns it off for that backend)."""
+    """Convolutions, pooling, matmuls (bfloat16, int8, and float32 of 32+ rows), training
+    batch normalization and whole LSTM/GRU sequences go to oneDNN's primitives
+    (``dnnl_*.py``) where its library is loaded and takes the case; the kernels written
+    against ``xp`` run otherwise. On for the numpy backend (``LAMINA_ONEDNN=0`` turns the
+    library off; setting this False on a backend, before tracing, turns it off for that
+    backend). Ops whose kernels make primitives say so (``Op.onednn_primitives``), and a
+    graph plan has them made when it is built (:meth:`prepare_kernel`)."""
+
+    def prepare_kernel(self, forward, specs) -> None:
+        """Have ``forward(*arrays)`` (an op's forward, for inputs of ``specs``: (shape,
+        dtype) pairs) make what its kernel makes once, without running it. Nothing to
+        make here; the numpy backend makes oneDNN's primitives."""
 
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",

@@ -39,6 +39,7 @@ ELTWISE = {"relu": 0x20, "tanh": 0x21, "sigmoid": 0x29, "linear": 0x26}
 VANILLA_LSTM, VANILLA_GRU, LBR_GRU = 0x2fff, 0x3fff, 0x4fff
 RNN_LEFT2RIGHT, RNN_RIGHT2LEFT = 1, 2
 RNN_DIFF_WEIGHTS_OVERWRITE = 0x1            # dnnl_rnn_flags_t: no accumulation
+NORM_USE_SCALE, NORM_USE_SHIFT = 0x2, 0x4   # dnnl_normalization_flags_t
 QUERY_IMPL_INFO_STR, QUERY_EXEC_ARG_MD, QUERY_SCRATCHPAD_MD, QUERY_WORKSPACE_MD = 8, 255, 136, 135
 SCRATCHPAD_MODE_USER = 1
 ENGINE_CPU = 1
@@ -46,10 +47,12 @@ STREAM_IN_ORDER = 0x1
 FORMAT_ANY = 1
 # Execute arguments (DNNL_ARG_*).
 ARGS = {"src": 1, "src_1": 2, "src_iter": 2, "src_iter_c": 3, "dst": 17, "dst_iter": 18, "dst_iter_c": 19,
-        "weights": 33, "weights_iter": 34, "bias": 41, "workspace": 64, "scratchpad": 80,
+        "weights": 33, "weights_iter": 34, "bias": 41, "mean": 49, "variance": 50,
+        "scale": 51, "shift": 52, "workspace": 64, "scratchpad": 80,
         "diff_src": 129, "diff_src_iter": 130, "diff_src_iter_c": 131,
         "diff_dst": 145, "diff_dst_iter": 146, "diff_dst_iter_c": 147,
-        "diff_weights": 161, "diff_weights_iter": 162, "diff_bias": 169}
+        "diff_weights": 161, "diff_weights_iter": 162, "diff_bias": 169,
+        "diff_scale": 255, "diff_shift": 256}
 MAX_NDIMS = 12
 
 Dims = ctypes.c_int64 * MAX_NDIMS
@@ -147,6 +150,10 @@ def _declare(lib) -> None:
         "dnnl_matmul_primitive_desc_create": [_p, _p, _p, _p, _p, _p, _p],
         "dnnl_pooling_backward_primitive_desc_create":
             [_p, _p, ctypes.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p, _p],
+        "dnnl_batch_normalization_forward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, _p, _p, ctypes.c_float, ctypes.c_uint, _p],
+        "dnnl_batch_normalization_backward_primitive_desc_create":
+            [_p, _p, ctypes.c_int, _p, _p, _p, ctypes.c_float, ctypes.c_uint, _p, _p],
         "dnnl_lstm_forward_primitive_desc_create":
             [_p, _p, ctypes.c_int, ctypes.c_int] + [_p] * 11 + [ctypes.c_uint, _p],
         "dnnl_lstm_backward_primitive_desc_create":
@@ -306,22 +313,49 @@ CACHE: dict = {}
 _CACHE_LOCK = threading.Lock()
 
 
+class Prepared(Exception):
+    """Raised by :func:`cached` inside :func:`preparing` once the kernel's primitive exists:
+    it ends the kernel call before anything runs."""
+
+
+class _Preparing(threading.local):
+    active = False
+
+
+_PREPARING = _Preparing()
+
+
+class preparing:
+    """``with preparing(): kernel(...)`` makes (or finds) the kernel's primitive and runs
+    nothing: a graph plan creates its steps' primitives when it is built (see
+    ``graph/executor.py``), so the first step computes instead of creating them."""
+
+    def __enter__(self):
+        _PREPARING.active = True
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        _PREPARING.active = False
+        return kind is Prepared
+
+
 def cached(key, make):
     """The primitive (or group of primitives) of ``key``, made once by ``make()``; None where
     oneDNN refused it. One cache for every oneDNN kernel, shared by eager mode and plans."""
     try:
-        return CACHE[key]
+        found = CACHE[key]
     except KeyError:
-        pass
-    with _CACHE_LOCK:
-        if key not in CACHE:
-            if len(CACHE) >= MAX_CACHED:
-                CACHE.clear()
-            try:
-                CACHE[key] = make()
-            except DnnlError:
-                CACHE[key] = None
-        return CACHE[key]
+        with _CACHE_LOCK:
+            if key not in CACHE:
+                if len(CACHE) >= MAX_CACHED:
+                    CACHE.clear()
+                try:
+                    CACHE[key] = make()
+                except DnnlError:
+                    CACHE[key] = None
+            found = CACHE[key]
+    if _PREPARING.active:
+        raise Prepared(key)
+    return found
 
 
 def clear_cache() -> None:

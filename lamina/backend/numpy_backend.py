@@ -1,6 +1,8 @@
 """The CPU backend: numpy and its BLAS."""
 from __future__ import annotations
 
+import warnings
+
 import numpy
 
 from . import dnnl_lib, dnnl_matmul, numba_chain
@@ -39,6 +41,23 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
         # OpenBLAS at one thread, and every GEMM of the process must see the same count.
         if self.onednn:
             dnnl_lib.runtime()
+
+    def prepare_kernel(self, forward, specs) -> None:
+        """Run ``forward`` inside ``dnnl_lib.preparing()`` on unwritten arrays of ``specs``
+        (``numpy.empty``: no page is touched): the kernel's first ``dnnl_lib.cached`` call
+        makes its primitive and ends the call. A kernel that refuses the case before asking
+        (its numpy fallback then runs once on the unwritten arrays, warnings silenced) or
+        fails costs only this call: the plan's first run meets the same case for real."""
+        if not self.onednn or dnnl_lib.runtime() is None:
+            return
+        arrays = [self.empty(shape, dtype) for shape, dtype in specs]
+        with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                with dnnl_lib.preparing():
+                    forward(*arrays)
+            except Exception:        # noqa: BLE001 -- see the docstring
+                pass
 
     def matmul(self, a, b, out=None):
         """float32 products of at least dnnl_matmul.MIN_WORK multiply-adds and MIN_ROWS

@@ -93,6 +93,7 @@ class Plan:
         self.arena = [backend.empty(shape, dtype) for shape, dtype in self.memory.buffers]
         self.plain = self._mode([_step(backend, node, ins, outs, None) for node, ins, outs in schedule],
                                 {}, arena=False)
+        _prepare_kernels(backend, schedule, shapes)
         # value slot -> variable, for the updates the alias analysis allows to write in place
         self._direct = _direct_updates(schedule, self.update_slots, self.variable_slots,
                                        self.memory) if memory_plan else {}
@@ -195,6 +196,20 @@ def _step(backend, node, ins, outs, out) -> tuple:
     if run is None:
         run = functools.partial(node.op.forward, backend, **attrs)
     return (run, ins, outs, node.several, node)
+
+
+def _prepare_kernels(backend, schedule, shapes) -> None:
+    """Make the primitives of the steps whose kernels make them (``Op.onednn_primitives``)
+    now, while the plan is built, for the shapes this plan runs (``shapes``: concrete sizes
+    of a batch-polymorphic graph): the first run then only computes."""
+    for node, _, _ in schedule:
+        if not node.op.onednn_primitives or not all(
+                isinstance(x, TensorBase) for x in node.inputs):
+            continue
+        specs = [(shapes.get(id(x), tuple(x.shape)), x.dtype) for x in node.inputs]
+        if all(d is not None for shape, _ in specs for d in shape):
+            backend.prepare_kernel(functools.partial(node.op.forward, backend, **node.attrs),
+                                   specs)
 
 
 def _direct_updates(schedule, update_slots, variable_slots, memory) -> dict:

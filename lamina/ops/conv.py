@@ -126,6 +126,7 @@ def check_conv_operands(op: str, x, kernel, groups: int, x_rank: int = 4) -> Non
 class _ConvOp(Op):
     """Shared attribute handling: strides, padding, dilation, groups."""
     writes_out = True
+    onednn_primitives = True
 
     @staticmethod
     def conv_attrs(ctx) -> dict:

@@ -179,6 +179,7 @@ def _bound_dense(backend, x, w, bias, out, activation):
 class Conv2DBiasAct(_FusedLinear):
     """``act(conv2d(x, w) + b)``: the convolution's GEMM output gets the epilogue in place."""
     name = "conv2d_bias_act"
+    onednn_primitives = True
     linear = Conv2D
 
     def linear_attrs(self, attrs) -> dict:

@@ -97,6 +97,7 @@ class _SequenceOp(Op):
     """A whole sequence: inputs ``(x, *states, kernel, recurrent_kernel[, bias])``, outputs
     ``(y, *final_states, workspace)``."""
     writes_out = True
+    onednn_primitives = True
     states = ()               # names of the state inputs (and final-state outputs)
     gates = 0
     grad_op: Op = None
@@ -143,6 +144,7 @@ class _SequenceGradOp(Op):
     *states, kernel, recurrent_kernel[, bias])``."""
     writes_out = True
     differentiable = False
+    onednn_primitives = True
     forward_op: _SequenceOp = None
 
     def _split(self, inputs, given):

@@ -64,6 +64,9 @@ class Op:
     # ``inplace``: ``out`` may also be one of the inputs (of the same shape and dtype): the
     # op reads each input element before it writes the output element in its place.
     inplace: bool = False
+    # ``onednn_primitives``: the op's kernels make oneDNN primitives on backends that have
+    # them; a graph plan has them made when it is built (Backend.prepare_kernel).
+    onednn_primitives: bool = False
 
     def output_spec(self, *inputs, **attrs) -> Spec | tuple[Spec, ...]:
         raise NotImplementedError(f"op {self.name!r} defines no output_spec")

@@ -45,6 +45,7 @@ class _PoolOp(Op):
 
 @register_op
 class MaxPool2D(_PoolOp):
+    onednn_primitives = True
     name = "max_pool2d"
     writes_out = True
 
@@ -62,6 +63,7 @@ class MaxPool2D(_PoolOp):
 
 @register_op
 class AvgPool2D(_PoolOp):
+    onednn_primitives = True
     name = "avg_pool2d"
     writes_out = True
 
@@ -89,6 +91,7 @@ def _check_pooled(op, name, t, x_shape, pool_size, strides, padding):
 @register_op
 class MaxPool2DBackprop(_PoolOp):
     """``dx``: each ``dy`` routed to the first maximum of its window (``y`` = the pooled x)."""
+    onednn_primitives = True
     name = "max_pool2d_backprop"
     writes_out = True
 
@@ -137,6 +140,7 @@ class MaxPool2DSelect(_PoolOp):
 @register_op
 class AvgPool2DBackprop(_PoolOp):
     """``dx``: each ``dy`` spread evenly over the real elements of its window."""
+    onednn_primitives = True
     name = "avg_pool2d_backprop"
 
     def output_spec(self, dy, input_shape, pool_size, strides, padding):
