@@ -6,7 +6,10 @@ For the four convolutions of the VGG benchmark model (batch 64, 3x3, 'same') it 
 forward, backward-data and backward-weights kernels of the numpy backend with oneDNN on and
 off, and oneDNN with its activations in the layout it prefers (``format_tag_any``, what a
 layout pass would keep between oneDNN ops; reorders at the plan's boundaries not counted),
-then max pooling 2x2 and its gradient. Ratios are measured in one run, after warm-up.
+then max pooling 2x2 and its gradient, then a 3-D convolution (3x3x3 'same', NDHWC) as one
+oneDNN primitive against its depth taps through oneDNN's 2-D convolutions (how Conv3D ran
+before it was one op) and through the numpy kernels. Ratios are measured in one run, after
+warm-up.
 """
 import argparse
 import time
@@ -45,6 +48,41 @@ def blocked_forward(rt, x, w, y_shape):
     bx = np.zeros(prim.sizes["src"] // 4, "float32")
     by = np.zeros(prim.sizes["dst"] // 4, "float32")
     return lambda: prim(src=bx, weights=w, dst=by)
+
+
+VOLUME = (8, 16, 32, 32, 16, 32)          # batch, depth, height, width, in, out
+ARGS_3D = ((1, 1, 1), ((1, 1), (1, 1), (1, 1)), (1, 1, 1), 1)
+
+
+class TapsOnOneDNN(NumpyBackend):
+    """3-D convolutions as depth taps over oneDNN's 2-D convolutions."""
+
+    def dnnl_conv(self, x, *args, **kwargs):
+        return None if x.ndim == 5 else super().dnnl_conv(x, *args, **kwargs)
+
+    def dnnl_conv_backprop_input(self, dy, *args, **kwargs):
+        return None if dy.ndim == 5 else super().dnnl_conv_backprop_input(dy, *args, **kwargs)
+
+    def dnnl_conv_backprop_filter(self, x, *args, **kwargs):
+        return None if x.ndim == 5 else super().dnnl_conv_backprop_filter(x, *args, **kwargs)
+
+
+def volumes(on, off, rng, repeats):
+    n, d, h, wd, c, o = VOLUME
+    x = rng.standard_normal((n, d, h, wd, c)).astype("float32")
+    w = rng.standard_normal((3, 3, 3, c, o)).astype("float32")
+    dy = rng.standard_normal((n, d, h, wd, o)).astype("float32")
+    taps = TapsOnOneDNN()
+    print(f"\n3-D convolution {VOLUME[1:]}, batch {n}: numpy taps ms, oneDNN 2-D taps ms, "
+          f"one oneDNN 3-D primitive ms")
+    for name, kernel in {
+            "forward": lambda b: b.conv3d(x, w, *ARGS_3D),
+            "backward data": lambda b: b.conv3d_backprop_input(dy, w, x.shape, *ARGS_3D),
+            "backward weights": lambda b: b.conv3d_backprop_filter(x, dy, w.shape, *ARGS_3D)
+            }.items():
+        t_off, t_taps, t_on = (timed(lambda: kernel(b), repeats) for b in (off, taps, on))
+        print(f"  {name:<18}{t_off:9.2f}{t_taps:9.2f}{t_on:9.2f}   one primitive "
+              f"{t_taps / t_on:.2f}x the 2-D taps")
 
 
 def main():
@@ -104,6 +142,7 @@ def main():
         t_off, t_on = timed(lambda: kernel(off), args.repeats), timed(lambda: kernel(on),
                                                                       args.repeats)
         print(f"{'(32, 32, 32)':<26}{name:<16}{t_off:10.2f}{t_on:11.2f}{t_off / t_on:7.2f}x")
+    volumes(on, off, rng, max(args.repeats // 4, 2))
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import ConvKernels
+from .conv3d import Conv3DKernels
 from .pooling import PoolKernels
 from .ctc import CTCKernels
 from .int8_matmul import Int8MatmulKernels
@@ -71,7 +72,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum"
 REDUCE = ("sum", "mean", "max", "min", "prod", "any", "all")
 
 
-class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels,
+class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels,
               OrderingKernels, Int8MatmulKernels):
     """Kernels written once against ``self.xp``; subclasses swap ``xp`` and override hot spots."""
 
@@ -122,7 +123,8 @@ class Backend(ConvKernels, PoolKernels, RandomKernels, LinalgKernels, CTCKernels
                      "setitem", "tile", "repeat", "flip"),
         "indexing": ("take", "take_along_axis", "index_bounds", "scatter_add", "put_along_axis_add",
                      "one_hot"),
-        "nn": ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "pool2d",
+        "nn": ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv3d",
+               "conv3d_backprop_input", "conv3d_backprop_filter", "pool2d",
                "max_pool2d_backprop", "max_pool2d_select", "avg_pool2d_backprop"),
         "random": ("random_uniform", "random_normal"),
         "linalg": ("cholesky", "solve", "solve_triangular", "triangle", "inv", "det",

@@ -47,7 +47,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
         if x.size == 0 or w.size == 0:              # an empty batch (or no channels)
             return self._zeros_into(out, (n, oh, ow, cout), dtype)
         if self.onednn:
-            y = self.dnnl_conv2d(x, w, (n, oh, ow, cout), strides, pads, dilation, groups, out)
+            y = self.dnnl_conv(x, w, (n, oh, ow, cout), strides, pads, dilation, groups, out)
             if y is not None:
                 return y
         if groups > 1 and cg == 1:
@@ -98,7 +98,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
         if dy.size == 0 or w.size == 0:
             return self._zeros_into(out, tuple(input_shape), xp.result_type(dy, w))
         if self.onednn:
-            dx = self.dnnl_conv2d_backprop_input(dy, w, input_shape, strides, pads, dilation,
+            dx = self.dnnl_conv_backprop_input(dy, w, input_shape, strides, pads, dilation,
                                                  groups, out)
             if dx is not None:
                 return dx
@@ -151,7 +151,7 @@ class ConvKernels(ConvBlocks, WinogradConv):
         if x.size == 0 or dy.size == 0:
             return self._zeros_into(out, tuple(filter_shape), dtype)
         if self.onednn:
-            dw = self.dnnl_conv2d_backprop_filter(x, dy, filter_shape, strides, pads, dilation,
+            dw = self.dnnl_conv_backprop_filter(x, dy, filter_shape, strides, pads, dilation,
                                                   groups, out)
             if dw is not None:
                 return dw

@@ -1,6 +1,8 @@
-"""Convolutions on oneDNN: forward, backward data and backward weights of conv2d (1-D and
-3-D convolutions reach these through conv2d), on NHWC activations and HWIO filters as they
-are, for float32 and bfloat16.
+"""Convolutions on oneDNN: forward, backward data and backward weights of conv2d and conv3d
+(1-D convolutions reach these through conv2d), on channels-last activations (NHWC, NDHWC)
+and (spatial..., in, out) filters (HWIO, DHWIO) as they are, for float32 and bfloat16. The
+kernels take 2-D and 3-D geometry alike: shapes, strides, pads and dilations of 2 or 3
+spatial axes.
 
 Each kernel returns None where oneDNN refuses the case (no library, another dtype, negative
 pads, an empty batch, only a reference implementation): the numpy kernels then run. A
@@ -16,31 +18,37 @@ from . import dnnl_lib as dl
 from .conv_blocks import conv_output_size
 
 def _nchw(rt, shape, dtype):
-    """The descriptor of a C-contiguous NHWC array of ``shape``, as oneDNN's (N, C, H, W)."""
-    n, h, w, c = shape
-    return dl.MemoryDesc(rt, (n, c, h, w), dtype, (h * w * c, 1, w * c, c))
+    """The descriptor of a C-contiguous channels-last array of ``shape`` (NWC, NHWC, NDHWC),
+    as oneDNN's (N, C, spatial...)."""
+    strides = dl.c_strides(shape)
+    return dl.MemoryDesc(rt, (shape[0], shape[-1], *shape[1:-1]), dtype,
+                         (strides[0], 1, *strides[1:-1]))
 
 
 def _filter(rt, shape, groups, dtype, any_layout=False):
-    """The descriptor of a C-contiguous HWIO filter: (O, I, KH, KW), or grouped
-    (G, O/G, I/G, KH, KW) with output channel ``g * O/G + o``; ``any_layout``: the same
-    dims in the layout the primitive prefers (the filter is reordered into it)."""
-    kh, kw, cg, cout = shape
+    """The descriptor of a C-contiguous (spatial..., I, O) filter (HWIO, DHWIO): (O, I,
+    spatial...), or grouped (G, O/G, I/G, spatial...) with output channel ``g * O/G + o``;
+    ``any_layout``: the same dims in the layout the primitive prefers (the filter is
+    reordered into it)."""
+    *window, cg, cout = shape
     if any_layout:
-        dims = (cout, cg, kh, kw) if groups == 1 else (groups, cout // groups, cg, kh, kw)
+        dims = (cout, cg, *window) if groups == 1 else (groups, cout // groups, cg, *window)
         return dl.MemoryDesc(rt, dims, dtype)
-    sh, sw, si = kw * cg * cout, cg * cout, cout
+    strides = dl.c_strides(shape)
+    spatial, si = strides[:-2], strides[-2]
     if groups == 1:
-        return dl.MemoryDesc(rt, (cout, cg, kh, kw), dtype, (1, si, sh, sw))
+        return dl.MemoryDesc(rt, (cout, cg, *window), dtype, (1, si, *spatial))
     og = cout // groups
-    return dl.MemoryDesc(rt, (groups, og, cg, kh, kw), dtype, (og, 1, si, sh, sw))
+    return dl.MemoryDesc(rt, (groups, og, cg, *window), dtype, (og, 1, si, *spatial))
 
 
 def _macs(y_shape, w_shape) -> int:
-    """Multiply-adds of a convolution with output ``y_shape`` and HWIO filter ``w_shape``."""
-    n, oh, ow, cout = y_shape
-    kh, kw, cg, _ = w_shape
-    return n * oh * ow * cout * kh * kw * cg
+    """Multiply-adds of a convolution with output ``y_shape`` and (spatial..., I, O)
+    filter ``w_shape``."""
+    count = 1
+    for d in (*y_shape, *w_shape[:-1]):
+        count *= d
+    return count
 
 
 def _geometry(strides, pads, dilation):
@@ -67,7 +75,7 @@ class DnnlConv:
                     groups, prop=dl.FORWARD_TRAINING, bias=False, relu=False):
         src, wei = _nchw(rt, x_shape, dtype), _filter(rt, w_shape, groups, dtype, True)
         dst = _nchw(rt, y_shape, dtype)
-        bias_md = dl.MemoryDesc(rt, (y_shape[3],), dtype, (1,)) if bias else None
+        bias_md = dl.MemoryDesc(rt, (y_shape[-1],), dtype, (1,)) if bias else None
         attr = dl.Attr(rt, post_ops=[(dl.ELTWISE["relu"], 0.0, 0.0)] if relu else ())
         geometry = _geometry(strides, pads, dilation)
         return dl.PrimitiveDesc(rt, lambda pd: rt.lib.dnnl_convolution_forward_primitive_desc_create(
@@ -75,7 +83,7 @@ class DnnlConv:
             bias_md.handle if bias else None, dst.handle, *geometry, attr.handle),
             "convolution forward")
 
-    def dnnl_conv2d(self, x, w, y_shape, strides, pads, dilation, groups, out=None,
+    def dnnl_conv(self, x, w, y_shape, strides, pads, dilation, groups, out=None,
                     bias=None, relu=False):
         """``conv2d`` on oneDNN into a fresh array or ``out``; None where refused. With
         ``bias`` and ``relu``: ``relu(conv2d(x, w) + bias)`` in the same pass (oneDNN adds
@@ -118,10 +126,10 @@ class DnnlConv:
             return None
         oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
                                    dilation[a]) for a in range(2))
-        return self.dnnl_conv2d(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
+        return self.dnnl_conv(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
                                 dilation, groups, out, bias=bias, relu=activation == "relu")
 
-    def dnnl_conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
+    def dnnl_conv_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
                                    out=None):
         rt = dl.runtime()
         dtype = rt and self._dnnl_conv_type(dy, w)
@@ -152,7 +160,7 @@ class DnnlConv:
                   weights=self.xp.ascontiguousarray(w), diff_src=dx)
         return dl.finish(dx, out)
 
-    def dnnl_conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation,
+    def dnnl_conv_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation,
                                     groups, out=None):
         rt = dl.runtime()
         dtype = rt and self._dnnl_conv_type(x, dy)

@@ -18,7 +18,7 @@ biases, and its gradient is split back.
 The forward primitive (``forward_training``) writes a workspace (gates and states) that its
 backward primitive reads: callers keep it as an extra output, a uint8 array of
 :func:`workspace_bytes`. Both primitives are created together, once per (cell, time,
-batch, features, units, direction), and kept in ``dnnl_conv``'s cache; a layer without
+batch, features, units, direction), and kept in ``dnnl_lib``'s cache; a layer without
 bias is given zeros (oneDNN's CPU RNNs take no bias-less case) and its bias gradient goes
 to a scratch buffer. Where oneDNN is off or absent, the dtype is not float32 or oneDNN
 refuses the case, the same functions run the reference kernels of ``rnn_reference.py``

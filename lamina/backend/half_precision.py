@@ -107,7 +107,7 @@ class HalfPrecisionCompute:
         if self._native_bf16(x, w):
             oh, ow = (conv_output_size(x.shape[1 + a], w.shape[a], strides[a], pads[a],
                                        dilation[a]) for a in range(2))
-            y = self.dnnl_conv2d(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
+            y = self.dnnl_conv(x, w, (x.shape[0], oh, ow, w.shape[3]), strides, pads,
                                  dilation, groups, out)
             if y is not None:
                 return y
@@ -116,7 +116,7 @@ class HalfPrecisionCompute:
     def conv2d_backprop_input(self, dy, w, input_shape, strides, pads, dilation, groups,
                               out=None):
         if self._native_bf16(dy, w):
-            dx = self.dnnl_conv2d_backprop_input(dy, w, input_shape, strides, pads,
+            dx = self.dnnl_conv_backprop_input(dy, w, input_shape, strides, pads,
                                                  dilation, groups, out)
             if dx is not None:
                 return dx
@@ -126,7 +126,7 @@ class HalfPrecisionCompute:
     def conv2d_backprop_filter(self, x, dy, filter_shape, strides, pads, dilation, groups,
                                out=None):
         if self._native_bf16(x, dy):
-            dw = self.dnnl_conv2d_backprop_filter(x, dy, filter_shape, strides, pads,
+            dw = self.dnnl_conv_backprop_filter(x, dy, filter_shape, strides, pads,
                                                   dilation, groups, out)
             if dw is not None:
                 return dw

@@ -4,7 +4,8 @@ Three primitives carry everything: ``conv2d`` and its two backprops. Each backpr
 in both of its inputs and the adjoint of the forward in one of them, so every gradient here
 is another of the three and derivatives of any order come free. The 1-D convolutions are
 the 2-D ones on images of height 1; the depthwise convolution is a grouped one (one group
-per input channel); the transposed convolution is ``conv2d_backprop_input``.
+per input channel); the transposed convolution is ``conv2d_backprop_input``. Volumes
+(NDHWC) have their own three, ``conv3d`` and its backprops: the same classes at rank 3.
 
 Padding follows TensorFlow (and Keras): 'valid' pads nothing; 'same' gives
 ``ceil(size / stride)`` outputs and splits the padding ``total // 2`` before and the rest
@@ -17,12 +18,16 @@ from .reshaping import reshape
 from .core import as_tensors, require_float
 from .op import Op, Spec, check_rank, register_op
 
-__all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv_transpose",
+__all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv_transpose",
            "depthwise_conv", "depthwise_conv2d"]
 
 _IMAGE = "(batch, height, width, channels)"
 _SEQUENCE = "(batch, steps, channels)"
 _KERNEL_2D = "(kernel_height, kernel_width, in_channels / groups, out_channels)"
+_VOLUME = "(batch, depth, height, width, channels)"
+_KERNEL_3D = "(kernel_depth, kernel_height, kernel_width, in_channels / groups, out_channels)"
+_MEANINGS = {3: (_SEQUENCE, "(kernel_size, in_channels / groups, out_channels)"),
+             4: (_IMAGE, _KERNEL_2D), 5: (_VOLUME, _KERNEL_3D)}
 
 
 # --------------------------------------------------------------------------- arguments
@@ -63,9 +68,10 @@ def same_pads(size: int, k: int, stride: int, dilation: int) -> tuple[int, int]:
 
 
 def resolve_pads(padding, in_hw, kernel_hw, strides, dilation) -> tuple:
-    """'valid' / 'same' / explicit ((top, bottom), (left, right)) -> explicit pads."""
+    """'valid' / 'same' / explicit ((top, bottom), (left, right)) -> explicit pads (a pair
+    per spatial axis)."""
     if padding == "valid":
-        return ((0, 0), (0, 0))
+        return tuple((0, 0) for _ in in_hw)
     if padding == "same":
         return tuple(same_pads(*args) for args in zip(in_hw, kernel_hw, strides, dilation))
     return padding
@@ -102,10 +108,8 @@ def check_same_dtype(op: str, a, b, names: tuple[str, str]) -> None:
 
 def check_conv_operands(op: str, x, kernel, groups: int, x_rank: int = 4) -> None:
     """Ranks, and channels that agree between the input, the kernel and ``groups``."""
-    meaning = _IMAGE if x_rank == 4 else _SEQUENCE
+    meaning, kernel_meaning = _MEANINGS[x_rank]
     check_rank(op, "x", x, x_rank, meaning)
-    kernel_meaning = (_KERNEL_2D if x_rank == 4
-                      else "(kernel_size, in_channels / groups, out_channels)")
     check_rank(op, "kernel", kernel, x_rank, kernel_meaning)
     channels, group_in, out_channels = x.shape[-1], kernel.shape[-2], kernel.shape[-1]
     if channels is not None and channels % groups:
@@ -124,51 +128,62 @@ def check_conv_operands(op: str, x, kernel, groups: int, x_rank: int = 4) -> Non
 
 # --------------------------------------------------------------------------- primitives
 class _ConvOp(Op):
-    """Shared attribute handling: strides, padding, dilation, groups."""
+    """Shared attribute handling: strides, padding, dilation, groups. ``rank`` spatial axes
+    (2 here; ``conv3d.py`` derives the 3-D ops); ``kernel`` names the backend's kernel;
+    the forward op and its two backprops know each other (set below the classes), so each
+    gradient is another of the three of its rank."""
     writes_out = True
     onednn_primitives = True
+    rank = 2
+    kernel = ""
+    forward_op = backprop_input_op = backprop_filter_op = None
 
     @staticmethod
     def conv_attrs(ctx) -> dict:
         return {k: ctx.attrs[k] for k in ("strides", "padding", "dilation", "groups")}
 
-    @staticmethod
-    def pads(padding, in_hw, kernel_shape, strides, dilation):
-        return resolve_pads(padding, in_hw, kernel_shape[:2], strides, dilation)
+    def pads(self, padding, in_hw, kernel_shape, strides, dilation):
+        return resolve_pads(padding, in_hw, kernel_shape[:self.rank], strides, dilation)
+
+    def meanings(self) -> tuple:
+        return _MEANINGS[self.rank + 2]
 
 
 @register_op
 class Conv2D(_ConvOp):
     """``y[n, p, q, o] = sum x[n, p*s + i*d - top, q*s + j*d - left, c] * w[i, j, c, o]``."""
     name = "conv2d"
+    kernel = "conv2d"
 
     def output_spec(self, x, w, strides, padding, dilation, groups):
-        check_conv_operands(self.name, x, w, groups)
+        r = self.rank
+        check_conv_operands(self.name, x, w, groups, x_rank=r + 2)
         check_same_dtype(self.name, x, w, ("x", "kernel"))
-        out_hw = spatial_output(self.name, "dilated kernel", x.shape[1:3], w.shape[:2],
+        out_hw = spatial_output(self.name, "dilated kernel", x.shape[1:1 + r], w.shape[:r],
                                 strides, dilation, padding)
-        return Spec((x.shape[0],) + out_hw + (w.shape[3],), x.dtype)
+        return Spec((x.shape[0],) + out_hw + (w.shape[-1],), x.dtype)
 
     def forward(self, backend, x, w, out=None, strides=None, padding=None, dilation=None,
                 groups=1):
-        pads = self.pads(padding, x.shape[1:3], w.shape, strides, dilation)
-        return backend.conv2d(x, w, strides, pads, dilation, groups, out=out)
+        pads = self.pads(padding, x.shape[1:1 + self.rank], w.shape, strides, dilation)
+        return getattr(backend, self.kernel)(x, w, strides, pads, dilation, groups, out=out)
 
     def gradient(self, ctx, g):
         x, w = ctx.inputs
         attrs = self.conv_attrs(ctx)
-        dx = Conv2DBackpropInput(g, w, input_shape=x.shape, **attrs) \
+        dx = self.backprop_input_op(g, w, input_shape=x.shape, **attrs) \
             if ctx.needs_grad[0] else None
-        dw = Conv2DBackpropFilter(x, g, filter_shape=w.shape, **attrs) \
+        dw = self.backprop_filter_op(x, g, filter_shape=w.shape, **attrs) \
             if ctx.needs_grad[1] else None
         return dx, dw
 
 
-def _check_backprop_shapes(op, image_shape, dy, kernel_shape, strides, padding, dilation):
+def _check_backprop_shapes(op, image_shape, dy, kernel_shape, strides, padding, dilation,
+                           rank=2):
     """The gradient ``dy`` must have the shape the forward convolution produced."""
-    out_hw = spatial_output(op, "dilated kernel", image_shape[1:3], kernel_shape[:2],
+    out_hw = spatial_output(op, "dilated kernel", image_shape[1:1 + rank], kernel_shape[:rank],
                             strides, dilation, padding)
-    expected = (dy.shape[0],) + out_hw + (kernel_shape[3],)
+    expected = (dy.shape[0],) + out_hw + (kernel_shape[-1],)
     if any(e is not None and d is not None and e != d for e, d in zip(expected, dy.shape)):
         raise ShapeError(f"{op}: argument 'dy' must have shape {describe_shape(expected)} "
                          f"(the convolution's output); received {describe_shape(dy.shape)}")
@@ -178,32 +193,34 @@ def _check_backprop_shapes(op, image_shape, dy, kernel_shape, strides, padding, 
 class Conv2DBackpropInput(_ConvOp):
     """The gradient of ``conv2d`` with respect to its input (also: transposed convolution)."""
     name = "conv2d_backprop_input"
+    kernel = "conv2d_backprop_input"
 
     def output_spec(self, dy, w, input_shape, strides, padding, dilation, groups):
-        check_rank(self.name, "dy", dy, 4, _IMAGE)
-        check_rank(self.name, "kernel", w, 4, _KERNEL_2D)
+        image, kernel = self.meanings()
+        check_rank(self.name, "dy", dy, self.rank + 2, image)
+        check_rank(self.name, "kernel", w, self.rank + 2, kernel)
         check_same_dtype(self.name, dy, w, ("dy", "kernel"))
         _check_backprop_shapes(self.name, input_shape, dy, w.shape, strides, padding,
-                               dilation)
-        if input_shape[3] is not None and input_shape[3] != w.shape[2] * groups:
+                               dilation, self.rank)
+        if input_shape[-1] is not None and input_shape[-1] != w.shape[-2] * groups:
             raise ShapeError(f"{self.name}: 'input_shape' {describe_shape(input_shape)} "
-                             f"has {input_shape[3]} channels, the kernel expects "
-                             f"{w.shape[2] * groups}")
+                             f"has {input_shape[-1]} channels, the kernel expects "
+                             f"{w.shape[-2] * groups}")
         return Spec((dy.shape[0],) + tuple(input_shape[1:]), dy.dtype)
 
     def forward(self, backend, dy, w, out=None, input_shape=None, strides=None, padding=None,
                 dilation=None, groups=1):
         shape = (dy.shape[0],) + tuple(input_shape[1:])
-        pads = self.pads(padding, shape[1:3], w.shape, strides, dilation)
-        return backend.conv2d_backprop_input(dy, w, shape, strides, pads, dilation, groups,
+        pads = self.pads(padding, shape[1:1 + self.rank], w.shape, strides, dilation)
+        return getattr(backend, self.kernel)(dy, w, shape, strides, pads, dilation, groups,
                                              out=out)
 
     def gradient(self, ctx, g):
-        # <g, bpi(dy, w)> = <conv2d(g, w), dy>: linear in dy and in w.
+        # <g, bpi(dy, w)> = <conv(g, w), dy>: linear in dy and in w.
         dy, w = ctx.inputs
         attrs = self.conv_attrs(ctx)
-        d_dy = Conv2D(g, w, **attrs) if ctx.needs_grad[0] else None
-        d_w = Conv2DBackpropFilter(g, dy, filter_shape=w.shape, **attrs) \
+        d_dy = self.forward_op(g, w, **attrs) if ctx.needs_grad[0] else None
+        d_w = self.backprop_filter_op(g, dy, filter_shape=w.shape, **attrs) \
             if ctx.needs_grad[1] else None
         return d_dy, d_w
 
@@ -212,33 +229,67 @@ class Conv2DBackpropInput(_ConvOp):
 class Conv2DBackpropFilter(_ConvOp):
     """The gradient of ``conv2d`` with respect to its kernel."""
     name = "conv2d_backprop_filter"
+    kernel = "conv2d_backprop_filter"
 
     def output_spec(self, x, dy, filter_shape, strides, padding, dilation, groups):
-        check_rank(self.name, "x", x, 4, _IMAGE)
-        check_rank(self.name, "dy", dy, 4, _IMAGE)
+        image = self.meanings()[0]
+        check_rank(self.name, "x", x, self.rank + 2, image)
+        check_rank(self.name, "dy", dy, self.rank + 2, image)
         check_same_dtype(self.name, x, dy, ("x", "dy"))
         _check_backprop_shapes(self.name, x.shape, dy, filter_shape, strides, padding,
-                               dilation)
-        if x.shape[3] is not None and x.shape[3] != filter_shape[2] * groups:
+                               dilation, self.rank)
+        if x.shape[-1] is not None and x.shape[-1] != filter_shape[-2] * groups:
             raise ShapeError(f"{self.name}: 'filter_shape' {describe_shape(filter_shape)} "
-                             f"expects {filter_shape[2] * groups} input channels; received "
+                             f"expects {filter_shape[-2] * groups} input channels; received "
                              f"'x' of shape {describe_shape(x.shape)}")
         return Spec(tuple(filter_shape), x.dtype)
 
     def forward(self, backend, x, dy, out=None, filter_shape=None, strides=None, padding=None,
                 dilation=None, groups=1):
-        pads = self.pads(padding, x.shape[1:3], filter_shape, strides, dilation)
-        return backend.conv2d_backprop_filter(x, dy, tuple(filter_shape), strides, pads,
-                                              dilation, groups, out=out)
+        pads = self.pads(padding, x.shape[1:1 + self.rank], filter_shape, strides, dilation)
+        return getattr(backend, self.kernel)(x, dy, tuple(filter_shape), strides, pads,
+                                             dilation, groups, out=out)
 
     def gradient(self, ctx, g):
-        # <g, bpf(x, dy)> = <conv2d(x, g), dy>: linear in x and in dy.
+        # <g, bpf(x, dy)> = <conv(x, g), dy>: linear in x and in dy.
         x, dy = ctx.inputs
         attrs = self.conv_attrs(ctx)
-        d_x = Conv2DBackpropInput(dy, g, input_shape=x.shape, **attrs) \
+        d_x = self.backprop_input_op(dy, g, input_shape=x.shape, **attrs) \
             if ctx.needs_grad[0] else None
-        d_dy = Conv2D(x, g, **attrs) if ctx.needs_grad[1] else None
+        d_dy = self.forward_op(x, g, **attrs) if ctx.needs_grad[1] else None
         return d_x, d_dy
+
+
+def link_conv_ops(forward, backprop_input, backprop_filter) -> None:
+    """Each op of one rank's three finds the other two (its gradients)."""
+    for op in (forward, backprop_input, backprop_filter):
+        op.forward_op, op.backprop_input_op, op.backprop_filter_op = \
+            forward, backprop_input, backprop_filter
+
+
+link_conv_ops(Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter)
+
+
+# 3-D: the same three on NDHWC volumes and DHWIO kernels (backend/conv3d.py's kernels).
+@register_op
+class Conv3D(type(Conv2D)):
+    name = kernel = "conv3d"
+    rank = 3
+
+
+@register_op
+class Conv3DBackpropInput(type(Conv2DBackpropInput)):
+    name = kernel = "conv3d_backprop_input"
+    rank = 3
+
+
+@register_op
+class Conv3DBackpropFilter(type(Conv2DBackpropFilter)):
+    name = kernel = "conv3d_backprop_filter"
+    rank = 3
+
+
+link_conv_ops(Conv3D, Conv3DBackpropInput, Conv3DBackpropFilter)
 
 
 # --------------------------------------------------------------------------- public: 2-D
@@ -248,15 +299,27 @@ def _float_operands(op: str, x, kernel):
     return x, kernel
 
 
-def _conv2d(op, x, kernel, strides, padding, dilation_rate, groups):
-    """Validated 2-D convolution; ``padding`` is a normalized mode or explicit pads."""
+def _conv2d(op, x, kernel, strides, padding, dilation_rate, groups, primitive=Conv2D):
+    """Validated 2-D (or, with ``primitive=Conv3D``, 3-D) convolution; ``padding`` is a
+    normalized mode or explicit pads."""
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         raise ValueError(f"{op}: argument 'groups' must be a positive int; received {groups!r}")
-    check_conv_operands(op, x, kernel, groups)
-    spatial_output(op, "dilated kernel", x.shape[1:3], kernel.shape[:2], strides,
+    r = primitive.rank
+    check_conv_operands(op, x, kernel, groups, x_rank=r + 2)
+    spatial_output(op, "dilated kernel", x.shape[1:1 + r], kernel.shape[:r], strides,
                    dilation_rate, padding)
-    return Conv2D(x, kernel, strides=strides, padding=padding, dilation=dilation_rate,
-                  groups=groups)
+    return primitive(x, kernel, strides=strides, padding=padding, dilation=dilation_rate,
+                     groups=groups)
+
+
+def conv3d(x, kernel, strides=1, padding="valid", dilation_rate=1, groups=1):
+    """3-D convolution of NDHWC ``x`` with a DHWIO ``kernel`` (Keras ``Conv3D``'s math):
+    ``kernel`` has shape ``(kd, kh, kw, in_channels // groups, out_channels)``."""
+    op = "conv3d"
+    x, kernel = _float_operands(op, x, kernel)
+    return _conv2d(op, x, kernel, normalize_tuple(op, "strides", strides, 3),
+                   normalize_padding(op, padding),
+                   normalize_tuple(op, "dilation_rate", dilation_rate, 3), groups, Conv3D)
 
 
 def conv2d(x, kernel, strides=1, padding="valid", dilation_rate=1, groups=1):
@@ -411,8 +474,10 @@ def _conv1d(op, x, kernel, strides, padding, dilation_rate, groups):
 
 
 # --------------------------------------------------------------------------- Keras 3 names
-def spatial_rank(op: str, inputs) -> int:
+def spatial_rank(op: str, inputs, volumes: bool = False) -> int:
     rank = len(inputs.shape)
+    if rank == 5 and volumes:
+        return 3
     if rank == 5:
         raise ValueError(f"{op}: 3-D operations (rank-5 inputs) are not supported; Lamina "
                          f"supports 1-D (rank 3) and 2-D (rank 4) inputs; received shape "
@@ -424,14 +489,14 @@ def spatial_rank(op: str, inputs) -> int:
 
 
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
-    """Keras 3 ``keras.ops.conv`` for 1-D and 2-D channels-last inputs.
+    """Keras 3 ``keras.ops.conv`` for 1-D, 2-D and 3-D channels-last inputs.
 
     ``groups`` is inferred as ``inputs.shape[-1] // kernel.shape[-2]``, as Keras does.
     """
     op = "conv"
     check_data_format(op, data_format)
     inputs, kernel = _float_operands(op, inputs, kernel)
-    spatial = spatial_rank(op, inputs)
+    spatial = spatial_rank(op, inputs, volumes=True)
     check_rank(op, "kernel", kernel, spatial + 2,
                "(*kernel_size, in_channels / groups, out_channels)")
     channels, group_in = inputs.shape[-1], kernel.shape[-2]
@@ -443,9 +508,10 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     groups = channels // group_in
     if spatial == 1:
         return _conv1d(op, inputs, kernel, strides, padding, dilation_rate, groups)
-    return _conv2d(op, inputs, kernel, normalize_tuple(op, "strides", strides, 2),
+    return _conv2d(op, inputs, kernel, normalize_tuple(op, "strides", strides, spatial),
                    normalize_padding(op, padding),
-                   normalize_tuple(op, "dilation_rate", dilation_rate, 2), groups)
+                   normalize_tuple(op, "dilation_rate", dilation_rate, spatial), groups,
+                   Conv2D if spatial == 2 else Conv3D)
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,

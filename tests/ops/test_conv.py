@@ -380,9 +380,10 @@ def test_keras_names_reject_other_layouts_and_ranks():
                        r"'channels_last' \(Lamina images are channels-last\); received "
                        r"'channels_first'"):
         ops.conv(_t(2, 5, 5, 1), _t(3, 3, 1, 2), data_format="channels_first")
-    with pytest.raises(ValueError, match=r"conv: 3-D operations \(rank-5 inputs\) are not "
-                       r"supported; Lamina supports 1-D \(rank 3\) and 2-D \(rank 4\)"):
-        ops.conv(_t(1, 4, 4, 4, 1), _t(3, 3, 3, 1, 2))
+    # (ops.conv takes rank-5 volumes: test_conv3d.py)
+    with pytest.raises(ValueError, match=r"depthwise_conv: 3-D operations \(rank-5 inputs\) "
+                       r"are not supported; Lamina supports 1-D \(rank 3\) and 2-D \(rank 4\)"):
+        ops.depthwise_conv(_t(1, 4, 4, 4, 1), _t(3, 3, 3, 1, 2))
     with pytest.raises(ShapeError, match=r"depthwise_conv: argument 'inputs' must have rank 3"
                        r" \(batch, steps, channels\) or 4"):
         ops.depthwise_conv(_t(4, 4), _t(3, 3, 1, 2))

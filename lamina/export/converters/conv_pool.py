@@ -18,28 +18,37 @@ def _padding(padding, in_hw, window, strides, dilation) -> dict:
         return {"auto_pad": "VALID"}
     if padding == "same" and None in tuple(in_hw):
         return {"auto_pad": "SAME_UPPER"}
-    (top, bottom), (left, right) = resolve_pads(padding, tuple(in_hw), tuple(window),
-                                                tuple(strides), tuple(dilation))
-    return {"pads": [int(top), int(left), int(bottom), int(right)]}
+    pairs = resolve_pads(padding, tuple(in_hw), tuple(window), tuple(strides),
+                         tuple(dilation))
+    return {"pads": [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]}
+
+
+def _layouts(rank: int) -> tuple:
+    """Transposes from channels-last to ONNX's channels-first and back, for ``rank``
+    spatial axes, and the kernel's (spatial..., I, O) -> (O, I, spatial...)."""
+    return ([0, rank + 1, *range(1, rank + 1)], [0, *range(2, rank + 2), 1],
+            [rank + 1, rank, *range(rank)])
 
 
 def _conv(ctx, node, bias: bool):
     x, w = node.inputs[:2]
+    rank = len(x.shape) - 2
+    to_first, to_last, kernel_perm = _layouts(rank)
     kernel = ctx.value(w)
     a = node.attrs
     if kernel is not None:                    # HWIO -> OIHW, written as a constant
-        w_name = ctx.constant(kernel.transpose(3, 2, 0, 1).copy(), "kernel")
+        w_name = ctx.constant(kernel.transpose(*kernel_perm).copy(), "kernel")
     else:
-        w_name = ctx.add_node("Transpose", [ctx.name_of(w)], perm=[3, 2, 0, 1])
-    inputs = [ctx.add_node("Transpose", [ctx.name_of(x)], perm=TO_NCHW), w_name]
+        w_name = ctx.add_node("Transpose", [ctx.name_of(w)], perm=kernel_perm)
+    inputs = [ctx.add_node("Transpose", [ctx.name_of(x)], perm=to_first), w_name]
     if bias and len(node.inputs) > 2:
         inputs.append(ctx.name_of(node.inputs[2]))
-    y = ctx.add_node("Conv", inputs, kernel_shape=list(w.shape[:2]),
+    y = ctx.add_node("Conv", inputs, kernel_shape=list(w.shape[:rank]),
                      strides=list(a["strides"]), dilations=list(a["dilation"]),
                      group=int(a.get("groups", 1)),
-                     **_padding(a["padding"], x.shape[1:3], w.shape[:2], a["strides"],
-                                a["dilation"]))
-    y = ctx.add_node("Transpose", [y], perm=TO_NHWC)
+                     **_padding(a["padding"], x.shape[1:1 + rank], w.shape[:rank],
+                                a["strides"], a["dilation"]))
+    y = ctx.add_node("Transpose", [y], perm=to_last)
     if bias:
         if a.get("save_mask"):
             ctx.fail(node, "save_mask=True is a training-only output")
@@ -47,7 +56,7 @@ def _conv(ctx, node, bias: bool):
     return [y]
 
 
-@register_onnx_converter("conv2d")
+@register_onnx_converter("conv2d", "conv3d")
 def _conv2d(ctx, node):
     return _conv(ctx, node, bias=False)
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ... import ops
-from . import conv_utils as cu
 from .base_conv import BaseConv
 
 
@@ -11,8 +10,8 @@ class Conv3D(BaseConv):
 
     'same' padding follows TensorFlow: ``ceil(size / stride)`` outputs, any odd padding
     element after the input. Weights: ``kernel`` (kd, kh, kw, in_channels // groups,
-    filters), ``bias`` (filters,). Computed as a sum over the depth taps of 2-D
-    convolutions of depth slices.
+    filters), ``bias`` (filters,). One ``conv3d`` op (oneDNN's 3-D convolution on the
+    CPU).
     """
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
@@ -32,28 +31,5 @@ class Conv3D(BaseConv):
                          **kwargs)
 
     def convolve(self, x):
-        return conv3d(x, self.kernel, self.strides, self.padding, self.dilation_rate,
-                      self.groups)
-
-
-def conv3d(x, kernel, strides, padding, dilation_rate, groups):
-    """NDHWC ``x`` convolved with a DHWIO ``kernel``: for each depth tap ``i``, the depth
-    slices that tap sees go through ``conv2d`` with ``kernel[i]``; the taps are summed."""
-    depth = x.shape[1]
-    kd = kernel.shape[0]
-    sd, dd = strides[0], dilation_rate[0]
-    span = (kd - 1) * dd + 1
-    out_depth = cu.conv_output_length(depth, kd, sd, dd, padding)
-    if padding == "same":
-        total = max((out_depth - 1) * sd + span - depth, 0)
-        x = ops.pad(x, ((0, 0), (total // 2, total - total // 2), (0, 0), (0, 0), (0, 0)))
-    _, _, height, width, channels = x.shape
-    y = None
-    for i in range(kd):
-        start = i * dd
-        taps = x[:, start:start + (out_depth - 1) * sd + 1:sd]      # (B, out_depth, H, W, C)
-        images = ops.reshape(taps, (-1, height, width, channels))
-        z = ops.conv2d(images, kernel[i], strides=strides[1:], padding=padding,
-                       dilation_rate=dilation_rate[1:], groups=groups)
-        y = z if y is None else ops.add(y, z)
-    return ops.reshape(y, (-1, out_depth, *y.shape[1:]))
+        return ops.conv3d(x, self.kernel, self.strides, self.padding, self.dilation_rate,
+                          self.groups)
