@@ -18,8 +18,8 @@ from .reshaping import reshape
 from .core import as_tensors, require_float
 from .op import Op, Spec, check_rank, register_op
 
-__all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv_transpose",
-           "depthwise_conv", "depthwise_conv2d"]
+__all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
+           "conv_transpose", "depthwise_conv", "depthwise_conv2d"]
 
 _IMAGE = "(batch, height, width, channels)"
 _SEQUENCE = "(batch, steps, channels)"
@@ -385,20 +385,25 @@ def _transpose_pads(k: int, stride: int, dilation: int, padding: str, output_pad
     return (span - 1 - before, max(span - 1 - after, 0)), before + after - span + 1
 
 
-def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_rate):
-    check_rank(op, "x", x, 4, _IMAGE)
-    check_rank(op, "kernel", kernel, 4, "(kernel_height, kernel_width, out_channels, "
-               "in_channels)")
-    if x.shape[3] is not None and x.shape[3] != kernel.shape[3]:
-        raise ShapeError(f"{op}: the input has {x.shape[3]} channels but the kernel expects "
-                         f"{kernel.shape[3]} (its last axis); received 'x' of shape "
+def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_rate,
+                      primitive=Conv2DBackpropInput):
+    """The transposed convolution as ``primitive`` (the input gradient of the 2-D, or with
+    ``Conv3DBackpropInput`` the 3-D, forward convolution)."""
+    r = primitive.rank
+    check_rank(op, "x", x, r + 2, _MEANINGS[r + 2][0])
+    check_rank(op, "kernel", kernel, r + 2, "(" + ", ".join(
+        ("kernel_depth", "kernel_height", "kernel_width")[3 - r:]) +
+        ", out_channels, in_channels)")
+    if x.shape[-1] is not None and x.shape[-1] != kernel.shape[-1]:
+        raise ShapeError(f"{op}: the input has {x.shape[-1]} channels but the kernel expects "
+                         f"{kernel.shape[-1]} (its last axis); received 'x' of shape "
                          f"{describe_shape(x.shape)} and 'kernel' of shape "
                          f"{describe_shape(kernel.shape)}")
-    if any(d is None for d in x.shape[1:3]):
+    if any(d is None for d in x.shape[1:1 + r]):
         raise ShapeError(f"{op}: the input's spatial size must be known; received 'x' of "
                          f"shape {describe_shape(x.shape)}")
     pads, sizes = [], []
-    for axis in range(2):
+    for axis in range(r):
         extra = None if output_padding is None else output_padding[axis]
         if extra is not None and extra >= strides[axis]:
             raise ValueError(f"{op}: argument 'output_padding' must be smaller than the "
@@ -408,9 +413,9 @@ def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_
                                            dilation_rate[axis], padding, extra)
         pads.append(axis_pads)
         sizes.append((x.shape[1 + axis] - 1) * strides[axis] + 1 + grown)
-    input_shape = (x.shape[0], sizes[0], sizes[1], kernel.shape[2])
-    return Conv2DBackpropInput(x, kernel, input_shape=input_shape, strides=strides,
-                               padding=tuple(pads), dilation=dilation_rate, groups=1)
+    input_shape = (x.shape[0], *sizes, kernel.shape[-2])
+    return primitive(x, kernel, input_shape=input_shape, strides=strides,
+                     padding=tuple(pads), dilation=dilation_rate, groups=1)
 
 
 def conv2d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
@@ -430,6 +435,20 @@ def conv2d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
     return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, 2),
                              normalize_padding(op, padding), output_padding,
                              normalize_tuple(op, "dilation_rate", dilation_rate, 2))
+
+
+def conv3d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
+                     dilation_rate=1):
+    """Transposed 3-D convolution (Keras ``Conv3DTranspose``): ``conv2d_transpose``'s
+    geometry on NDHWC volumes, ``kernel`` (kd, kh, kw, out_channels, in_channels)."""
+    op = "conv3d_transpose"
+    x, kernel = _float_operands(op, x, kernel)
+    if output_padding is not None:
+        output_padding = normalize_tuple(op, "output_padding", output_padding, 3, minimum=0)
+    return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, 3),
+                             normalize_padding(op, padding), output_padding,
+                             normalize_tuple(op, "dilation_rate", dilation_rate, 3),
+                             Conv3DBackpropInput)
 
 
 # --------------------------------------------------------------------------- public: 1-D
@@ -540,15 +559,16 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
     op = "conv_transpose"
     check_data_format(op, data_format)
     inputs, kernel = _float_operands(op, inputs, kernel)
-    spatial = spatial_rank(op, inputs)
+    spatial = spatial_rank(op, inputs, volumes=True)
     if output_padding is not None:
         output_padding = normalize_tuple(op, "output_padding", output_padding, spatial,
                                          minimum=0)
     stride = normalize_tuple(op, "strides", strides, spatial)
     dilation = normalize_tuple(op, "dilation_rate", dilation_rate, spatial)
     mode = normalize_padding(op, padding)
-    if spatial == 2:
-        return _conv_transpose2d(op, inputs, kernel, stride, mode, output_padding, dilation)
+    if spatial > 1:
+        return _conv_transpose2d(op, inputs, kernel, stride, mode, output_padding, dilation,
+                                 Conv2DBackpropInput if spatial == 2 else Conv3DBackpropInput)
     check_rank(op, "kernel", kernel, 3, "(kernel_size, out_channels, in_channels)")
     image, kernel2d = image_from_sequence(inputs, kernel)
     extra = None if output_padding is None else (0,) + output_padding

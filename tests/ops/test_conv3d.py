@@ -160,3 +160,29 @@ def test_errors_name_the_op_and_argument():
         Conv3DBackpropInput(ops.zeros((1, 3, 2, 2, 4)), ops.zeros((2, 2, 2, 2, 4)),
                             input_shape=(1, 3, 3, 3, 2), strides=(1, 1, 1), padding="valid",
                             dilation=(1, 1, 1), groups=1)
+
+
+@pytest.mark.parametrize("strides,padding,output_padding", [
+    ((1, 1, 1), "valid", None), ((2, 1, 2), "same", None), ((2, 2, 1), "valid", (1, 0, 0))])
+def test_transposed_3d_convolution_is_the_input_gradient(strides, padding, output_padding):
+    """conv3d_transpose (and ops.conv_transpose on volumes, and the Conv3DTranspose layer)
+    against the per-axis geometry of conv2d_transpose: its depth slices of height 1."""
+    x = rand(2, 3, 4, 3, 2).astype("float32")
+    kernel = rand(2, 3, 2, 4, 2).astype("float32")
+    y = ops.conv3d_transpose(x, kernel, strides, padding, output_padding).numpy()
+    np.testing.assert_allclose(
+        ops.conv_transpose(x, kernel, strides, padding, output_padding).numpy(), y)
+    # the same geometry, axis by axis: with the kernel's depth 1 and depth-1 strides, a
+    # 3-D transposed convolution is the 2-D one of every depth slice
+    flat = ops.conv3d_transpose(x, kernel[:1], (1,) + strides[1:], padding,
+                                None if output_padding is None else (0,) + output_padding[1:])
+    image = ops.conv2d_transpose(x.reshape(-1, 4, 3, 2), kernel[0], strides[1:], padding,
+                                 None if output_padding is None else output_padding[1:])
+    np.testing.assert_allclose(flat.numpy().reshape(image.shape), image.numpy(), rtol=1e-5,
+                               atol=1e-6)
+    layer = lamina.layers.Conv3DTranspose(4, (2, 3, 2), strides, padding,
+                                          output_padding=output_padding, use_bias=False)
+    layer.build(x.shape)
+    layer.kernel.assign(kernel)
+    np.testing.assert_allclose(layer(x).numpy(), y, rtol=1e-6, atol=1e-6)
+    assert y.shape[1:] == layer.compute_output_shape(x.shape)[1:]

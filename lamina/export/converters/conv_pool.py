@@ -78,28 +78,30 @@ def _pool(ctx, node):
     return [ctx.add_node("Transpose", [y], perm=TO_NHWC)]
 
 
-@register_onnx_converter("conv2d_backprop_input")
+@register_onnx_converter("conv2d_backprop_input", "conv3d_backprop_input")
 def _conv_transpose(ctx, node):
     """A transposed convolution: ONNX ``ConvTranspose`` with the explicit pads of the
     forward convolution and the output padding that gives ``input_shape``."""
     from ...ops.conv import resolve_pads
     dy, w = node.inputs[:2]
+    rank = len(dy.shape) - 2
+    to_first, to_last, kernel_perm = _layouts(rank)
     a = node.attrs
-    target = tuple(a["input_shape"])[1:3]
+    target = tuple(a["input_shape"])[1:1 + rank]
     kernel = ctx.value(w)
-    if kernel is None or None in target or None in tuple(dy.shape[1:3]):
+    if kernel is None or None in target or None in tuple(dy.shape[1:1 + rank]):
         ctx.fail(node, "a transposed convolution needs a constant kernel and known spatial "
                        "sizes")
     strides, dilation = tuple(a["strides"]), tuple(a["dilation"])
-    pads = resolve_pads(a["padding"], target, w.shape[:2], strides, dilation)
+    pads = resolve_pads(a["padding"], target, w.shape[:rank], strides, dilation)
     extra = [t - (s * (i - 1) + (k - 1) * d + 1 - p0 - p1)
-             for t, i, k, s, d, (p0, p1) in zip(target, dy.shape[1:3], w.shape[:2], strides,
-                                                 dilation, pads)]
-    x = ctx.add_node("Transpose", [ctx.name_of(dy)], perm=TO_NCHW)
+             for t, i, k, s, d, (p0, p1) in zip(target, dy.shape[1:1 + rank], w.shape[:rank],
+                                                 strides, dilation, pads)]
+    x = ctx.add_node("Transpose", [ctx.name_of(dy)], perm=to_first)
     y = ctx.add_node("ConvTranspose",
-                     [x, ctx.constant(kernel.transpose(3, 2, 0, 1).copy(), "kernel")],
-                     kernel_shape=list(w.shape[:2]), strides=list(strides),
+                     [x, ctx.constant(kernel.transpose(*kernel_perm).copy(), "kernel")],
+                     kernel_shape=list(w.shape[:rank]), strides=list(strides),
                      dilations=list(dilation), group=int(a.get("groups", 1)),
-                     pads=[int(pads[0][0]), int(pads[1][0]), int(pads[0][1]),
-                           int(pads[1][1])], output_padding=[int(e) for e in extra])
-    return [ctx.add_node("Transpose", [y], perm=TO_NHWC)]
+                     pads=[int(p[0]) for p in pads] + [int(p[1]) for p in pads],
+                     output_padding=[int(e) for e in extra])
+    return [ctx.add_node("Transpose", [y], perm=to_last)]
