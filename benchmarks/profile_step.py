@@ -1,9 +1,10 @@
 """Per-kernel profile of one compiled train step: where the time of a step goes.
 
-    python benchmarks/profile_step.py [cnn|mlp|resnet] [--steps 16]
+    python benchmarks/profile_step.py [cnn|mlp|resnet|lstm|gru] [--steps 16]
 
-``resnet`` is ResNet50(weights=None) at 224x224, batch 16, SGD: the training step of
-``vs_peers.py --only resnet``.
+``resnet`` is ResNet50(weights=None) at 224x224, batch 16, SGD; ``lstm`` / ``gru`` are
+LSTM(128) / GRU(128) over 50 steps of 32 features, batch 32, then Dense(10), Adam: the
+training steps of ``vs_peers.py --only resnet,rnn``.
 
 Wraps every step of the graph's flat plan with a timer (about 0.3 µs each) and prints the
 time per op kind, its share of the step, and the calls per step, slowest first.
@@ -43,7 +44,7 @@ def _timed_step(step):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workload", nargs="?", default="cnn", choices=("cnn", "mlp", "resnet"))
+    parser.add_argument("workload", nargs="?", default="cnn", choices=("cnn", "mlp", "resnet", "lstm", "gru"))
     parser.add_argument("--steps", type=int, default=16)
     args = parser.parse_args()
     executor._step = _timed_step(executor._step)
@@ -54,6 +55,12 @@ def main():
         model = keras.applications.ResNet50(weights=None)
         optimizer = keras.optimizers.SGD(learning_rate=0.01)
         loss = keras.losses.SparseCategoricalCrossentropy()
+    elif args.workload in ("lstm", "gru"):
+        batch, shape, classes = 32, (50, 32), 10
+        recurrent = getattr(keras.layers, args.workload.upper())(128)
+        model = keras.Sequential([keras.Input(shape), recurrent, keras.layers.Dense(classes)])
+        optimizer = keras.optimizers.Adam(1e-3)
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     else:
         batch = 64 if args.workload == "cnn" else 128
         shape, classes = ((32, 32, 3) if args.workload == "cnn" else (784,)), 10
