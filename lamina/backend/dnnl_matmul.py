@@ -21,14 +21,13 @@ and AVX512-VNNI / AVX-VNNI / AMX-INT8, oneDNN's native kernels do the same work 
   :data:`EXACT_INT8_K` = 1024 terms (every partial sum within 2**24), the float32 path's
   own bound; longer ones run in chunks of 1024 added in int32, as there.
 
-float32 stays on OpenBLAS. With both on one thread, oneDNN's float32 matmul takes
-0.87-1.15x OpenBLAS's time on the MLP's batch-64-256 GEMMs (784-512-512-10: forward, both
-backward GEMMs), 1.3-24x on the 10-wide layer's and 4-5x at batch 1 (predict); it wins only
-through its second thread while thread_policy.py holds OpenBLAS at one (0.53-0.6x at batch
-128 with a free second core, 1.0x when another process holds it: on a shared machine the
-gain comes and goes). :func:`matmul` accepts float32 for benchmarks/matmul_onednn.py; no
-backend method sends float32 here, so float32 results keep OpenBLAS's bits in both modes
-(the graph's fused dense_bias_act binds ``xp.matmul`` for float32, as eager's matmul runs).
+float32 products of at least 32 rows (``numpy_backend.MIN_ROWS``) and ``MIN_WORK``
+multiply-adds go to :func:`sgemm` (oneDNN's ``dnnl_sgemm``, 157-174 GFLOP/s on the MLP's
+shapes against 106 for the matmul primitive with plain layouts and 92 for one-threaded
+OpenBLAS, which thread_policy.py holds at one thread); smaller ones stay on OpenBLAS, whose
+batch-1 GEMV oneDNN does not beat. The matmul primitive with a bias and ReLU post-op
+measured 0.95-1.06x of ``sgemm`` plus the in-place epilogue at batch 128-512 and 0.4-0.8x
+below (benchmarks/dense_postops.py), so Dense layers keep ``sgemm`` and their epilogue.
 
 Eager and graph mode give the same bits because they reach the same kernel: ops call
 ``backend.matmul`` / ``backend.int8_matmul`` in both modes, and the choice here is a pure

@@ -105,6 +105,10 @@ CASES = [
          [rand(2, 5, 4, 5, 2), rand(2, 3, 4, 3, 3)], **TOL),
     case("conv3d_backprop_filter", *bpf3d((2, 2, 2, 2, 4), dilation=(2, 1, 1), groups=2),
          [rand(1, 5, 3, 3, 4), rand(1, 3, 2, 2, 4)], label="dilated-grouped", **TOL),
+    # 'valid', stride 1: the input gradient of a valid convolution of a (d+kd-1, ...) volume
+    case("conv3d_transpose", lambda x, k: ops.conv3d_transpose(x, k),
+         lambda x, k: ref_bpi3d((1, 4, 4, 4, 3), (1, 1, 1), "valid", (1, 1, 1), 1)(x, k),
+         [rand(1, 3, 2, 3, 2), rand(2, 3, 2, 3, 2)], **TOL),
 ]
 
 
