@@ -26,8 +26,12 @@ multiply-adds go to :func:`sgemm` (oneDNN's ``dnnl_sgemm``, 157-174 GFLOP/s on t
 shapes against 106 for the matmul primitive with plain layouts and 92 for one-threaded
 OpenBLAS, which thread_policy.py holds at one thread); smaller ones stay on OpenBLAS, whose
 batch-1 GEMV oneDNN does not beat. The matmul primitive with a bias and ReLU post-op
-measured 0.95-1.06x of ``sgemm`` plus the in-place epilogue at batch 128-512 and 0.4-0.8x
-below (benchmarks/dense_postops.py), so Dense layers keep ``sgemm`` and their epilogue.
+measured 1.16-1.31x faster than ``sgemm`` plus the in-place epilogue at batch 128-512 on a
+quiet machine (0.95-1.06x beside the test suite), 0.7-0.97x at batch 32 and 0.3-0.5x at
+batch 1 (benchmarks/dense_postops.py). Dense layers keep ``sgemm`` and their epilogue for
+now: the post-op form exists only in graph mode (``dense_bias_act``), and its GEMM is
+another kernel than eager's ``sgemm``, so graph mode would no longer give eager's bits;
+taking it needs eager's float32 matmuls on the same primitive.
 
 Eager and graph mode give the same bits because they reach the same kernel: ops call
 ``backend.matmul`` / ``backend.int8_matmul`` in both modes, and the choice here is a pure
