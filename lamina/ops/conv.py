@@ -428,27 +428,29 @@ def conv2d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
     ``(in - 1) * stride + k_eff - 2 * pad + output_padding`` with ``pad = k_eff // 2`` for
     'same' and 0 for 'valid'.
     """
-    op = "conv2d_transpose"
-    x, kernel = _float_operands(op, x, kernel)
-    if output_padding is not None:
-        output_padding = normalize_tuple(op, "output_padding", output_padding, 2, minimum=0)
-    return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, 2),
-                             normalize_padding(op, padding), output_padding,
-                             normalize_tuple(op, "dilation_rate", dilation_rate, 2))
+    return _transposed("conv2d_transpose", Conv2DBackpropInput, x, kernel, strides, padding,
+                       output_padding, dilation_rate)
 
 
 def conv3d_transpose(x, kernel, strides=1, padding="valid", output_padding=None,
                      dilation_rate=1):
     """Transposed 3-D convolution (Keras ``Conv3DTranspose``): ``conv2d_transpose``'s
     geometry on NDHWC volumes, ``kernel`` (kd, kh, kw, out_channels, in_channels)."""
-    op = "conv3d_transpose"
+    return _transposed("conv3d_transpose", Conv3DBackpropInput, x, kernel, strides, padding,
+                       output_padding, dilation_rate)
+
+
+def _transposed(op, primitive, x, kernel, strides, padding, output_padding, dilation_rate):
+    """The public transposed convolutions: arguments normalized for ``primitive``'s rank."""
+    rank = primitive.rank
     x, kernel = _float_operands(op, x, kernel)
     if output_padding is not None:
-        output_padding = normalize_tuple(op, "output_padding", output_padding, 3, minimum=0)
-    return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, 3),
+        output_padding = normalize_tuple(op, "output_padding", output_padding, rank,
+                                         minimum=0)
+    return _conv_transpose2d(op, x, kernel, normalize_tuple(op, "strides", strides, rank),
                              normalize_padding(op, padding), output_padding,
-                             normalize_tuple(op, "dilation_rate", dilation_rate, 3),
-                             Conv3DBackpropInput)
+                             normalize_tuple(op, "dilation_rate", dilation_rate, rank),
+                             primitive)
 
 
 # --------------------------------------------------------------------------- public: 1-D
