@@ -28,10 +28,13 @@ OpenBLAS, which thread_policy.py holds at one thread); smaller ones stay on Open
 batch-1 GEMV oneDNN does not beat. The matmul primitive with a bias and ReLU post-op
 measured 1.16-1.31x faster than ``sgemm`` plus the in-place epilogue at batch 128-512 on a
 quiet machine (0.95-1.06x beside the test suite), 0.7-0.97x at batch 32 and 0.3-0.5x at
-batch 1 (benchmarks/dense_postops.py). Dense layers keep ``sgemm`` and their epilogue for
-now: the post-op form exists only in graph mode (``dense_bias_act``), and its GEMM is
-another kernel than eager's ``sgemm``, so graph mode would no longer give eager's bits;
-taking it needs eager's float32 matmuls on the same primitive.
+batch 1 (benchmarks/dense_postops.py); without post-ops the primitive takes 0.99x the time
+of ``sgemm`` over the MLP's 18 forward and backward GEMMs at batch 128 and 512, so the gain
+is the epilogue's pass over the output (about 2% of the MLP's step). Dense layers keep
+``sgemm`` and their epilogue: the post-op form exists only in graph mode
+(``dense_bias_act``), and its GEMM is another kernel than eager's ``sgemm``, so graph mode
+would no longer give eager's bits (the post-ops themselves do: bias and ReLU post-ops equal
+the primitive's product followed by the separate add and ``y * (y > 0)``, bit for bit).
 
 Eager and graph mode give the same bits because they reach the same kernel: ops call
 ``backend.matmul`` / ``backend.int8_matmul`` in both modes, and the choice here is a pure
