@@ -351,9 +351,10 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
         return ones
 
     # ----------------------------------------------------------------- contraction
-    def bound_matmul(self, *dtypes: str):
-        """``matmul``'s kernel for two 2-D operands of ``dtypes``, looked up once; None
-        where those dtypes need the general method."""
+    def bound_matmul(self, *dtypes: str, rows: int | None = None):
+        """``matmul``'s kernel for two 2-D operands of ``dtypes`` (the left one of ``rows``
+        rows, None where unknown), looked up once; None where those dtypes need the
+        general method."""
         return self.xp.matmul
 
     def matmul(self, a, b, out=None):

@@ -83,8 +83,9 @@ class HalfPrecisionCompute:
             return _round_into(result, dtype, out)
         return super().matmul(a, b, out=out)
 
-    def bound_matmul(self, *dtypes: str):
-        return None if any(d in HALF_DTYPES for d in dtypes) else super().bound_matmul()
+    def bound_matmul(self, *dtypes: str, rows=None):
+        return None if any(d in HALF_DTYPES for d in dtypes) else \
+            super().bound_matmul(rows=rows)
 
     def bound_binary(self, fn: str, *dtypes: str):
         return None if any(d in HALF_DTYPES or d == "bool" for d in dtypes) else \

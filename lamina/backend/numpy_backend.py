@@ -74,11 +74,12 @@ class NumpyBackend(HalfPrecisionCompute, DnnlConv, DnnlPool, Backend):
                 return y
         return super().matmul(a, b, out=out)
 
-    def bound_matmul(self, *dtypes: str):
-        kernel = super().bound_matmul(*dtypes)
-        if kernel is not None and self.onednn and dnnl_lib.runtime() is not None:
+    def bound_matmul(self, *dtypes: str, rows=None):
+        kernel = super().bound_matmul(*dtypes, rows=rows)
+        if kernel is not None and self.onednn and dnnl_lib.runtime() is not None and (
+                rows is None or rows >= MIN_ROWS):
             return self.matmul                  # the same rule as eager calls
-        return kernel
+        return kernel          # fewer rows: matmul's rule keeps them on this kernel
 
     def compiles_chain(self, program=None) -> bool:
         return super().compiles_chain(program) or (

@@ -158,7 +158,8 @@ def _bound_dense(backend, x, w, bias, out, activation):
             activation not in ("linear", "relu"):
         return None
     dtypes = (x.dtype, w.dtype) + ((bias.dtype,) if bias is not None else ())
-    matmul, add = backend.bound_matmul(*dtypes), backend.bound_binary("add", *dtypes)
+    matmul = backend.bound_matmul(*dtypes, rows=x.shape[0])
+    add = backend.bound_binary("add", *dtypes)
     greater = backend.bound_binary("greater", x.dtype)
     multiply = backend.bound_binary("multiply", x.dtype)
     if None in (matmul, add, greater, multiply):

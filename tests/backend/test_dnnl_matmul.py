@@ -325,3 +325,18 @@ def test_float32_sgemm_gives_the_same_bits_for_any_operand_layout(m, k, n):
     np.testing.assert_array_equal(out, want)
     stacked = dnnl_matmul.sgemm(a.reshape(2, m // 2, k), b)
     np.testing.assert_array_equal(stacked.reshape(m, n), want)
+
+
+@needs_onednn
+def test_a_plans_dense_step_binds_the_kernel_matmuls_rule_picks_for_its_rows():
+    """Fewer rows than MIN_ROWS stay on numpy's matmul (bound directly: no dispatch per
+    call); more rows, or a batch unknown until the plan runs, get the backend's matmul and
+    its shape rule, as eager calls do."""
+    from lamina.backend.numpy_backend import MIN_ROWS
+    backend = get_backend("numpy")
+    assert backend.bound_matmul("float32", "float32", rows=1) is np.matmul
+    assert backend.bound_matmul("float32", "float32", rows=MIN_ROWS) == backend.matmul
+    assert backend.bound_matmul("float32", "float32") == backend.matmul
+    a = np.random.default_rng(0).standard_normal((MIN_ROWS - 1, 8)).astype("float32")
+    b = np.random.default_rng(1).standard_normal((8, 5)).astype("float32")
+    np.testing.assert_array_equal(backend.matmul(a, b), np.matmul(a, b))
