@@ -15,6 +15,7 @@ import contextlib
 import threading
 from typing import Any
 
+from .. import tree
 from ..errors import GradientError
 from .tensor import TensorBase
 from .variable import Variable
@@ -83,7 +84,7 @@ class GradientTape:
 
     def watch(self, tensor) -> None:
         """Differentiate with respect to ``tensor`` (or each tensor of a nested structure)."""
-        for t in _flatten(tensor):
+        for t in tree.flatten(tensor):
             if not isinstance(t, TensorBase):
                 raise TypeError(f"GradientTape.watch: expected tensors; received {type(t).__name__}")
             self._watched[id(t)] = t
@@ -142,13 +143,13 @@ class GradientTape:
             raise GradientError("GradientTape.gradient can only be called once on a "
                                 "non-persistent tape; create it with persistent=True to "
                                 "call it several times")
-        targets = _flatten(target)
-        flat_sources = _flatten(sources)
+        targets = tree.flatten(target)
+        flat_sources = tree.flatten(sources)
         for s in flat_sources:
             if not isinstance(s, TensorBase):
                 raise TypeError("GradientTape.gradient: 'sources' must be tensors or "
                                 f"variables; received {type(s).__name__}")
-        seeds = _flatten(output_gradients) if output_gradients is not None else [None] * len(targets)
+        seeds = tree.flatten(output_gradients) if output_gradients is not None else [None] * len(targets)
         if len(seeds) != len(targets):
             raise ValueError(f"GradientTape.gradient: got {len(seeds)} output_gradients for "
                              f"{len(targets)} targets")
@@ -162,7 +163,7 @@ class GradientTape:
             if unconnected_gradients == "zero":
                 result = [ops.zeros_like(s) if g is None else g
                           for s, g in zip(symbols, result)]
-            return _unflatten(sources, result)
+            return tree.pack_sequence_as(sources, result)
         grads: dict[int, Any] = {}
         for t, seed in zip(targets, seeds):
             g = ops.ones_like(t) if seed is None else ops.convert_to_tensor(seed, dtype=t.dtype)
@@ -196,7 +197,7 @@ class GradientTape:
             if g is None and unconnected_gradients == "zero":
                 g = ops.zeros_like(s)
             result.append(g)
-        return _unflatten(sources, result)
+        return tree.pack_sequence_as(sources, result)
 
 
 def _accumulate(grads: dict, x, g) -> None:
@@ -206,27 +207,6 @@ def _accumulate(grads: dict, x, g) -> None:
     else:
         from .. import ops
         grads[id(x)] = ops.add(previous, g)
-
-
-def _flatten(structure) -> list:
-    if isinstance(structure, dict):
-        return [leaf for key in structure for leaf in _flatten(structure[key])]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
-
-
-def _unflatten(structure, leaves: list):
-    it = iter(leaves)
-
-    def build(s):
-        if isinstance(s, dict):
-            return {k: build(v) for k, v in s.items()}
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(v) for v in s) if isinstance(s, list) or type(s) is tuple \
-                else type(s)(*(build(v) for v in s))
-        return next(it)
-    return build(structure)
 
 
 class no_grad(contextlib.ContextDecorator):

@@ -55,10 +55,13 @@ class Variable(Tensor):
         backend = kwargs.pop("backend", None)      # Lamina's: which backend holds the value
         if kwargs:
             raise TypeError(f"Variable: unrecognized keyword arguments {sorted(kwargs)}")
-        if layout is not None:
-            raise ValueError(f"Variable: argument 'layout' (a keras.distribution "
-                             f"TensorLayout) is not supported yet: Lamina has no "
-                             f"keras.distribution; received {layout!r}")
+        axes = getattr(layout, "axes", None)
+        if layout is not None and (axes is None or any(a is not None for a in axes)):
+            # a replicated layout (every axis None) is what every variable has already
+            raise ValueError(f"Variable: argument 'layout' must be None or a TensorLayout "
+                             f"that splits no dimension (axes all None): Lamina's "
+                             f"keras.distribution is data-parallel only, every process "
+                             f"holds the whole variable; received {layout!r}")
         # Initial values are real numbers, also when a variable is created while tracing.
         with trace.suspended():
             self._create(initializer, shape, dtype, trainable, autocast, aggregation,

@@ -59,3 +59,16 @@ def test_variable_pickles(backend):
     w = pickle.loads(pickle.dumps(v))
     assert w.name == "w" and not w.trainable and w.dtype == "float32"
     np.testing.assert_array_equal(w.numpy(), v.numpy())
+
+
+def test_a_replicated_layout_is_accepted_and_a_split_one_named():
+    from lamina.distribution import DeviceMesh, TensorLayout
+    mesh = DeviceMesh((1,), ["batch"])
+    v = lamina.Variable(np.ones((2, 3), "float32"), layout=TensorLayout([None, None], mesh))
+    np.testing.assert_array_equal(v.numpy(), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="Variable: argument 'layout' must be None or a "
+                                         "TensorLayout that splits no dimension .*data-parallel "
+                                         "only"):
+        lamina.Variable(np.ones((2, 3), "float32"), layout=TensorLayout(["batch", None], mesh))
+    with pytest.raises(ValueError, match="argument 'layout'"):
+        lamina.Variable(np.ones((2, 3), "float32"), layout="rows")
