@@ -139,8 +139,19 @@ class Variable(Tensor):
         from ..ops.core import read_value
         return read_value(self)
 
+    def before_write(self) -> None:
+        """Call before writing into ``self.data`` in place (assign, a graph plan's update):
+        eager tensors that still share the buffer get their own copy first."""
+        if self._views:
+            self._release_views()
+
+    def after_write(self) -> None:
+        """Call after writing into ``self.data`` in place: the version the tape checks
+        (a value recorded before the write is no longer the variable's) moves on."""
+        self._version += 1
+
     def _release_views(self) -> None:
-        """Before an in-place write: tensors still sharing the buffer get their own copy."""
+        """Tensors still sharing the buffer get their own copy (see before_write)."""
         views = self._views
         for ref in views:
             t = ref()
@@ -181,10 +192,9 @@ class Variable(Tensor):
             recording.assign(self, value)
             return self
         value = self._coerce(value, "assign")
-        if self._views:
-            self._release_views()
+        self.before_write()
         self.backend.copy_(self.data, value)
-        self._version += 1
+        self.after_write()
         return self
 
     def assign_add(self, delta) -> "Variable":
@@ -198,10 +208,9 @@ class Variable(Tensor):
             recording.assign(self, ops.add(recording.read(self), ops.cast(delta, self.dtype)))
             return self
         delta = self._coerce(delta, "assign_add")
-        if self._views:
-            self._release_views()
+        self.before_write()
         self.backend.binary("add", self.data, delta, out=self.data)
-        self._version += 1
+        self.after_write()
         return self
 
     def assign_sub(self, delta) -> "Variable":
@@ -216,10 +225,9 @@ class Variable(Tensor):
                                                 ops.cast(delta, self.dtype)))
             return self
         delta = self._coerce(delta, "assign_sub")
-        if self._views:
-            self._release_views()
+        self.before_write()
         self.backend.binary("subtract", self.data, delta, out=self.data)
-        self._version += 1
+        self.after_write()
         return self
 
     def __repr__(self) -> str:

@@ -161,8 +161,7 @@ class Plan:
         backend = self.backend
         updated = self._updated
         for variable in updated:
-            if variable._views:            # eager snapshots of the old value (copy-on-write)
-                variable._release_views()
+            variable.before_write()        # eager snapshots of the old value (copy-on-write)
         try:
             for run, ins, outs, several, node in mode.steps:
                 result = run(*[slots[i] for i in ins])
@@ -182,7 +181,7 @@ class Plan:
         for variable, value in values:
             backend.copy_(variable.data, value)
         for variable in updated:
-            variable._version += 1
+            variable.after_write()
         return results
 
 
