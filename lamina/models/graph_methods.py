@@ -21,7 +21,7 @@ from ..graph.export import write_graph
 from ..graph.function import GraphFunction
 from ..saving.atomic import atomic_image
 from ..trainers.compiled_step import CompiledStep
-from ..trainers.loops import to_device
+from ..data_adapters.device_batch import to_device
 
 STEPS = ("predict", "train", "test")
 

@@ -8,7 +8,7 @@ from ..autograd.tensor import TensorBase
 from ..backend import get_backend
 from ..graph.function import GraphFunction
 from ..core import structure
-from .loops import to_device
+from ..data_adapters.device_batch import to_device
 
 MAX_LEAN_CALLS = 16        # bound of the lean predict calls kept (one per array signature)
 

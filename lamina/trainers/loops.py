@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ops, tree
+from ..data_adapters.device_batch import to_device
 from ..distribution.sync import begin_fit, fit_barrier
 from ..distribution.world import is_chief
 from . import argument_checks as check
@@ -11,24 +12,6 @@ from .debug_limits import cap_epochs, cap_steps
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
 from .executions import executions, run_execution, steps_per_execution
 from .nested_runs import independent_run
-
-
-def to_device(batch):
-    """A host batch ``(x, y, sample_weight)`` as tensors on the active backend."""
-    from ..autograd.tensor import TensorBase
-
-    def convert(a):
-        if a is None or isinstance(a, TensorBase):
-            return a
-        return ops.convert_to_tensor(a)
-    x, y, sample_weight = batch
-    x = tree.map_structure(convert, x)
-    if y is None:
-        return (x,) if sample_weight is None else (x, None, convert(sample_weight))
-    y = tree.map_structure(convert, y)
-    if sample_weight is None:
-        return (x, y)
-    return (x, y, convert(sample_weight))
 
 
 def pythonify_logs(logs: dict) -> dict:

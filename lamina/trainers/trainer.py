@@ -15,7 +15,8 @@ from ..models.host_prefix import apply_host_prefix
 from ..utils.ignored_arguments import warn_ignored
 from . import argument_checks as check
 from .compile_utils import CompileLoss, CompileMetrics
-from .loops import evaluate_loop, fit_loop, predict_loop, to_device
+from ..data_adapters.device_batch import to_device
+from .loops import evaluate_loop, fit_loop, predict_loop
 
 
 class Trainer:

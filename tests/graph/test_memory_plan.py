@@ -13,7 +13,7 @@ from lamina.graph import function as function_module
 from lamina.graph.executor import Plan
 from lamina.graph.function import GraphFunction
 from lamina.graph.memory_plan import MemoryReport, plan_memory
-from lamina.trainers.loops import to_device
+from lamina.data_adapters.device_batch import to_device
 from tests.harness import _as_list, _to_tensors
 from tests.ops.test_registry import all_cases
 from lamina.backend import numba_chain
