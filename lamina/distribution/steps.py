@@ -10,9 +10,11 @@ returns the whole array.
 """
 from __future__ import annotations
 
+from .. import ops, tree
 from ..backend.collectives import shard_bounds
-from .strategies import data_parallel
+from .metric_state import global_results, state_variables
 from .sample_positions import rows_of_step
+from .strategies import data_parallel, distribution
 from .world import world
 
 
@@ -26,7 +28,6 @@ def distribute_step(model, function, kind: str):
 
 def is_stale(function) -> bool:
     """True when ``function`` was made for another distribution than the active one."""
-    from .strategies import distribution
     return getattr(function, "distribution", None) is not distribution()
 
 
@@ -68,7 +69,6 @@ class DistributedStep:
             out = None
         if self.kind == "predict":
             return _gather(out)
-        from .metric_state import global_results
         logs = dict(out) if isinstance(out, dict) else {}
         logs.update(global_results(self.model))
         return logs
@@ -78,7 +78,6 @@ class DistributedStep:
         """A process with no rows of a test batch runs the step on the batch's first row
         (so its metrics get built like its peers') and then takes that row's contribution
         back out of the metric states."""
-        from .metric_state import state_variables
         before = {id(v): v.numpy().copy() for v in state_variables(self.model)}
         with rows_of_step(offset, 1):
             out = self.function(_slice(data, 0, 1))
@@ -89,7 +88,6 @@ class DistributedStep:
 
 
 def _rows(data) -> int:
-    from .. import tree
     for leaf in tree.flatten(data[0]):
         if leaf is not None and hasattr(leaf, "shape"):
             return int(leaf.shape[0])
@@ -114,13 +112,11 @@ def _rows_before(comm, rows: int) -> int:
 
 
 def _host_int(n: int):
-    from .. import ops
     return ops.convert_to_tensor(n, dtype="int64").numpy()
 
 
 def _gather(out):
     """Every process's outputs (None where it had no rows), rows in process order."""
-    from .. import ops, tree
     host = None if out is None else tree.map_structure(lambda t: t.numpy(), out)
     parts = [p for p in world().allgather_object(host) if p is not None]
     return tree.map_structure(

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import warnings
 
-from .. import ops, tree
+from .. import config, ops, tree
+from ..callbacks import CallbackList, History
+from ..data_adapters import (OutputBuffer, is_batch_source, make_adapter, split_validation,
+                             unpack_x_y_sample_weight)
 from ..data_adapters.device_batch import to_device
 from ..distribution.sync import begin_fit, fit_barrier
 from ..distribution.world import is_chief
@@ -36,7 +39,6 @@ def pythonify_logs(logs: dict) -> dict:
 
 
 def _verbose(verbose) -> int:
-    from .. import config
     if not config.is_interactive_logging_enabled() or not is_chief():
         return 0            # under DataParallel, process 0 alone shows progress
     if verbose == "auto":
@@ -47,7 +49,6 @@ def _verbose(verbose) -> int:
 
 
 def _callbacks(model, callbacks, verbose, epochs, steps, add_history):
-    from ..callbacks import CallbackList
     if isinstance(callbacks, CallbackList):
         return callbacks
     return CallbackList(callbacks, add_history=add_history, add_progbar=verbose != 0,
@@ -62,7 +63,6 @@ def _validation_epochs(validation_freq, epoch: int) -> bool:
 
 
 def _history_of(callbacks, model):
-    from ..callbacks import History
     for callback in callbacks.callbacks:
         if isinstance(callback, History):
             return callback
@@ -73,8 +73,6 @@ def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_spl
              validation_data, shuffle, class_weight, sample_weight, initial_epoch,
              steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
              pipeline=None):
-    from ..data_adapters import (is_batch_source, make_adapter, split_validation,
-                                 unpack_x_y_sample_weight)
     verbose = _verbose(verbose)
     epochs = cap_epochs(check.non_negative_int("fit", "epochs", epochs))
     initial_epoch = check.non_negative_int("fit", "initial_epoch", initial_epoch)
@@ -206,7 +204,6 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") ->
 
 def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callbacks,
                   pipeline=None) -> dict:
-    from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("evaluate", "batch_size", batch_size)
     steps = cap_steps(check.positive_int_or_none("evaluate", "steps", steps))
@@ -222,7 +219,6 @@ def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callba
 
 def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None):
     """Outputs written batch by batch into host arrays allocated after the first batch."""
-    from ..data_adapters import make_adapter
     verbose = _verbose(verbose)
     batch_size = check.positive_int_or_none("predict", "batch_size", batch_size)
     steps = cap_steps(check.positive_int_or_none("predict", "steps", steps))
@@ -233,7 +229,6 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
 
 
 def _predict_batches(model, x, data, batches, verbose, steps, callbacks):
-    from ..data_adapters import OutputBuffer
     if batches.empty:
         raise no_batches_error("predict", "x", x)
     callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)

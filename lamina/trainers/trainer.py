@@ -7,17 +7,21 @@ eagerly here; graph mode returns compiled versions of the same steps.
 """
 from __future__ import annotations
 
-from .. import ops, tree
+from .. import metrics as metrics_module
+from .. import ops, optimizers, tree
 from ..autograd.tape import GradientTape
 from ..core import structure
+from ..data_adapters import ArrayDataAdapter, is_py_dataset, unpack_x_y_sample_weight
+from ..data_adapters.device_batch import to_device
 from ..distribution.steps import distribute_step, is_stale
+from ..losses.reduction import num_rows
+from ..metrics import Metric
 from ..models.host_prefix import apply_host_prefix
 from ..utils.ignored_arguments import warn_ignored
 from . import argument_checks as check
 from .compile_utils import CompileLoss, CompileMetrics
-from ..data_adapters.device_batch import to_device
-from .loops import evaluate_loop, fit_loop, predict_loop
-
+from .compiled_step import CompiledStep
+from .loops import evaluate_loop, fit_loop, predict_loop, pythonify_logs
 
 class Trainer:
     """Mixed into ``Model``: training and inference over datasets."""
@@ -32,8 +36,6 @@ class Trainer:
         here and warns once. With
         ``auto_scale_loss`` and a model whose dtype policy is ``mixed_float16`` the
         optimizer is wrapped in a ``LossScaleOptimizer``, as in Keras 3."""
-        from .. import metrics as metrics_module
-        from .. import optimizers
         unknown = set(kwargs) - {"sample_weight_mode", "target_tensors", "distribute",
                                  "pss_evaluation_shards"}
         if unknown:
@@ -104,7 +106,6 @@ class Trainer:
                 result.extend(t for t in self._compile_loss.trackers if t is not None)
             if self._compile_metrics is not None:
                 result.append(self._compile_metrics)
-        from ..metrics import Metric
         for value in self.__dict__.values():
             if isinstance(value, Metric) and all(value is not m for m in result):
                 result.append(value)
@@ -149,7 +150,6 @@ class Trainer:
         return logs
 
     def train_step(self, data) -> dict:
-        from ..data_adapters import unpack_x_y_sample_weight
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
@@ -164,7 +164,6 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data) -> dict:
-        from ..data_adapters import unpack_x_y_sample_weight
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
@@ -173,7 +172,6 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
-        from ..data_adapters import unpack_x_y_sample_weight
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
@@ -201,7 +199,6 @@ class Trainer:
     def _compiled(self, step, name: str, train: bool = False):
         function = step
         if not getattr(self, "run_eagerly", False):
-            from .compiled_step import CompiledStep
             function = CompiledStep(self, step, name, train=train)
         # Under a DataParallel distribution: this process's rows of each batch.
         return distribute_step(self, function, name.split("_")[0])
@@ -262,7 +259,6 @@ class Trainer:
                        return_dict=False):
         """One gradient step on one batch; metrics accumulate until reset_metrics()."""
         self._assert_compiled("train_on_batch")
-        from ..data_adapters import ArrayDataAdapter
         class_weight = check.class_weight("train_on_batch", class_weight)
         adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    class_weight=class_weight, what="train_on_batch")
@@ -272,7 +268,6 @@ class Trainer:
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._assert_compiled("test_on_batch")
-        from ..data_adapters import ArrayDataAdapter
         adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    what="test_on_batch")
         (batch,) = list(adapter.epoch())
@@ -281,7 +276,6 @@ class Trainer:
 
     def predict_on_batch(self, x):
         if not _one_nonempty_array(x):      # lists, dicts, empty data: checked, converted
-            from ..data_adapters import ArrayDataAdapter
             adapter = ArrayDataAdapter(x, single_batch=True, what="predict_on_batch")
             ((x, _, _),) = list(adapter.epoch())
         step = self.make_predict_function()
@@ -310,7 +304,6 @@ def _check_legacy_kwargs(model, method: str, kwargs: dict, *data) -> dict:
     unknown = sorted(set(kwargs) - _LEGACY_DATA_ARGUMENTS)
     if unknown:
         raise TypeError(f"{model.name}.{method}: unrecognized keyword argument(s) {unknown}")
-    from ..data_adapters import is_py_dataset
     if not any(is_py_dataset(d) for d in data):
         for name in sorted(kwargs):
             warn_ignored(f"{type(model).__name__}.{method}", name, kwargs[name],
@@ -333,10 +326,8 @@ def _warn_ignored_compile_arguments(model, jit_compile, kwargs) -> None:
 
 def _batch_size(x):
     """An int, or a tensor counted at run time when the batch size is unknown (a trace)."""
-    from ..losses.reduction import num_rows
     return num_rows(tree.flatten(x)[0])
 
 
 def _pythonify(logs: dict) -> dict:
-    from .loops import pythonify_logs
     return pythonify_logs(logs)
