@@ -23,8 +23,11 @@ import functools
 import threading
 
 from .. import tree
+from ..dtypes import is_float
 from ..graph import trace as graph_trace
 from ..ops import op as _op
+from ..ops.gradient_override import _Backward
+from ..ops.loop_tracing import tensors_of
 from .stateless_scope import StatelessScope, get_stateless_scope
 from .tape import GradientTape, no_grad
 from .tensor import Tensor, TensorBase
@@ -121,8 +124,6 @@ def remat(f):
             return grads
 
         node = _op.OP_REGISTRY["custom_gradient"]
-        from ..ops.gradient_override import _Backward
-        from ..ops.loop_tracing import tensors_of
         outputs = tensors_of("remat", output)
         inputs = arguments + sources
         values = node(*inputs, *outputs,
@@ -134,7 +135,6 @@ def remat(f):
 
 
 def _is_float(variable) -> bool:
-    from ..dtypes import is_float
     return is_float(variable.dtype)
 
 

@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import threading
 
+from .. import ops
+from ..errors import ShapeError, describe_shape
 from ..ops import op as _op
 from . import variable as _variable
+from .variable import Variable
 
 _state = threading.local()
 _open_lock = threading.Lock()
@@ -53,8 +56,6 @@ class StatelessScope:
     """
 
     def __init__(self, state_mapping=None, collect_losses=False, initialize_variables=True):
-        from .. import ops
-        from .variable import Variable
         self.collect_losses = bool(collect_losses)
         self.initialize_variables = bool(initialize_variables)
         self.losses = []
@@ -151,10 +152,8 @@ def write(variable, value) -> bool:
     scope = get_stateless_scope()
     if scope is None:
         return False
-    from .. import ops
     value = ops.convert_to_tensor(value, dtype=variable.dtype)
     if tuple(value.shape) != tuple(variable.shape):
-        from ..errors import ShapeError, describe_shape
         raise ShapeError(f"Variable '{variable.name}'.assign: expected a value of shape "
                          f"{describe_shape(variable.shape)}; received shape "
                          f"{describe_shape(value.shape)}")

@@ -15,10 +15,14 @@ import contextlib
 import threading
 from typing import Any
 
-from .. import tree
+from .. import ops, tree
 from ..errors import GradientError
+from ..graph import trace as graph_trace
+from ..graph.autodiff import gradients
+from ..ops.op import Context
 from .tensor import TensorBase
 from .variable import Variable
+
 
 class _ThreadState(threading.local):
     """This thread's tapes inside their `with` block (innermost last) and no_grad depth."""
@@ -123,7 +127,6 @@ class GradientTape:
             return
         for o in outputs:
             watched[id(o)] = o
-        from ..ops.op import Context
         versions = tuple((t, t._version) for t in inputs if isinstance(t, Variable))
         self._records.append(_Record(op, Context(inputs, outputs, attrs, tuple(needs)),
                                      versions))
@@ -135,7 +138,6 @@ class GradientTape:
         A source that ``target`` does not depend on gets None (or zeros with
         ``unconnected_gradients="zero"``).
         """
-        from .. import ops
         if unconnected_gradients not in ("none", "zero"):
             raise ValueError("GradientTape.gradient: argument 'unconnected_gradients' must be "
                              f"'none' or 'zero'; received {unconnected_gradients!r}")
@@ -153,10 +155,8 @@ class GradientTape:
         if len(seeds) != len(targets):
             raise ValueError(f"GradientTape.gradient: got {len(seeds)} output_gradients for "
                              f"{len(targets)} targets")
-        from ..graph import trace as graph_trace
         recording = graph_trace.active()
         if recording is not None:         # compiling: differentiate the recorded graph
-            from ..graph.autodiff import gradients
             symbols = [recording.read(s) if isinstance(s, Variable) else s
                        for s in flat_sources]
             result = gradients(targets, symbols, seeds)
@@ -205,7 +205,6 @@ def _accumulate(grads: dict, x, g) -> None:
     if previous is None:
         grads[id(x)] = g
     else:
-        from .. import ops
         grads[id(x)] = ops.add(previous, g)
 
 

@@ -6,10 +6,13 @@ import os
 import shutil
 import warnings
 
+from ..distribution.world import is_chief
+from ..saving import rng_state, training_state
+from ..saving.atomic import atomic_path
 from ..saving.object_registration import register_builtin
+from ..saving.training_state import remove_leftovers
 from .callback import Callback
 from .model_checkpoint import check_save_freq
-from ..distribution.world import is_chief
 
 WEIGHTS_FILE = "latest.weights.h5"
 METADATA_FILE = "training_metadata.json"
@@ -88,7 +91,6 @@ class BackupAndRestore(Callback):
                              f"unbuilt. You can build it beforehand by calling it on a "
                              f"batch of data or with model.build(input_shape).")
         self._epoch_ended = False
-        from ..saving.training_state import remove_leftovers
         if is_chief():           # under DataParallel, process 0 alone writes backups
             remove_leftovers(self.backup_dir, (WEIGHTS_FILE, METADATA_FILE))
         try:
@@ -106,7 +108,6 @@ class BackupAndRestore(Callback):
             self._load_model()
 
     def _load_model(self) -> None:
-        from ..saving import rng_state, training_state
         self._current_epoch, step, self._restored = 0, 0, None
         if os.path.exists(self._weights_path):
             state = training_state.read_state(self._weights_path) \
@@ -137,7 +138,6 @@ class BackupAndRestore(Callback):
             self.model._initial_step = step
 
     def on_epoch_begin(self, epoch, logs=None):
-        from ..saving import rng_state, training_state
         self._current_epoch = epoch
         if self._epoch_ended:
             self._save_model(step=0)
@@ -184,8 +184,6 @@ class BackupAndRestore(Callback):
     def _save_model(self, step: int) -> None:
         """Back up the state after ``step`` batches of epoch ``_current_epoch`` (step 0:
         at the epoch's start, i.e. the end of the one before)."""
-        from ..saving import rng_state, training_state
-        from ..saving.atomic import atomic_path
         self._epoch_ended = False
         if not is_chief():
             return

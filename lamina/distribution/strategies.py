@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import contextlib
 
-from .layouts import DeviceMesh, LayoutMap, TensorLayout
+from .. import ops
+from ..autograd.variable import Variable
+from ..backend.collectives import shard_bounds
+from ..core import structure
+from .devices import list_devices
+from .layouts import DeviceMesh, LayoutMap, TensorLayout, _flatten
+from .world import rank, size
 
 DEFAULT_BATCH_DIM_NAME = "batch"
 DEFAULT_BUCKET_BYTES = 25 * 2 ** 20       # gradients are exchanged in buckets of ~25 MiB
@@ -44,7 +50,6 @@ class Distribution:
 
     @property
     def num_processes(self) -> int:
-        from .world import size
         return size()
 
     @contextlib.contextmanager
@@ -85,7 +90,6 @@ class DataParallel(Distribution):
     """
 
     def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True):
-        from .world import size
         if device_mesh is not None:
             if not isinstance(device_mesh, DeviceMesh):
                 raise ValueError(f"DataParallel: argument 'device_mesh' must be a DeviceMesh; "
@@ -94,10 +98,8 @@ class DataParallel(Distribution):
             mesh, batch_dim = device_mesh, device_mesh.axis_names[0]
         else:
             if devices is not None and len(devices):
-                from .layouts import _flatten
                 flat = _flatten(devices)
             else:
-                from .devices import list_devices
                 flat = list_devices()
             mesh = DeviceMesh((len(flat),), [DEFAULT_BATCH_DIM_NAME], flat)
             batch_dim = DEFAULT_BATCH_DIM_NAME
@@ -118,7 +120,6 @@ class DataParallel(Distribution):
         """An int64 scalar Variable: the global position of this process's first row in
         the batch of the running step (random layers draw by it)."""
         if self._offset is None:
-            from ..autograd.variable import Variable
             self._offset = Variable(0, dtype="int64", trainable=False,
                                     name="data_parallel_offset")
         return self._offset
@@ -127,7 +128,6 @@ class DataParallel(Distribution):
         """A float64 scalar Variable: this process's rows / the global batch's rows, set
         before every train step and read by the gradient exchange (in graphs too)."""
         if self._share is None:
-            from ..autograd.variable import Variable
             self._share = Variable(1.0, dtype="float64", trainable=False,
                                    name="data_parallel_share")
         return self._share
@@ -176,7 +176,6 @@ def set_distribution(value) -> None:
         raise ValueError(f"set_distribution: argument 'value' must be a Distribution "
                          f"(DataParallel) or None; received {type(value).__name__}")
     _CURRENT = value
-    from ..core import structure
     structure.changed()          # compiled steps must re-trace with (or without) the exchange
 
 
@@ -191,9 +190,6 @@ def data_parallel():
 def distribute_tensor(tensor, layout):
     """This process's part of ``tensor`` under ``layout``: the rows of its share when the
     first axis is the batch axis of a data-parallel mesh, else the tensor (replicated)."""
-    from .. import ops
-    from ..backend.collectives import shard_bounds
-    from .world import rank, size
     axes = layout.axes if isinstance(layout, TensorLayout) else tuple(layout)
     if any(a is not None for a in axes[1:]):
         raise not_supported("distribute_tensor (a layout that splits a non-batch axis)")

@@ -5,21 +5,25 @@ import functools
 import inspect
 from typing import Any
 
-from .. import tree
-from ..autograd.tensor import Tensor, TensorBase
+from .. import constraints, initializers, regularizers, tree
 from ..autograd.stateless_scope import get_stateless_scope
+from ..autograd.tensor import Tensor, TensorBase
 from ..autograd.variable import Variable
-from ..core.symbolic import SymbolicTensor
-from ..errors import LaminaError
-from ..graph import trace as graph_trace
 from ..core import structure, weight_budget
-from ..dtypes import itemsize
+from ..core.symbolic import SymbolicTensor
+from ..dtypes import is_float, itemsize, standardize
+from ..errors import LaminaError, describe_shape
+from ..graph import trace as graph_trace
+from ..ops import convert_to_tensor
 from . import call_context
+from .call_protocol import run_call
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
 from .naming import to_snake_case, unique_name
 from .node import LayerNode
 from .quantize import QuantizeMixin
+from .remat_scope import get_current_remat_mode
+from .stateless_call import stateless_call
 
 _CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size",
                         "input_length"}
@@ -110,10 +114,8 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         self.input_spec = None
         self.supports_masking = getattr(self, "supports_masking", False)
         self._build_shapes = None
-        from .. import regularizers
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._batch_input_shape = _batch_shape_from_kwargs(kwargs)
-        from .remat_scope import get_current_remat_mode
         d["_remat_mode"] = get_current_remat_mode()     # a RematScope at creation (Keras)
 
     # ---------------------------------------------------------------- attribute tracking
@@ -135,8 +137,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
                    aggregation: str = "none", overwrite_with_gradient: bool = False,
                    name: str | None = None) -> Variable:
         """Create a weight (Keras 3's signature) owned by this layer."""
-        from .. import constraints, initializers, regularizers
-        from ..dtypes import is_float, standardize
         if isinstance(shape, str):               # Keras 2 order: add_weight(name, shape, ...)
             name, shape = shape, name
             if isinstance(initializer, (list, tuple)):
@@ -227,7 +227,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
                 f"{self.name}.set_weights: expected a list of {len(own)} arrays "
                 f"({', '.join(v.path for v in own) or 'the layer has no weights yet'}); "
                 f"received {len(weights)}")
-        from ..errors import describe_shape
         for variable, value in zip(own, weights):
             shape = tuple(getattr(value, "shape", ()))
             if shape != variable.shape:
@@ -256,7 +255,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         if _is_symbolic(loss) and graph_trace.active() is None:
             return            # functional-API building: real calls add the loss again
         if not isinstance(loss, TensorBase):
-            from ..ops import convert_to_tensor
             loss = convert_to_tensor(loss)
         scope = get_stateless_scope()
         if scope is None:
@@ -297,7 +295,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         """Call the layer on the given weight values without changing its variables:
         returns ``(outputs, non_trainable_variables)`` (the new values of the
         non-trainable state), plus the losses with ``return_losses=True``."""
-        from .stateless_call import stateless_call
         return stateless_call(self, trainable_variables, non_trainable_variables, args,
                               kwargs, return_losses)
 
@@ -314,7 +311,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         return mask if self.supports_masking else None
 
     def __call__(self, *args, **kwargs):
-        from .call_protocol import run_call
         return run_call(self, args, kwargs)
 
     def _maybe_build(self, inputs, args, kwargs) -> None:
