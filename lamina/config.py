@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import warnings
 
-from .backend import (epsilon, floatx, image_data_format, set_epsilon, set_floatx,
-                      set_image_data_format)
+from .backend import (
+    epsilon, floatx, get_backend, image_data_format, set_epsilon, set_floatx, set_image_data_format
+)
 from .dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 
 _unsafe_deserialization = False
@@ -41,7 +42,6 @@ _max_steps_per_epoch = _env_int("KERAS_MAX_STEPS_PER_EPOCH")
 
 def backend() -> str:
     """The active backend's name ("numpy" or "cupy")."""
-    from .backend import get_backend
     return get_backend().name
 
 

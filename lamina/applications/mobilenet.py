@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import warnings
 
-from .. import backend
-from .. import config
-from .. import layers
-from .. import ops
+from .. import backend, config, layers, ops
 from ..models import Model
-from .model_setup import (channel_axis, check_classifier_activation, check_weights_argument,
-                          input_shape_for, load_weights, model_input, source_inputs)
+from .model_setup import (
+    channel_axis, check_classifier_activation, check_weights_argument, input_shape_for,
+    load_weights, model_input, source_inputs
+)
+from .preprocessing import decode_predictions as decode
 
 __all__ = ["MobileNet", "preprocess_input", "decode_predictions"]
 
@@ -126,5 +126,4 @@ def preprocess_input(x, data_format=None):
 
 def decode_predictions(preds, top=5):
     """The `top` ImageNet classes of each row of `preds`: (class id, name, score) tuples."""
-    from .preprocessing import decode_predictions as decode
     return decode(preds, top=top)

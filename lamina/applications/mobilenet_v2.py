@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import warnings
 
-from .. import config
-from .. import layers
+from .. import backend, config, layers
 from ..models import Model
 from .mobilenet import decode_predictions, scale_to_unit_range
-from .model_setup import (channel_axis, check_classifier_activation, check_weights_argument,
-                          correct_pad, input_shape_for, load_weights, model_input,
-                          source_inputs)
+from .model_setup import (
+    channel_axis, check_classifier_activation, check_weights_argument, correct_pad, input_shape_for,
+    load_weights, model_input, source_inputs
+)
 
 __all__ = ["MobileNetV2", "preprocess_input", "decode_predictions"]
 
@@ -42,7 +42,6 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     """
     check_weights_argument("MobileNetV2", weights, include_top, classes)
     if input_shape is not None and input_tensor is not None:
-        from .. import backend
         if not backend.is_keras_tensor(input_tensor):
             raise ValueError("MobileNetV2: argument 'input_tensor' must be a symbolic tensor "
                              f"(lamina.layers.Input); received {input_tensor!r}")

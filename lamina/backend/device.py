@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import contextlib
 
+from . import use
+
 _KINDS = {"cpu": "numpy", "gpu": "cupy", "cuda": "cupy"}
 
 
 @contextlib.contextmanager
 def device(device_name):
-    from . import use
     if not isinstance(device_name, str):
         raise ValueError(f"device: argument 'device_name' must be a string such as 'cpu' or "
                          f"'gpu:0'; received {device_name!r}")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from ..layers.core.embedding import Embedding
+
 CONFIG_NAME = "projector_config.pbtxt"
 
 
@@ -23,7 +25,6 @@ def _quoted(text: str) -> str:
 
 class ProjectorWriter:
     def __init__(self, log_dir: str, model, metadata):
-        from ..layers.core.embedding import Embedding
         self.log_dir = log_dir
         self.run_dir = os.path.join(log_dir, "train")
         self.layers = [layer for layer in _all_layers(model) if isinstance(layer, Embedding)]

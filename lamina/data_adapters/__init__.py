@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import inspect
 
+from .. import tree
+from ..utils.py_dataset import PyDataset
 from .array_adapter import ArrayDataAdapter, split_validation, to_host
-from .output_buffer import OutputBuffer
 from .generator_adapter import GeneratorDataAdapter, PyDatasetAdapter, unpack_x_y_sample_weight
+from .output_buffer import OutputBuffer
 
 
 def _is_array_like(x) -> bool:
-    from .. import tree
     leaves = tree.flatten(x)
     return bool(leaves) and all(hasattr(a, "shape") or hasattr(a, "__array__") or
                                 isinstance(a, (list, float, int)) for a in leaves)
 
 
 def is_py_dataset(x) -> bool:
-    from ..utils.py_dataset import PyDataset
     return isinstance(x, PyDataset) or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
                                         and hasattr(x, "on_epoch_end"))
 

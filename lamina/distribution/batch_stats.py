@@ -8,6 +8,9 @@ the variance from the summed squared deviations from that mean.
 from __future__ import annotations
 
 from .. import ops
+from ..backend import epsilon
+from ..losses.reduction import num_rows
+from ..ops.collectives import allreduce_sum
 from . import sample_positions
 
 
@@ -16,7 +19,6 @@ def synchronized_moments(layer, x, mask):
     step is running (one process: nothing to synchronize)."""
     if sample_positions._ACTIVE is None:
         return None
-    from ..ops.collectives import allreduce_sum
     axes = layer._reduction_axes
     channels = (x.shape[layer.axis],)
     if mask is None:
@@ -30,7 +32,6 @@ def synchronized_moments(layer, x, mask):
     total = allreduce_sum(ops.concatenate([first, count], axis=layer.axis))
     first, count = ops.split(total, 2, axis=layer.axis)
     if mask is not None:
-        from ..backend import epsilon
         count = ops.add(count, epsilon())
     mean = ops.divide(first, count)
     centered = ops.subtract(x if weights is None else ops.multiply(weights, x), mean)
@@ -43,7 +44,6 @@ def synchronized_moments(layer, x, mask):
 
 def _elements_per_channel(x, axes):
     """Rows times the other reduced sizes, as a scalar tensor (rows unknown when traced)."""
-    from ..losses.reduction import num_rows
     rows = num_rows(x)
     rows = ops.cast(rows, x.dtype) if hasattr(rows, "dtype") else float(rows)
     other = 1

@@ -1,12 +1,14 @@
 """``list_devices`` / ``get_device_count``: one device per process of the MPI world."""
 from __future__ import annotations
 
+from ..backend import get_backend
+from .world import size
+
 _TYPES = ("cpu", "gpu")
 
 
 def _device_type(device_type) -> str:
     if device_type is None:
-        from ..backend import get_backend
         return "cpu" if get_backend().host_arrays else "gpu"
     kind = str(device_type).lower()
     if kind not in _TYPES:
@@ -18,7 +20,6 @@ def _device_type(device_type) -> str:
 def list_devices(device_type=None) -> list:
     """``["cpu:0", "cpu:1", ...]``: the device of each process (Lamina runs one process per
     device), for the active backend's kind unless ``device_type`` names one."""
-    from .world import size
     kind = _device_type(device_type)
     return [f"{kind}:{i}" for i in range(size())]
 

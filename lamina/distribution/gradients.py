@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from .. import ops
+from ..ops.collectives import allreduce_start, allreduce_wait
 from .strategies import data_parallel
 
 
@@ -47,8 +49,6 @@ def reduce_gradients(grads: list) -> list:
     dist = data_parallel()
     if dist is None or not grads:
         return grads
-    from .. import ops
-    from ..ops.collectives import allreduce_start, allreduce_wait
     share = dist.share_variable()
     shapes = [tuple(g.shape) for g in grads]
     dtypes = [str(g.dtype) for g in grads]

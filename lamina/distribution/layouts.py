@@ -9,6 +9,8 @@ import math
 import re
 from collections.abc import MutableMapping
 
+from .devices import list_devices
+
 
 def _flatten(devices) -> list:
     if isinstance(devices, (list, tuple)):
@@ -35,7 +37,6 @@ class DeviceMesh:
         if len(shape) != len(axis_names):
             raise ValueError(f"DeviceMesh: 'shape' and 'axis_names' must have the same "
                              f"length; received shape={shape}, axis_names={axis_names}")
-        from .devices import list_devices
         flat = _flatten(list_devices() if devices is None else devices)
         if math.prod(shape) != len(flat):
             raise ValueError(f"DeviceMesh: shape {tuple(shape)} holds {math.prod(shape)} "

@@ -7,6 +7,7 @@ variables, reads the results, and puts the process's own state back.
 """
 from __future__ import annotations
 
+from ..trainers.loops import pythonify_logs
 from .world import world
 
 
@@ -23,7 +24,6 @@ def state_variables(model) -> list:
 def global_results(model) -> dict:
     """``model.get_metrics_result()`` of the states summed over all processes, as Python
     numbers (the same on every process)."""
-    from ..trainers.loops import pythonify_logs
     variables = state_variables(model)
     local = [v.numpy().copy() for v in variables]
     summed = world().allreduce_host(local)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 
+from ..ops import random as random_ops
+from ..ops.random_rows import random_global_rows
+
 _ACTIVE = None            # (offset Variable, local rows) while a step runs
 
 
@@ -30,14 +33,12 @@ def draw_by_rows(op, inputs, shape, key, attrs):
     offset, rows = _ACTIVE
     if shape[0] is not None and shape[0] != rows:
         return None
-    from ..ops.random_rows import random_global_rows
     counter, *like = inputs
     return random_global_rows(counter, offset, *like, base=op.name, shape=tuple(shape),
                               key=key, **attrs)
 
 
 def install() -> None:
-    from ..ops import random as random_ops
     random_ops.global_rows_hook = draw_by_rows
 
 

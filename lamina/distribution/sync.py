@@ -4,6 +4,8 @@ state, and the same model and compile configuration (a difference is an error na
 """
 from __future__ import annotations
 
+from ..backend.collectives import broadcast_numpy_rng
+from .consistency import check_same_everywhere
 from .strategies import data_parallel
 from .world import world
 
@@ -13,8 +15,6 @@ def begin_fit(model) -> None:
     weights, optimizer state and numpy shuffling state."""
     if data_parallel() is None or world().size == 1:
         return
-    from ..backend.collectives import broadcast_numpy_rng
-    from .consistency import check_same_everywhere
     check_same_everywhere(model)
     broadcast_state(model)
     broadcast_numpy_rng(world())

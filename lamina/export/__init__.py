@@ -7,13 +7,13 @@ when a model is exported. Converters are registered per op name with
 :func:`register_onnx_converter` (``lamina/export/registry.py`` tells how to write one);
 the layers that have no ONNX form are listed, with the reason, in :data:`NO_ONNX_FORM`.
 """
-from .registry import OnnxExportError, register_onnx_converter, CONVERTERS
+from .onnx_export import export_onnx as _export
+from .registry import CONVERTERS, OnnxExportError, register_onnx_converter
 from .unsupported import NO_ONNX_FORM
 
 
 def export_onnx(model, filepath, input_signature=None, opset_version=None, verbose=None):
     """Write ``model`` as an ONNX file (see :mod:`lamina.export.onnx_export`)."""
-    from .onnx_export import export_onnx as _export
     return _export(model, filepath, input_signature=input_signature,
                    opset_version=opset_version, verbose=verbose)
 

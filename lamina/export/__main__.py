@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import LaminaError
+from ..saving import load_model
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
@@ -17,8 +20,6 @@ def main(argv=None) -> int:
                         help="the ONNX opset version (default 17)")
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
     args = parser.parse_args(argv)
-    from ..errors import LaminaError
-    from ..saving import load_model
     try:
         model = load_model(args.model, compile=False)
         model.export(args.output, format="onnx", opset_version=args.opset,

@@ -20,9 +20,14 @@ from __future__ import annotations
 
 from .. import tree
 from ..autograd.tensor import TensorBase
+from ..backend import get_backend
 from ..core.symbolic import SymbolicTensor
+from ..saving.atomic import atomic_image
 from .context import OnnxContext, onnx_dtype
 from .registry import OnnxExportError, get_converter
+from .signature import input_specs, output_names
+from .tracing import trace_inference
+from .unsupported import check_exportable
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 14            # the oldest opset the converters are tested with
@@ -42,16 +47,12 @@ def require_onnx():
 def export_onnx(model, filepath, input_signature=None, opset_version=None, verbose=None):
     """Write ``model`` to ``filepath`` as an ONNX model; returns the ``ModelProto``."""
     onnx = require_onnx()
-    from ..backend import get_backend
-    from .signature import input_specs, output_names
-    from .tracing import trace_inference
     opset = DEFAULT_OPSET if opset_version is None else opset_version
     if not isinstance(opset, int) or isinstance(opset, bool) or \
             not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ValueError(f"{model.name}.export: argument 'opset_version' must be an int from "
                          f"{MIN_OPSET} to {onnx.defs.onnx_opset_version()}; received "
                          f"{opset_version!r}")
-    from .unsupported import check_exportable
     check_exportable(model)
     specs, structure = input_specs(model, input_signature)
     graph, calls = trace_inference(model, specs, structure)
@@ -83,7 +84,6 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
     except onnx.checker.ValidationError as error:       # a converter's bug, named
         raise OnnxExportError(f"{model.name}.export(format='onnx'): the ONNX graph written "
                               f"does not pass onnx.checker: {error}") from None
-    from ..saving.atomic import atomic_image
     with atomic_image(str(filepath), what="export") as image:
         image.write(proto.SerializeToString())
     if verbose is None or verbose:                 # Keras prints by default

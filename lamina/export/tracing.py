@@ -7,6 +7,9 @@ import contextlib
 from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..errors import LaminaError
+from ..graph import passes, trace as tracing
+from ..graph.ir import Graph
+from .layer_converters import layer_call_recorder
 from .registry import OnnxExportError
 
 
@@ -31,7 +34,6 @@ def all_layers(model) -> list:
 def _recording(model, calls: list):
     """Wrap (on the instance) the ``call`` of every layer that has a layer converter, so
     that each call appends a LayerCall with its symbolic inputs and outputs."""
-    from .layer_converters import layer_call_recorder
     patched = []
     try:
         for layer in all_layers(model):
@@ -47,9 +49,6 @@ def _recording(model, calls: list):
 
 def trace_inference(model, specs, structure):
     """``(optimized Graph, recorded layer calls)`` of ``model(inputs, training=False)``."""
-    from ..graph import passes
-    from ..graph import trace as tracing
-    from ..graph.ir import Graph
     if not model.built:
         raise ValueError(f"{model.name}.export: the model is not built; call it on data or "
                          f"build it before exporting")

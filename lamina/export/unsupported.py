@@ -4,6 +4,7 @@ tracing, by :func:`check_exportable`)."""
 from __future__ import annotations
 
 from .registry import OnnxExportError
+from .tracing import all_layers
 
 NO_ONNX_FORM: dict[str, str] = {
     "ContrastLimitedAdaptiveHistogramEqualization":
@@ -19,7 +20,6 @@ def unsupported_reason(layer) -> str | None:
 
 def check_exportable(model) -> None:
     """Raise OnnxExportError naming the first layer of ``model`` without an ONNX form."""
-    from .tracing import all_layers
     for layer in all_layers(model):
         if getattr(layer, "stateful", False) is True:
             raise OnnxExportError(f"export(format='onnx'): layer '{layer.name}' is stateful; "

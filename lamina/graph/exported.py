@@ -9,11 +9,16 @@ import json
 
 from .. import tree
 from ..autograd.tensor import TensorBase
+from ..backend import get_backend
 from ..dtypes import is_float
 from ..errors import DTypeError, LaminaError, ShapeError, describe_shape
+from ..h5_guard import check_contained, read_dataset
+from . import passes
 from .errors import ExportError
+from .executor import Plan
 from .export import FORMAT, FORMAT_VERSION, graph_digest
 from .export_codec import decode_structure
+from .rebuild import rebuild_graph
 
 
 class ExportedModel:
@@ -107,8 +112,6 @@ class ExportedModel:
 
 def load_exported(filepath, backend=None) -> ExportedModel:
     """Load a file written by ``model.export`` onto ``backend`` (default: the active one)."""
-    from ..backend import get_backend
-    from . import passes  # noqa: F401  (ops that only passes create are registered there)
     backend = get_backend(backend)
     try:
         return _load(filepath, backend)
@@ -124,7 +127,6 @@ def load_exported(filepath, backend=None) -> ExportedModel:
 
 def _load(filepath, backend) -> ExportedModel:
     import h5py
-    from ..h5_guard import check_contained, read_dataset
     with h5py.File(str(filepath), "r") as f:
         check_contained(f, filepath)
         if f.attrs.get("format") != FORMAT:
@@ -149,9 +151,7 @@ def _load(filepath, backend) -> ExportedModel:
                      for i in range(len(f["variables"]))]
         constants = [read_dataset(f["constants"][str(i)], filepath)
                      for i in range(len(f["constants"]))]
-    from .rebuild import rebuild_graph
     graph = rebuild_graph(name, nodes, signature, variables, constants, backend)
-    from .executor import Plan
     return ExportedModel(name, graph, Plan(graph, backend), backend,
                          decode_structure(signature["input_structure"]),
                          decode_structure(signature["output_structure"]))

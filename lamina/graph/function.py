@@ -12,12 +12,12 @@ from .. import tree
 from ..autograd.tensor import TensorBase
 from ..autograd.variable import Variable
 from ..backend import get_backend
-from ..ops import core as ops_core
-from . import trace as tracing
-from .executor import Plan, pack_results
-from .shapes import ShapeMismatch, batch_size_of, concrete_shapes, relax_batch
-from .ir import Graph
 from ..core.symbolic import SymbolicTensor
+from ..ops import core as ops_core
+from . import passes as pass_registry, trace as tracing
+from .executor import Plan, pack_results
+from .ir import Graph
+from .shapes import ShapeMismatch, batch_size_of, concrete_shapes, relax_batch
 
 MAX_TRACES = 32            # LRU bound of the cache of traced signatures
 MAX_PLANS = 64             # LRU bound of the plans (one per batch size) of a relaxed graph
@@ -257,7 +257,6 @@ class GraphFunction:
 
     def _trace(self, call: _Call, backend, relaxed: bool = False) -> _Traced:
         args, kwargs = call.args, call.kwargs
-        from . import passes as pass_registry
         self.trace_count += 1
         if self.trace_count == RETRACE_WARNING:
             warnings.warn(f"lamina.jit: {self.name} has been traced {self.trace_count} times "

@@ -21,8 +21,11 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from .. import ops
 from ..autograd.tensor import Tensor
+from ..autograd.variable import Variable
 from ..core.symbolic import SymbolicTensor
+from ..ops import op as op_module
 
 _state = threading.local()
 
@@ -45,7 +48,6 @@ class Trace:
         return self.placeholders[key][1]
 
     def assign(self, variable, value) -> None:
-        from .. import ops
         if not isinstance(value, SymbolicTensor):
             value = ops.convert_to_tensor(value, dtype=variable.dtype)
             value = ops.add(ops.multiply(self.read(variable), 0), value)   # keep it symbolic
@@ -77,7 +79,6 @@ def _read_variables(inputs: tuple) -> tuple:
     trace = active()
     if trace is None:
         return inputs
-    from ..autograd.variable import Variable
     if not any(isinstance(x, Variable) for x in inputs):
         return inputs
     return tuple(trace.read(x) if isinstance(x, Variable) else x for x in inputs)
@@ -85,7 +86,6 @@ def _read_variables(inputs: tuple) -> tuple:
 
 @contextlib.contextmanager
 def tracing_into(trace: Trace):
-    from ..ops import op as op_module
     stack = getattr(_state, "stack", None)
     if stack is None:
         stack = _state.stack = []

@@ -1,10 +1,13 @@
 """Layers (Keras 3's ``keras.layers``), one per file, grouped by family."""
-from ..saving.object_registration import register_builtin
-from . import (activations as _activations, attention as _attention, convolutional as _conv,
-               core as _core, merging as _merging, normalization as _normalization,
-               pooling as _pooling, preprocessing as _preprocessing, recurrent as _recurrent,
-               regularization as _regularization, reshaping as _reshaping)
-from . import audio as _audio
+from .. import models
+from ..saving.object_registration import register_builtin, serialize_keras_object
+from ..utils.object_lookup import deserialize_from
+from . import (
+    activations as _activations, attention as _attention, audio as _audio, convolutional as _conv,
+    core as _core, merging as _merging, normalization as _normalization, pooling as _pooling,
+    preprocessing as _preprocessing, recurrent as _recurrent, regularization as _regularization,
+    reshaping as _reshaping
+)
 from .activations import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .audio import *  # noqa: F401,F403
@@ -33,7 +36,6 @@ for _name in _EXPORTS:
 
 
 def _layer_table() -> dict:
-    from .. import models
     table = {name: globals()[name] for name in _EXPORTS
              if isinstance(globals()[name], type) and issubclass(globals()[name], Layer)}
     table.update({"Sequential": models.Sequential, "Functional": models.Functional,
@@ -46,14 +48,12 @@ def _layer_table() -> dict:
 
 def serialize(layer) -> dict:
     """A layer as Keras 3's ``{"module", "class_name", "config", "registered_name"}``."""
-    from ..saving.object_registration import serialize_keras_object
     return serialize_keras_object(layer)
 
 
 def deserialize(config, custom_objects=None):
     """A layer (or model) from :func:`serialize`'s output; names resolve through Lamina's
     layer table, ``custom_objects`` and registered classes only."""
-    from ..utils.object_lookup import deserialize_from
     return deserialize_from("layer", config, _layer_table(), custom_objects)
 
 __all__ = _EXPORTS + ["serialize", "deserialize"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import inspect
 
-from .. import dtype_policies
+from .. import dtype_policies, regularizers
 from ..dtype_policies import DTypePolicy
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -70,7 +70,6 @@ class LayerConfigMixin:
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policies.serialize(self.dtype_policy)}
         if getattr(self, "activity_regularizer", None) is not None:   # Keras's base rule
-            from .. import regularizers
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         if type(self).get_config is not LayerConfigMixin.get_config:
             return config

@@ -1,4 +1,5 @@
 """Models: ``Model``, ``Sequential``, the functional API, ``clone_model``."""
+from ..saving import load_model as load, model_from_json as from_json, save_model as save
 from ..saving.object_registration import register_builtin
 from .cloning import clone_model
 from .functional import Functional
@@ -8,20 +9,17 @@ from .sequential import Sequential
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """A model saved with ``model.save`` (see ``lamina.saving.load_model``)."""
-    from ..saving import load_model as load
     return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 def model_from_json(json_string, custom_objects=None):
     """A model (fresh weights) from ``model.to_json()``."""
-    from ..saving import model_from_json as from_json
     return from_json(json_string, custom_objects=custom_objects)
 
 
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     """Save ``model`` to a ``.keras`` (or legacy ``.h5``) file (see
     ``lamina.saving.save_model``)."""
-    from ..saving import save_model as save
     save(model, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import tree
 from ..core.symbolic import SymbolicTensor
+from .functional import Functional
 
 
 class Function:
@@ -13,7 +14,6 @@ class Function:
     structure. ``operations`` lists the layers the graph calls."""
 
     def __init__(self, inputs, outputs, name=None):
-        from .functional import Functional
         self._graph = Functional(inputs, outputs, name=name)
         self.name = self._graph.name
 

@@ -1,13 +1,15 @@
 """Functional models: a graph of layer calls from ``Input`` tensors to outputs."""
 from __future__ import annotations
 
-from .. import tree
+from .. import ops, tree
 from ..autograd.tensor import TensorBase
-from ..errors import ShapeError, describe_shape
 from ..core.symbolic import SymbolicTensor
+from ..errors import ShapeError, describe_shape
 from ..layers.core.input_layer import InputLayer
 from ..layers.layer import Layer
+from ..layers.naming import unique_name
 from ..layers.node import LayerNode
+from .functional_config import functional_config, functional_from_config as build
 from .layer_order import keras_layer_order
 from .model import Model
 
@@ -152,12 +154,10 @@ class Functional(Model):
         return [_conform(self.name, ref, x) for ref, x in zip(refs, flat)]
 
     def get_config(self) -> dict:
-        from .functional_config import functional_config
         return functional_config(self)
 
 
 def _conform(model: str, ref: SymbolicTensor, x):
-    from .. import ops
     if not isinstance(x, TensorBase):
         x = ops.convert_to_tensor(x, dtype=ref.dtype)
     elif x.dtype != ref.dtype and not isinstance(x, SymbolicTensor):
@@ -231,10 +231,8 @@ _names: dict[str, int] = {}
 
 
 def _default_name() -> str:
-    from ..layers.naming import unique_name
     return unique_name("functional")
 
 
 def functional_from_config(cls, config: dict, custom_objects=None):
-    from .functional_config import functional_from_config as build
     return build(cls, config, custom_objects)

@@ -15,13 +15,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import ops, tree
+from ..data_adapters.device_batch import to_device
+from ..export import export_onnx
 from ..graph import passes as registry
 from ..graph.errors import ExportError
 from ..graph.export import write_graph
 from ..graph.function import GraphFunction
 from ..saving.atomic import atomic_image
 from ..trainers.compiled_step import CompiledStep
-from ..data_adapters.device_batch import to_device
 
 STEPS = ("predict", "train", "test")
 
@@ -86,7 +87,6 @@ class GraphMixin:
             if unknown:
                 raise TypeError(f"{self.name}.export(format='onnx'): unexpected argument(s) "
                                 f"{unknown}; it takes 'opset_version'")
-            from ..export import export_onnx
             export_onnx(self, filepath, input_signature=input_signature,
                         opset_version=kwargs.get("opset_version"), verbose=verbose)
             return

@@ -14,13 +14,16 @@ calls them.
 """
 from __future__ import annotations
 
+from ..distribution.strategies import data_parallel
+from ..distribution.world import world
+from .core import cast
+from .math import divide, multiply
 from .op import Op, Spec, register_op
 
 __all__: list = []
 
 
 def _world():
-    from ..distribution.world import world
     return world()
 
 
@@ -92,9 +95,6 @@ class AllreduceSum(Op):
         return out
 
     def gradient(self, ctx, g):
-        from ..distribution.strategies import data_parallel
-        from .core import cast
-        from .math import divide, multiply
         dist = data_parallel()
         if dist is None:
             return (allreduce_sum(g),)

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import warnings
 
+from ..backend import epsilon
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
-from .reshaping import reshape, squeeze
 from .core import as_tensor, cast
-from .math import add, clip, maximum, minimum, multiply, negative, power, rsqrt, square
-from .math import abs as abs_, divide
+from .math import (
+    abs as abs_, add, clip, divide, maximum, minimum, multiply, negative, power, rsqrt, square
+)
 from .op import normalize_axes, normalize_axis
 from .reduction import mean, sum as reduce_sum, var
+from .reshaping import reshape, squeeze
 
 __all__ = ["moments", "batch_normalization", "layer_normalization", "rms_normalization",
            "normalize"]
@@ -31,7 +33,6 @@ _FLOAT16_MAX = 65504.0
 
 def _epsilon(value):
     if value is None:
-        from ..backend import epsilon
         return epsilon()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"argument 'epsilon' must be a number or None; received {value!r}")

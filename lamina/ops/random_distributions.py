@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..backend import get_backend
 from ..dtypes import FLOAT_DTYPES, INT_DTYPES, floatx
 from ..errors import DTypeError, ShapeError, describe_shape
+from ..random.seed_generator import draw_state
 from .core import as_tensor, cast, convert_to_tensor
 from .indexing import take
 from .op import Op, Spec, broadcast_shapes, register_op
@@ -101,7 +102,6 @@ class RandomCategorical(Op):
 
 
 def _draw(op, op_name, seed, *inputs, **attrs):
-    from ..random.seed_generator import draw_state
     key, counter, generator = draw_state(op_name, seed, get_backend())
     result = op(counter, *inputs, key=key, **attrs)
     if generator is not None:

@@ -22,22 +22,24 @@ State lives in Variables updated in place: ``iterations`` (int64) and ``learning
 from __future__ import annotations
 
 from .. import ops
+from ..autograd.stateless_scope import StatelessScope
 from ..autograd.tape import no_grad
 from ..autograd.tensor import TensorBase
 from ..autograd.variable import Variable
+from ..distribution.gradients import reduce_gradients
 from ..dtypes import floatx
 from ..layers.naming import to_snake_case, unique_name
+from ..layers.stateless_call import check_values
+from ..ops.core import to_backend_tensor
 from ..saving.object_registration import serialize_keras_object
 from . import schedules
 from .arguments import check_base_arguments, check_learning_rate, pop_legacy_arguments
 from .clipping import clip_gradients
-from ..distribution.gradients import reduce_gradients
 from .gradient_checks import prepare_gradients, resolve_variables
 from .moving_average import accumulate_gradients, update_moving_averages
 from .optimizer_state import OptimizerState
 from .schedules.learning_rate_schedule import LearningRateSchedule
 from .weight_decay import WeightDecay
-from ..ops.core import to_backend_tensor
 
 _BASE_CONFIG = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
                 "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
@@ -179,8 +181,6 @@ class Optimizer(WeightDecay, OptimizerState):
     def stateless_apply(self, optimizer_variables, grads, trainable_variables):
         """``apply`` on given values, changing no Variable: returns the new
         ``(trainable_variables, optimizer_variables)`` values (Keras 3's JAX-style step)."""
-        from ..autograd.stateless_scope import StatelessScope
-        from ..layers.stateless_call import check_values
         owner = type(self).__name__
         if not self.built:
             raise ValueError(f"{owner}.stateless_apply: the optimizer must be built (its "

@@ -2,7 +2,7 @@
 and one for their metrics, matched to the outputs by position or by output name."""
 from __future__ import annotations
 
-from .. import ops, tree
+from .. import losses, metrics, ops, tree
 
 
 def _match(what: str, spec, output_names: list[str]) -> list:
@@ -31,7 +31,6 @@ class CompileLoss:
     """The total loss: ``sum(weight_i * loss_i(y_true_i, y_pred_i, sample_weight))``."""
 
     def __init__(self, loss, loss_weights=None, output_names=None):
-        from .. import losses, metrics
         self.output_names = list(output_names or ["output"])
         specs = _match("loss", loss, self.output_names)
         weights = _match("loss_weights", loss_weights, self.output_names) \
@@ -112,7 +111,6 @@ class CompileMetrics:
         self.entries: list[tuple[int, object, bool]] = []     # (output, metric, weighted)
 
     def _resolve(self, spec, y_true, y_pred, loss, prefix):
-        from .. import metrics
         if isinstance(spec, str) and spec in ("accuracy", "acc"):
             metric = metrics.resolve_accuracy(tuple(y_true.shape), tuple(y_pred.shape), loss)
             metric.name = prefix + spec

@@ -14,6 +14,8 @@ import math
 import sys
 import time
 
+from ..config import is_interactive_logging_enabled
+
 
 def _format_time(seconds: float, unit_name: str) -> str:
     if seconds >= 1 or seconds == 0:
@@ -127,7 +129,6 @@ class Progbar:
 
     @staticmethod
     def _write(text: str) -> None:
-        from ..config import is_interactive_logging_enabled
         if is_interactive_logging_enabled():
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import gc
 
+from ..backend import clear_session as reset
+
 
 def clear_session(free_memory=True) -> None:
     """Reset Lamina's global state (auto-name counters, compiled-function caches); with
     ``free_memory`` also run Python's garbage collector so the freed arrays go."""
-    from ..backend import clear_session as reset
     reset()
     if free_memory:
         gc.collect()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..registry import register_onnx_converter
+from .reductions import reduce
 
 _SIMPLE = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}
 
@@ -24,7 +25,6 @@ def _axes(node, rank: int) -> list:
 @register_onnx_converter("softmax", "log_softmax")
 def _softmax(ctx, node):
     """One axis: ONNX's Softmax/LogSoftmax; several: x - max, exp, sum over the axes."""
-    from .reductions import reduce
     x = node.inputs[0]
     axes = _axes(node, len(x.shape))
     soft = node.op.name == "softmax"

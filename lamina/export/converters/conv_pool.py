@@ -4,6 +4,7 @@
 ``auto_pad="SAME_UPPER"``."""
 from __future__ import annotations
 
+from ...ops.conv import resolve_pads
 from ..registry import register_onnx_converter
 from .activations import apply_activation
 
@@ -13,7 +14,6 @@ TO_NCHW, TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
 def _padding(padding, in_hw, window, strides, dilation) -> dict:
     """Explicit ONNX pads where the spatial sizes are known (onnxruntime has no dilated
     SAME_UPPER); ``auto_pad`` for unknown sizes."""
-    from ...ops.conv import resolve_pads
     if padding == "valid":
         return {"auto_pad": "VALID"}
     if padding == "same" and None in tuple(in_hw):
@@ -82,7 +82,6 @@ def _pool(ctx, node):
 def _conv_transpose(ctx, node):
     """A transposed convolution: ONNX ``ConvTranspose`` with the explicit pads of the
     forward convolution and the output padding that gives ``input_shape``."""
-    from ...ops.conv import resolve_pads
     dy, w = node.inputs[:2]
     rank = len(dy.shape) - 2
     to_first, to_last, kernel_perm = _layouts(rank)

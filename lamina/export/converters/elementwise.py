@@ -2,6 +2,7 @@
 fused ``elementwise_chain`` (a tree of them, written back out as ONNX nodes)."""
 from __future__ import annotations
 
+from ..context import onnx_dtype
 from ..registry import register_onnx_converter
 
 BINARY = {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div",
@@ -45,7 +46,6 @@ def _binary_op(ctx, node):
 
 def _same_dtype(ctx, node, a, b):
     """ONNX's binary ops take one dtype: a constant of another dtype is cast."""
-    from ..context import onnx_dtype
     x, y = node.inputs[:2]
     dx, dy = getattr(x, "dtype", None), getattr(y, "dtype", None)
     if dx and dy and dx != dy:

@@ -17,7 +17,11 @@ ONNX op from the layer's weights and skips the step loop inside it. Conversions:
 """
 from __future__ import annotations
 
-from ... import tree
+from ... import activations, tree
+from ...layers.recurrent.gru import GRUCell
+from ...layers.recurrent.lstm import LSTMCell
+from ...layers.recurrent.rnn import RNN
+from ...layers.recurrent.simple_rnn import SimpleRNNCell
 from ..context import onnx_dtype
 from ..layer_converters import LAYER_CONVERTERS
 from ..registry import OnnxExportError
@@ -31,10 +35,6 @@ _ACTIVATIONS = {"sigmoid": ("Sigmoid", None, None), "tanh": ("Tanh", None, None)
 
 def _kind(layer):
     """"LSTM" / "GRU" / "RNN" for a layer this module converts, else None."""
-    from ...layers.recurrent.gru import GRUCell
-    from ...layers.recurrent.lstm import LSTMCell
-    from ...layers.recurrent.rnn import RNN
-    from ...layers.recurrent.simple_rnn import SimpleRNNCell
     if not isinstance(layer, RNN):
         return None
     return {LSTMCell: "LSTM", GRUCell: "GRU", SimpleRNNCell: "RNN"}.get(type(layer.cell))
@@ -126,7 +126,6 @@ def _weights(ctx, cell, kind):
 
 
 def _activation_attrs(cell, kind, where) -> dict:
-    from ... import activations
     names = [activations.serialize(cell.activation)]
     if kind != "RNN":
         names.insert(0, activations.serialize(cell.recurrent_activation))

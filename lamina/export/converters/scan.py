@@ -4,9 +4,12 @@ GRU / SimpleRNN layers never get here (they become ONNX's recurrent ops,
 ``recurrent.py``); ConvLSTM layers and RNNs over other cells do."""
 from __future__ import annotations
 
+from ...layers.recurrent.rnn import RNN
 from ..context import onnx_dtype
 from ..layer_converters import LAYER_CONVERTERS
+from ..onnx_export import _convert_node
 from ..registry import OnnxExportError, register_onnx_converter
+from .recurrent import _kind
 
 
 def _info(name: str, tensor):
@@ -17,7 +20,6 @@ def _info(name: str, tensor):
 @register_onnx_converter("step_loop")
 def _step_loop(ctx, node):
     from onnx import helper
-    from ..onnx_export import _convert_node
     body = node.attrs["body"]
     n_seq, n_carry = body.n_seq, body.n_carry
     sequences = node.inputs[:n_seq]
@@ -69,8 +71,6 @@ def _known_length_recorder(layer, calls: list):
 
 
 def _scanned_rnn(layer) -> bool:
-    from ...layers.recurrent.rnn import RNN
-    from .recurrent import _kind
     return isinstance(layer, RNN) and _kind(layer) is None
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 import inspect
 
 from ... import tree
-from ...graph import trace as graph_trace
 from ...core.symbolic import SymbolicTensor
-from ...saving.object_registration import (deserialize_keras_object, get_custom_objects,
-                                           get_registered_object, serialize_keras_object)
+from ...graph import trace as graph_trace
+from ...saving.object_registration import (
+    deserialize_keras_object, get_custom_objects, get_registered_object, serialize_keras_object
+)
+from ...saving.saving_api import in_safe_mode
 from .. import call_context
 from ..layer import Layer
 
@@ -113,7 +115,6 @@ class Lambda(Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
         """``safe_mode=None`` follows ``load_model``'s (True outside it)."""
-        from ...saving.saving_api import in_safe_mode
         safe_mode = in_safe_mode() if safe_mode is None else safe_mode
         config = dict(config)
         name = config.get("name") or cls.__name__

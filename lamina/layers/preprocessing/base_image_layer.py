@@ -3,13 +3,15 @@
 ``data_format``, converted to a batched channels-last float tensor for the work."""
 from __future__ import annotations
 
+from ... import ops
 from ...graph.trace import runs_for_real
 from ..convolutional.conv_utils import standardize_data_format
 from ..input_spec import InputSpec
 from ..layer import Layer
 from ..regularization.dropout import make_seed_generator
-from .image_utils import (FILL_MODES, INTERPOLATIONS, affine_transform, check_choice,
-                          check_number, from_nhwc, to_nhwc)
+from .image_utils import (
+    FILL_MODES, INTERPOLATIONS, affine_transform, check_choice, check_number, from_nhwc, to_nhwc
+)
 
 
 class BaseImageLayer(Layer):
@@ -29,7 +31,6 @@ class BaseImageLayer(Layer):
         return from_nhwc(transform(images), self.data_format, len(inputs.shape))
 
     def _as_compute_dtype(self, inputs):
-        from ... import ops
         dtype = self.compute_dtype
         return inputs if inputs.dtype == dtype else ops.cast(inputs, dtype)
 

@@ -6,9 +6,10 @@ config stays the same before and after it is built.
 """
 from __future__ import annotations
 
+from ...saving import deserialize_keras_object, serialize_keras_object
+
 
 def serialize_sublayer(layer) -> dict:
-    from ...saving import serialize_keras_object
     config = serialize_keras_object(layer)
     if isinstance(config, dict):
         config.pop("build_config", None)
@@ -16,7 +17,6 @@ def serialize_sublayer(layer) -> dict:
 
 
 def deserialize_sublayer(config, custom_objects=None):
-    from ...saving import deserialize_keras_object
     if isinstance(config, dict):
         config = {k: v for k, v in config.items() if k != "build_config"}
     return deserialize_keras_object(config, custom_objects, kind="layer")

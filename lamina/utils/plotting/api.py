@@ -13,6 +13,7 @@ import os
 from .dot_text import DotGraph, cluster_attributes, graph_attributes
 from .graph import extract
 from .place import RANKDIRS, SPLINES
+from .pydot_graph import to_pydot
 from .render import render_bytes
 
 
@@ -58,7 +59,6 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
     if pydot is None:
         return DotGraph(graph, cluster_attributes(model.name) if subgraph else attributes,
                         cluster, dict(rankdir=rankdir, dpi=dpi, splines=splines))
-    from .pydot_graph import to_pydot
     return to_pydot(pydot, graph, rankdir, dpi, splines, cluster)
 
 

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 
 from ...errors import LaminaError
+from . import raster
 from .dot_text import graph_attributes, to_dot
 from .place import layout
 from .svg import to_svg
@@ -45,7 +46,6 @@ def render_bytes(graph, fmt: str, rankdir: str = "TB", dpi=200, splines: str = "
         return text.encode()
     if fmt == "svg":
         return to_svg(layout(graph, rankdir, splines), dpi=dpi).encode()
-    from . import raster
     raster._matplotlib(fmt)
     supported = _raster_formats()
     if fmt not in supported:
