@@ -34,7 +34,8 @@ def main(argv=None) -> float:
         keras.backend.set_backend(args.backend)
     keras.distribution.initialize()
     keras.distribution.set_distribution(keras.distribution.DataParallel())
-    from lamina.distribution.world import is_chief, world
+    from lamina.distribution.strategies import is_chief
+    from lamina.distribution.world import world
     keras.utils.set_random_seed(1)
     epochs = 2 if args.smoke else args.epochs
     out = args.out or tempfile.mkdtemp(prefix="vgg_digits_distributed_")

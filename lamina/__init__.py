@@ -26,13 +26,14 @@ from .optimizers import Optimizer
 from .regularizers import Regularizer
 
 from .core.symbolic import SymbolicTensor as KerasTensor   # Keras 3's name for it
-from .autograd.stateless_scope import StatelessScope, SymbolicScope
+from .core.stateless_scope import StatelessScope, SymbolicScope
 from .autograd.remat import remat
 from .layers.remat_scope import RematScope
 from . import distillation
+from . import export        # registers model.export(format="onnx")
 from . import applications
 
-__version__ = "0.1.0"
+from .settings import VERSION as __version__
 
 
 def version() -> str:

@@ -20,8 +20,8 @@ from .ops import (celu, elu, exponential, hard_shrink, hard_sigmoid, hard_silu, 
 from .ops.activations import relu_with_options
 from .ops.core import as_tensor
 from .ops.piecewise import glu, sparse_sigmoid, sparsemax, threshold
-from .saving.object_registration import is_builtin, register_builtin, serialize_keras_object
-from .utils.object_lookup import deserialize_from, lookup_name
+from .registry import is_builtin, register_builtin, register_family, serialize_keras_object
+from .registry.lookup import deserialize_from, lookup_name
 
 swish, hard_swish = silu, hard_silu
 
@@ -103,5 +103,7 @@ def get(identifier) -> Callable:
                         f"{identifier!r}: expected None, a name, a config dict or a callable")
     return obj
 
+
+register_family("keras.activations", lambda: ALL_OBJECTS)
 
 __all__ = sorted(ALL_OBJECTS) + ["get", "serialize", "deserialize", "ALL_OBJECTS"]

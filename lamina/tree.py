@@ -221,3 +221,25 @@ def lists_to_tuples(structure):
 __all__ = ["MAP_TO_NONE", "assert_same_paths", "assert_same_structure", "flatten",
            "flatten_with_path", "is_nested", "lists_to_tuples", "map_shape_structure",
            "map_structure", "map_structure_up_to", "pack_sequence_as", "traverse"]
+
+
+def pythonify_logs(logs: dict) -> dict:
+    """Training logs as Keras 3 gives them to callbacks: tensors (anything with
+    ``.numpy()``) to Python floats, nested dicts flattened, keys sorted."""
+    flat = {}
+
+    def add(key, value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                add(k, v)
+            return
+        if hasattr(value, "numpy"):
+            value = value.numpy()
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            pass
+        flat[key] = value
+    for key, value in logs.items():
+        add(key, value)
+    return dict(sorted(flat.items()))

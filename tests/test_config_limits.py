@@ -13,8 +13,8 @@ def restore_config():
     yield
     config.set_max_epochs(None)
     config.set_max_steps_per_epoch(None)
-    config._flash_attention = None
-    config._traceback_filtering = True
+    lamina.settings._flash_attention = None
+    lamina.settings._traceback_filtering = True
 
 
 def _model():

@@ -1,15 +1,17 @@
 """Package-level rules: layering, import hygiene, metadata."""
-import ast
+import json
 import pathlib
 import re
 import subprocess
 import sys
 
 import lamina
+from tests import import_graph
 
 ROOT = pathlib.Path(lamina.__file__).parent
-# Only the backends and the I/O edges may touch an array library directly (DESIGN.md).
-ALLOWED = ("backend", "datasets", "saving", "utils", "data_adapters")
+# Only the backends and the I/O edges may touch an array library directly (DESIGN.md); the
+# registry is the edge where configs hold numpy values ("__numpy__", "__tensor__").
+ALLOWED = ("backend", "datasets", "saving", "utils", "data_adapters", "registry")
 
 
 def test_numpy_and_cupy_are_imported_only_by_the_backend_and_io_edges():
@@ -33,62 +35,69 @@ def test_version_and_public_names():
         assert hasattr(lamina, name), name
 
 
-def _imports(package: str):
-    """(file:line, imported lamina module) for every import in ``lamina/<package>``, at the
-    top of a module or inside a function, relative or absolute."""
-    found = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        parts = ("lamina",) + path.relative_to(ROOT).with_suffix("").parts
-        here = parts[:-1]          # the package a relative import starts from
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = list(here[:len(here) - node.level + 1])
-                    prefix = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    prefix = node.module or ""
-                # ``from . import x`` imports the module ``x`` of the package
-                targets = [f"{prefix}.{a.name}" for a in node.names] if node.module is None \
-                    else [prefix]
-            else:
-                continue
-            where = f"{path.relative_to(ROOT)}:{node.lineno}"
-            found += [(where, t) for t in targets if t == "lamina" or t.startswith("lamina.")]
-    return found
+GRAPH = import_graph.imports()
 
 
-def _package(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "lamina"
+def test_each_part_imports_only_the_parts_below_it():
+    """Issue 21's ten parts (tests/import_graph.py PARTS), function-level imports counted;
+    autograd and graph sit side by side and import neither the other."""
+    offenders = [f"{module}:{line or 'top'} imports {target}"
+                 for module, line, target in import_graph.upward_imports(GRAPH)]
+    assert offenders == [], "imports of a higher part:\n" + "\n".join(offenders)
+    assert set(import_graph.RANK) >= {import_graph.folder(m) for m in GRAPH}, \
+        "a folder of lamina/ is in no part: add it to PARTS in tests/import_graph.py"
 
 
-ABOVE_THE_COMPILER = ("layers", "models", "trainers", "callbacks", "saving", "optimizers",
-                      "losses", "metrics", "data_adapters")
+def test_no_import_circle_spans_two_folders():
+    spanning = [sorted({import_graph.folder(m) for m in circle})
+                for circle in import_graph.cycles(GRAPH, import_graph.all_modules())
+                if len({import_graph.folder(m) for m in circle}) > 1]
+    assert spanning == [], f"import circles across folders: {spanning}"
 
 
-def test_ops_imports_neither_graph_nor_the_model_packages():
-    offenders = [(where, module) for where, module in _imports("ops")
-                 if _package(module) in ("graph",) + ABOVE_THE_COMPILER]
-    assert offenders == [], f"lamina/ops imports packages above it: {offenders}"
+def test_function_level_imports_are_few_and_each_says_why():
+    """At most 40 function-level imports of Lamina's own modules, each with a comment on
+    its line or the line above saying why it cannot be at the top (optional packages such
+    as h5py or onnx are not counted)."""
+    statements = sorted({(module, line) for module, (_, lazy) in GRAPH.items()
+                         for line, _ in lazy})
+    assert len(statements) <= 40, f"{len(statements)} function-level imports: {statements}"
+    files = import_graph.all_modules()
+    silent = []
+    for module, line in statements:
+        lines = files[module].read_text().splitlines()
+        if "#" not in lines[line - 1] and not lines[line - 2].strip().startswith("#"):
+            silent.append(f"{module}:{line}")
+    assert silent == [], f"function-level imports without a comment saying why: {silent}"
 
 
-def test_graph_imports_no_layer_model_training_or_saving_code():
-    offenders = [(where, module) for where, module in _imports("graph")
-                 if _package(module) in ABOVE_THE_COMPILER]
-    assert offenders == [], f"lamina/graph (the compiler) imports packages above it: " \
-                            f"{offenders}"
+def test_the_import_closure_of_ops_is_ground_backend_core_registry_and_ops():
+    """``import lamina.ops`` with an empty ``lamina`` package (so the public face does not
+    load everything first) loads only the parts below ops, and no h5py or urllib."""
+    code = ("import json, sys, types; pkg = types.ModuleType('lamina'); "
+            f"pkg.__path__ = [{str(ROOT)!r}]; sys.modules['lamina'] = pkg; "
+            "import lamina.ops; print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, cwd=ROOT.parent).stdout
+    loaded = json.loads(out.strip().splitlines()[-1])
+    allowed = {"ground", "backend", "core", "registry", "ops"}
+    parts = {f: part for part, folders in import_graph.PARTS.items() for f in folders}
+    ours = [m for m in loaded if m.startswith("lamina.")]
+    outside = [m for m in ours if parts[import_graph.folder(m)] not in allowed]
+    assert outside == [], f"import lamina.ops loads modules above ops: {outside}"
+    assert "lamina.ops.math" in ours and "lamina.core.op" in ours
+    foreign = [m for m in ("h5py", "urllib.request", "matplotlib", "onnx", "mpi4py", "cupy")
+               if m in loaded]
+    assert foreign == [], f"import lamina.ops loads {foreign}"
 
 
-def test_core_imports_only_the_tensor_mixin_dtypes_and_errors():
-    allowed = ("lamina.autograd.tensor", "lamina.dtypes", "lamina.errors", "lamina.backend",
-               "lamina.tree")
-    offenders = [(where, module) for where, module in _imports("core")
-                 if not module.startswith("lamina.core")
-                 and not any(module == a or module.startswith(a + ".") for a in allowed)]
-    assert offenders == [], f"lamina/core imports more than {allowed}: {offenders}"
-    assert _imports("core"), "lamina/core has no imports at all: the scan found no files"
+def test_import_lamina_loads_no_optional_or_file_package():
+    code = ("import json, sys, lamina; print(json.dumps([m for m in ('h5py', 'matplotlib', "
+            "'onnx', 'onnxruntime', 'mpi4py', 'cupy', 'tensorboard', 'PIL') "
+            "if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, cwd=ROOT.parent).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == []
 
 
 def test_the_symbolic_tensor_lives_in_core_and_keeps_its_public_names():

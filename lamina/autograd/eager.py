@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ..errors import LaminaError, ShapeError, describe_shape
 from . import tape as _tape
-from .tensor import Tensor, same_backend
-from .variable import note_views
+from ..core.tensor import Tensor, same_backend
+from ..core.variable import note_views
 
 # Tests switch this on to check every forward result against its op's output_spec.
 check_forward_against_spec = False

@@ -20,22 +20,18 @@ recomputation draws the same dropout masks and gives the same values as the forw
 from __future__ import annotations
 
 import functools
-import threading
 
 from .. import tree
 from ..dtypes import is_float
-from ..graph import trace as graph_trace
-from ..ops import op as _op
+from ..core import mode
+from ..core.op import OP_REGISTRY
 from ..ops.gradient_override import _Backward
 from ..ops.loop_tracing import tensors_of
-from .stateless_scope import StatelessScope, get_stateless_scope
+from ..core.stateless_scope import StatelessScope, get_stateless_scope
 from .tape import GradientTape, no_grad
-from .tensor import Tensor, TensorBase
-from .variable import Variable
+from ..core.tensor import Tensor, TensorBase
+from ..core.variable import Variable
 
-_state = threading.local()
-_lock = threading.Lock()
-_running = 0           # remat'd forwards running on any thread: the observer stays installed
 
 
 class _Reads:
@@ -50,39 +46,23 @@ class _Reads:
         scope = get_stateless_scope()
         value = scope.get_current_value(variable) if scope is not None else None
         if value is None:
-            recording = graph_trace.active()
+            recording = mode.active_trace()
             value = recording.read(variable) if recording is not None else \
                 Tensor._wrap(variable.data.copy(), variable.backend)
         self.values[id(variable)] = (variable, value)
 
+    def note_inputs(self, inputs: tuple) -> None:
+        """Called by ``core/mode`` with every op's inputs while this function runs."""
+        for x in inputs:
+            if isinstance(x, Variable):
+                self.note(x)
+
     def __enter__(self):
-        global _running
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
-        stack.append(self)
-        with _lock:
-            _running += 1
-            _op._read_observer = _observe
+        mode.enter("reads", self)
         return self
 
     def __exit__(self, *exc) -> None:
-        global _running
-        _state.stack.pop()
-        with _lock:
-            _running -= 1
-            if _running == 0:
-                _op._read_observer = None
-
-
-def _observe(inputs: tuple) -> None:
-    stack = getattr(_state, "stack", None)
-    if not stack:
-        return
-    for x in inputs:
-        if isinstance(x, Variable):
-            for reads in stack:
-                reads.note(x)
+        mode.leave("reads", self)
 
 
 def remat(f):
@@ -96,7 +76,7 @@ def remat(f):
         leaves = tree.flatten(args)
         positions = [i for i, x in enumerate(leaves) if isinstance(x, TensorBase)]
         with _Reads() as reads:
-            if graph_trace.active() is None:
+            if mode.active_trace() is None:
                 with no_grad():
                     output = f(*args, **kwargs)
             else:
@@ -110,7 +90,7 @@ def remat(f):
 
         def backward(upstream):
             after = [g for g in tree.flatten(upstream) if isinstance(g, TensorBase)]
-            fenced = [_op.OP_REGISTRY["recompute_barrier"](x, *after) for x in arguments]
+            fenced = [OP_REGISTRY["recompute_barrier"](x, *after) for x in arguments]
             new_leaves = list(leaves)
             for i, x in zip(positions, fenced):
                 new_leaves[i] = x
@@ -123,7 +103,7 @@ def remat(f):
                                   output_gradients=tree.flatten(upstream))
             return grads
 
-        node = _op.OP_REGISTRY["custom_gradient"]
+        node = OP_REGISTRY["custom_gradient"]
         outputs = tensors_of("remat", output)
         inputs = arguments + sources
         values = node(*inputs, *outputs,

@@ -17,11 +17,10 @@ from typing import Any
 
 from .. import ops, tree
 from ..errors import GradientError
-from ..graph import trace as graph_trace
-from ..graph.autodiff import gradients
-from ..ops.op import Context
-from .tensor import TensorBase
-from .variable import Variable
+from ..core import mode
+from ..core.op import Context
+from ..core.tensor import TensorBase
+from ..core.variable import Variable
 
 
 class _ThreadState(threading.local):
@@ -155,11 +154,11 @@ class GradientTape:
         if len(seeds) != len(targets):
             raise ValueError(f"GradientTape.gradient: got {len(seeds)} output_gradients for "
                              f"{len(targets)} targets")
-        recording = graph_trace.active()
+        recording = mode.active_trace()
         if recording is not None:         # compiling: differentiate the recorded graph
             symbols = [recording.read(s) if isinstance(s, Variable) else s
                        for s in flat_sources]
-            result = gradients(targets, symbols, seeds)
+            result = mode.engines.gradients(targets, symbols, seeds)   # lamina/graph's
             if unconnected_gradients == "zero":
                 result = [ops.zeros_like(s) if g is None else g
                           for s, g in zip(symbols, result)]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Callable, Iterator
+from typing import Iterator
 
-from ..dtypes import floatx, set_floatx
+from ..settings import (epsilon, floatx, image_data_format, register_clear_hook,
+                        run_clear_hooks, set_epsilon, set_floatx, set_image_data_format)
 from ..errors import BackendError
 from .base import Backend
 from .cupy_backend import CupyBackend
@@ -29,8 +30,6 @@ _NAMES = ("numpy", "cupy")
 _instances: dict[str, Backend] = {}
 _stack: list[Backend] = []
 _default: Backend | None = None
-_epsilon = 1e-7
-_clear_hooks: list[Callable[[], None]] = []
 
 
 def _create(name: str) -> Backend:
@@ -102,36 +101,11 @@ def backend() -> str:
     return get_backend().name
 
 
-def epsilon() -> float:
-    return _epsilon
-
-
-def set_epsilon(value: float) -> None:
-    global _epsilon
-    _epsilon = float(value)
-
-
-def image_data_format() -> str:
-    return "channels_last"
-
-
-def set_image_data_format(data_format: str) -> None:
-    if data_format != "channels_last":
-        raise ValueError("set_image_data_format: Lamina supports 'channels_last' (NHWC) only; "
-                         f"received {data_format!r}")
-
-
-def register_clear_hook(fn: Callable[[], None]) -> None:
-    """Let a module (layer names, trace caches) reset its state in ``clear_session``."""
-    _clear_hooks.append(fn)
-
-
 def clear_session(free_memory: bool = True) -> None:
     """Reset global state: auto-name counters, ``get_uid`` counters and compiled-function
     caches. ``free_memory`` (Keras's default True) also runs Python's garbage collector and
     returns the cupy memory pool's free blocks to the GPU when cupy is in use."""
-    for fn in _clear_hooks:
-        fn()
+    run_clear_hooks()
     reset_uids()
     if free_memory:
         import gc

@@ -68,6 +68,7 @@ BACKGROUND_AFTER = 3
 _kernels: dict = {}
 _calls: dict = {}
 _pending: dict = {}
+_digests: dict = {}         # kernel key -> the digest naming its source file (_on_disk)
 _lock = threading.Lock()
 _worker = None
 
@@ -174,8 +175,10 @@ def wait_for_compiles(timeout: float | None = None) -> None:
 
 
 def _on_disk(key) -> bool:
-    source = python_source(*key)
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    digest = _digests.get(key)
+    if digest is None:      # the source is a function of the key: hash it once per process
+        source = python_source(*key)
+        digest = _digests[key] = hashlib.sha256(source.encode()).hexdigest()[:24]
     return os.path.exists(os.path.join(cache_directory(), f"chain_{digest}.py"))
 
 

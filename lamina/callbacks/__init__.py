@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..saving.object_registration import serialize_keras_object
-from ..utils.object_lookup import deserialize_from
+from ..registry import register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from
 from .backup_and_restore import BackupAndRestore
 from .callback import Callback
 from .callback_list import CallbackList
@@ -43,6 +43,8 @@ def deserialize(config, custom_objects: dict | None = None) -> Any:
     """A callback from its config dict (or the class a name stands for)."""
     return deserialize_from("callback", config, ALL_OBJECTS, custom_objects)
 
+
+register_family("keras.callbacks", lambda: ALL_OBJECTS)
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "BackupAndRestore",
            "CSVLogger", "EarlyStopping", "LambdaCallback", "LearningRateScheduler",

@@ -6,10 +6,10 @@ import os
 import shutil
 import warnings
 
-from ..distribution.world import is_chief
+from ..distribution.strategies import is_chief
 from ..saving import rng_state, training_state
 from ..saving.atomic import atomic_path
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from ..saving.training_state import remove_leftovers
 from .callback import Callback
 from .model_checkpoint import check_save_freq

@@ -1,7 +1,7 @@
 """``CallbackList``: calls every callback's hook in order."""
 from __future__ import annotations
 
-from ..distribution.world import is_chief
+from ..distribution.strategies import is_chief
 from .callback import Callback
 from .history import History
 from .progbar_logger import ProgbarLogger

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import os
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .callback import Callback
 
 

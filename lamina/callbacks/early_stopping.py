@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .monitor_callback import MonitorCallback, check_non_negative_int, check_number
 
 

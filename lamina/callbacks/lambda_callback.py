@@ -1,8 +1,7 @@
 """``LambdaCallback``: a callback made of plain functions (Keras 3)."""
 from __future__ import annotations
 
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .callback import Callback
 
 # Every hook of Callback (Keras 2's on_batch_begin/end included).

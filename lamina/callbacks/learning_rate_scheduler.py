@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .callback import Callback
 from .reduce_lr_on_plateau import read_learning_rate
 

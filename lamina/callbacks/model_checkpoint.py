@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 import warnings
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .monitor_callback import MonitorCallback, check_number
-from ..distribution.world import is_chief
+from ..distribution.strategies import is_chief
 
 WEIGHTS_SUFFIX = ".weights.h5"
 MODEL_SUFFIXES = (".keras", ".h5")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .monitor_callback import MonitorCallback, check_non_negative_int, check_number
 
 

@@ -9,7 +9,7 @@ import urllib.parse
 import urllib.request
 import warnings
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .callback import Callback
 
 

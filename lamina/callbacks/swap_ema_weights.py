@@ -2,7 +2,7 @@
 (Keras 3's ``keras.callbacks.SwapEMAWeights``; the optimizer needs ``use_ema=True``)."""
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .callback import Callback
 
 

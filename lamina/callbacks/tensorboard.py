@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import time
 
-from ..saving.object_registration import register_builtin
-from ..utils.ignored_arguments import warn_ignored
+from ..registry import register_builtin
+from ..core.ignored_arguments import warn_ignored
 from .callback import Callback
 from .tensorboard_events import EventWriter, _tensorboardx
 from .tensorboard_graph import to_graph_def, traced_train_graph

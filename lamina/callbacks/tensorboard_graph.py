@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from .tensorboard_events import _tensorboardx
 
 # TensorFlow's DataType numbers (types.proto).

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .callback import Callback
 
 

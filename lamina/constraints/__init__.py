@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..saving.object_registration import serialize_keras_object
-from ..utils.object_lookup import deserialize_from, get_from
+from ..registry import register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, get_from
 from .constraints import Constraint, MaxNorm, MinMaxNorm, NonNeg, UnitNorm
 
 # Keras's snake-case names for the classes.
@@ -36,6 +36,8 @@ def get(identifier) -> Constraint | Callable | None:
         return None
     return get_from("constraint", identifier, ALL_OBJECTS)
 
+
+register_family("keras.constraints", lambda: ALL_OBJECTS)
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "max_norm",
            "min_max_norm", "non_neg", "unit_norm", "get", "serialize", "deserialize",

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numbers
 
 from .. import ops
-from ..autograd.tensor import Tensor, TensorBase
-from ..backend import epsilon
-from ..saving.object_registration import register_builtin
+from ..core.tensor import Tensor, TensorBase
+from ..settings import epsilon
+from ..registry import register_builtin
 
 
 def _number(name: str, arg: str, value, low: float | None = None,

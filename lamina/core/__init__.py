@@ -2,7 +2,7 @@
 op applied to it (``symbolic.py``), and the name of the layer whose ``call`` is running
 (``layer_path.py``), which every recorded node keeps.
 
-It imports only ``lamina.autograd.tensor`` (the operator mixin), ``lamina.dtypes`` and
+It imports only ``lamina.core.tensor`` (the operator mixin), ``lamina.dtypes`` and
 ``lamina.errors``: ``ops`` binds ``symbolic_apply`` as its symbolic dispatch, ``graph``
 (the compiler) and ``layers`` build on it, and it knows neither.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import standardize
 from ..errors import LaminaError
 from .layer_path import current_layer_path
@@ -48,6 +48,7 @@ class SymbolicTensor(TensorBase):
     """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input)."""
     # ``history``: (layer, node index, output index) when a layer call made this tensor
     # (the functional API's graph); ``node``: the op node, for ops applied between layers.
+    is_symbolic_tensor = True      # what keras.backend.is_keras_tensor asks (backend/)
     __slots__ = ("shape", "dtype", "node", "index", "name", "history", "record_history",
                  "_keras_mask",
                  "__weakref__")

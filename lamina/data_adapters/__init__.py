@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 
 from .. import tree
-from ..utils.py_dataset import PyDataset
+from .py_dataset import PyDataset
 from .array_adapter import ArrayDataAdapter, split_validation, to_host
 from .generator_adapter import GeneratorDataAdapter, PyDatasetAdapter, unpack_x_y_sample_weight
 from .output_buffer import OutputBuffer

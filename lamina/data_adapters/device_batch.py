@@ -3,7 +3,7 @@ receives (the loops, compiled steps and the models' graph methods share it)."""
 from __future__ import annotations
 
 from .. import ops, tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 
 
 def to_device(batch):

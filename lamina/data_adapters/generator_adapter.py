@@ -5,7 +5,7 @@ import itertools
 import random
 
 from .. import tree
-from ..utils.py_dataset import check_max_queue_size, check_workers
+from .py_dataset import check_max_queue_size, check_workers
 from .array_adapter import apply_class_weight, to_host
 from .prefetch import prefetch, uses_workers
 

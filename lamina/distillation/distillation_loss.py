@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import losses, ops
-from ..saving.object_registration import register_builtin, serialize_keras_object
+from ..registry import register_builtin, serialize_keras_object
 from . import structures
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 from .. import metrics, ops
 from ..models.model import Model
 from ..models.sequential import Sequential
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from . import structures
 from .distillation_loss import _as_loss
 

@@ -20,9 +20,7 @@ from .layouts import DeviceMesh, LayoutMap, TensorLayout
 from .strategies import (DataParallel, ModelParallel, distribute_tensor, distribution,
                          set_distribution)
 from .world import initialize
-from . import sample_positions as _sample_positions
-
-_sample_positions.install()
+from . import collective_ops as _collective_ops  # registers allreduce_start and _wait
 
 __all__ = ["DataParallel", "DeviceMesh", "LayoutMap", "ModelParallel", "TensorLayout",
            "distribute_tensor", "distribution", "get_device_count", "initialize",

@@ -8,16 +8,16 @@ the variance from the summed squared deviations from that mean.
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
-from ..losses.reduction import num_rows
-from ..ops.collectives import allreduce_sum
-from . import sample_positions
+from ..settings import epsilon
+from ..ops.reduction import num_rows
+from .collective_ops import allreduce_sum
+from ..ops.random_rows import in_data_parallel_step
 
 
 def synchronized_moments(layer, x, mask):
     """(mean, variance), shape ``(C,)``, over the global batch; None when no data-parallel
     step is running (one process: nothing to synchronize)."""
-    if sample_positions._ACTIVE is None:
+    if not in_data_parallel_step():
         return None
     axes = layer._reduction_axes
     channels = (x.shape[layer.axis],)

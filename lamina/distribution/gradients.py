@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import ops
-from ..ops.collectives import allreduce_start, allreduce_wait
+from .collective_ops import allreduce_start, allreduce_wait
 from .strategies import data_parallel
 
 

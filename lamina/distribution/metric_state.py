@@ -7,7 +7,7 @@ variables, reads the results, and puts the process's own state back.
 """
 from __future__ import annotations
 
-from ..trainers.loops import pythonify_logs
+from ..tree import pythonify_logs
 from .world import world
 
 

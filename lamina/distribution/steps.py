@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import ops, tree
 from ..backend.collectives import shard_bounds
 from .metric_state import global_results, state_variables
-from .sample_positions import rows_of_step
+from ..ops.random_rows import rows_of_step
 from .strategies import data_parallel, distribution
 from .world import world
 

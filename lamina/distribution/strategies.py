@@ -11,17 +11,25 @@ from __future__ import annotations
 import contextlib
 
 from .. import ops
-from ..autograd.variable import Variable
+from ..core.variable import Variable
 from ..backend.collectives import shard_bounds
 from ..core import structure
 from .devices import list_devices
 from .layouts import DeviceMesh, LayoutMap, TensorLayout, _flatten
-from .world import rank, size
+from .world import rank, size, world
 
 DEFAULT_BATCH_DIM_NAME = "batch"
 DEFAULT_BUCKET_BYTES = 25 * 2 ** 20       # gradients are exchanged in buckets of ~25 MiB
 
 _CURRENT = None
+
+
+def is_chief() -> bool:
+    """False on the processes other than 0 while a distribution is set: process 0 alone
+    writes files and shows progress (without a distribution every process is on its own)."""
+    if world().rank == 0:
+        return True
+    return distribution() is None
 
 
 class Distribution:

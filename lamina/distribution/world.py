@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 
+from ..backend.collectives import Communicator, mpi
+from . import faults
+
 _WORLD = None
 
 
@@ -17,7 +20,6 @@ def initialize(job_addresses=None, num_processes=None, process_id=None) -> None:
     must be None. ``num_processes`` and ``process_id``, when given, are checked against the
     world MPI started (a mismatch is an error naming both)."""
     global _WORLD
-    from ..backend.collectives import Communicator, mpi
     if job_addresses is not None:
         raise ValueError(f"lamina.distribution.initialize: argument 'job_addresses' is not "
                          f"used with MPI (mpirun / srun start and connect the processes; a "
@@ -31,7 +33,6 @@ def initialize(job_addresses=None, num_processes=None, process_id=None) -> None:
             raise ValueError(f"lamina.distribution.initialize: argument '{name}' is "
                              f"{given!r} but the MPI world has {name} = {actual}")
     _WORLD = communicator
-    from . import faults
     faults.install(communicator)
 
 
@@ -39,7 +40,6 @@ def world():
     """The communicator of this process (a one-process world before ``initialize()``)."""
     global _WORLD
     if _WORLD is None:
-        from ..backend.collectives import Communicator
         _WORLD = Communicator(None)
     return _WORLD
 
@@ -52,17 +52,8 @@ def size() -> int:
     return world().size
 
 
-def is_chief() -> bool:
-    """False on the processes other than 0 while a distribution is set: process 0 alone
-    writes files and shows progress (without a distribution every process is on its own)."""
-    if world().rank == 0:
-        return True
-    from .strategies import distribution
-    return distribution() is None
-
-
 def launched_by_mpi() -> bool:
     return any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
 
 
-__all__ = ["initialize", "world", "rank", "size", "is_chief"]
+__all__ = ["initialize", "world", "rank", "size"]

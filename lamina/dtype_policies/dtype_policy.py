@@ -3,14 +3,14 @@
 A policy names the dtype a layer creates its variables in (``variable_dtype``) and the dtype
 it computes in (``compute_dtype``): ``"float32"`` is both float32, ``"mixed_float16"`` and
 ``"mixed_bfloat16"`` keep float32 variables and compute in float16 / bfloat16 (the layer
-reads its variables through an autocast, see ``lamina/autograd/autocast.py``).
+reads its variables through an autocast, see ``lamina/core/autocast.py``).
 """
 from __future__ import annotations
 
-from ..backend import register_clear_hook
+from ..settings import register_clear_hook
 from ..dtypes import floatx, standardize
 from ..errors import DTypeError
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _global_policy = None

@@ -4,8 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import MutableMapping
 
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .dtype_policy import DTypePolicy
 from .lookup import get
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dtypes import standardize
-from ..saving.object_registration import deserialize_keras_object, serialize_keras_object
+from ..registry import deserialize_keras_object, serialize_keras_object
 from .dtype_policy import DTypePolicy, dtype_policy
 from .quantized import QUANTIZATION_MODES, quantized_policy_from_name
 

@@ -10,7 +10,7 @@ named in the errors so a file that uses them fails clearly.
 """
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .dtype_policy import DTypePolicy, dtype_policy
 
 QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")

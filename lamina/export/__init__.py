@@ -7,6 +7,7 @@ when a model is exported. Converters are registered per op name with
 :func:`register_onnx_converter` (``lamina/export/registry.py`` tells how to write one);
 the layers that have no ONNX form are listed, with the reason, in :data:`NO_ONNX_FORM`.
 """
+from ..models.export_formats import register_export_format
 from .onnx_export import export_onnx as _export
 from .registry import CONVERTERS, OnnxExportError, register_onnx_converter
 from .unsupported import NO_ONNX_FORM
@@ -17,6 +18,18 @@ def export_onnx(model, filepath, input_signature=None, opset_version=None, verbo
     return _export(model, filepath, input_signature=input_signature,
                    opset_version=opset_version, verbose=verbose)
 
+
+def _write_onnx(model, filepath, verbose=None, input_signature=None, **kwargs) -> None:
+    """``model.export(filepath, format="onnx")``: keyword ``opset_version``."""
+    unknown = sorted(set(kwargs) - {"opset_version"})
+    if unknown:
+        raise TypeError(f"{model.name}.export(format='onnx'): unexpected argument(s) "
+                        f"{unknown}; it takes 'opset_version'")
+    export_onnx(model, filepath, input_signature=input_signature,
+                opset_version=kwargs.get("opset_version"), verbose=verbose)
+
+
+register_export_format("onnx", _write_onnx)
 
 __all__ = ["export_onnx", "register_onnx_converter", "OnnxExportError", "CONVERTERS",
            "NO_ONNX_FORM"]

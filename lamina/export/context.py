@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from .registry import OnnxExportError
 

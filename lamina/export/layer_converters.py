@@ -6,7 +6,7 @@ LAYER_CONVERTERS: list = []      # (predicate(layer) -> bool, make_recorder(laye
 
 
 def layer_call_recorder(layer, calls: list):
-    from . import converters  # noqa: F401
+    from . import converters  # noqa: F401  (the converters import this module to register)
     for accepts, make in LAYER_CONVERTERS:
         if accepts(layer):
             return make(layer, calls)

@@ -19,7 +19,7 @@ as the layers that produce them (Keras's names).
 from __future__ import annotations
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..backend import get_backend
 from ..core.symbolic import SymbolicTensor
 from ..saving.atomic import atomic_image

@@ -11,7 +11,7 @@ from .. import ops
 from ..core.symbolic import SymbolicTensor
 from ..errors import GradientError
 from ..ops.reshaping import broadcast_like
-from ..ops.op import Context
+from ..core.op import Context
 
 
 def _nodes_between(targets, sources) -> list:

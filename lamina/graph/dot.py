@@ -12,7 +12,7 @@ passes, so ``to_dot`` of each shows what the optimizer did.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..errors import describe_shape
 
 _MAX_ATTRS = 4          # attributes shown per node

@@ -32,7 +32,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from .. import tree
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from .errors import describe_failure
 from .ir import Graph
 from .memory_plan import MemoryReport, plan_memory, report

@@ -28,7 +28,9 @@ from __future__ import annotations
 import json
 
 from .. import tree
-from ..autograd.tensor import Tensor, TensorBase
+from ..h5_guard import create_checked
+from ..ops.step_body import StepBody
+from ..core.tensor import Tensor, TensorBase
 from .errors import ExportError
 from .export_codec import encode, encode_structure
 
@@ -55,8 +57,7 @@ def write_graph(graph, filepath, name: str = "graph", input_structure=None,
     ``input_structure``: the nesting of the inputs (its leaves, flattened, are
     ``graph.inputs``); default: a flat list, or the single input itself. ``input_names``:
     one per input, for error messages (default: the graph's)."""
-    import h5py
-    from ..h5_guard import create_checked
+    import h5py      # loaded on use: import lamina does not load it
     if input_structure is None:
         input_structure = graph.inputs[0] if len(graph.inputs) == 1 else list(graph.inputs)
     if len(tree.flatten(input_structure)) != len(graph.inputs):
@@ -111,10 +112,6 @@ def _encode_nodes(nodes, refs: "_Refs", constants: list) -> list[dict]:
 def _encode_body(value, constants: list):
     """A loop's step sub-graph (``lamina/ops/step_body.py``) as nested nodes whose refs are
     local to the body (its inputs are the step's placeholders); None for other values."""
-    try:
-        from ..ops.step_body import StepBody
-    except ImportError:           # no loop ops in this version
-        return None
     if not isinstance(value, StepBody):
         return None
     refs = _Refs(value.inputs, [])

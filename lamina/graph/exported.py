@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..backend import get_backend
 from ..dtypes import is_float
 from ..errors import DTypeError, LaminaError, ShapeError, describe_shape

@@ -9,8 +9,8 @@ import warnings
 from typing import NamedTuple
 
 from .. import tree
-from ..autograd.tensor import TensorBase
-from ..autograd.variable import Variable
+from ..core.tensor import TensorBase
+from ..core.variable import Variable
 from ..backend import get_backend
 from ..core.symbolic import SymbolicTensor
 from ..ops import core as ops_core
@@ -120,6 +120,28 @@ def _walk(value, leaves: list):
     return None
 
 
+class _GarbageCollectionPaused:
+    """Python's cyclic garbage collector off while a trace, its passes and a plan build a
+    graph (Mercurial's ``nogc`` idea). They allocate hundreds of thousands of objects that
+    mostly stay alive (a 3000-layer model's training step: ~40,000 nodes, their tensors,
+    specs and plan steps), and the collections they trigger walk all of them again and
+    again: a quarter of the time of that model's first training step. Nested uses and a
+    collector the user switched off are left as they are; the first collection after the
+    trace frees whatever cycles it dropped."""
+
+    def __enter__(self):
+        import gc                      # stdlib; kept here (not a Lamina module)
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        return self
+
+    def __exit__(self, *exc_info):
+        import gc
+        if self._was_enabled:
+            gc.enable()
+        return False
+
+
 class _Traced:
     """One traced and optimized graph and its plans: one plan, or for a batch-polymorphic
     graph one per concrete batch size (sized by a shape walk, graph/shapes.py), cached."""
@@ -138,8 +160,9 @@ class _Traced:
         key = batch if self.polymorphic else None
         plan = self.plans.get(key)
         if plan is None:
-            known = concrete_shapes(self.graph, input_shapes)
-            plan = self.plans[key] = Plan(self.graph, self.backend, shapes=known)
+            with _GarbageCollectionPaused():
+                known = concrete_shapes(self.graph, input_shapes)
+                plan = self.plans[key] = Plan(self.graph, self.backend, shapes=known)
             if len(self.plans) > MAX_PLANS:
                 self.plans.popitem(last=False)
         else:
@@ -275,17 +298,18 @@ class GraphFunction:
         sym_args, sym_kwargs = tree.pack_sequence_as((list(args), kwargs), leaves)
         recorded = tracing.Trace()
         self._errors.error = None
-        try:
-            with tracing.tracing_into(recorded):
-                outputs = self.fn(*sym_args, **sym_kwargs)
-        except Exception as error:        # e.g. Python control flow on a tensor's value
-            if not relaxed:
-                self._errors.error = error
-            raise
-        graph = Graph(symbols, outputs, recorded.placeholders.values(),
-                      recorded.updates.values(), name=self.name)
-        graph = pass_registry.optimize(graph, self.passes)
-        return _Traced(graph, backend, polymorphic=relaxed)
+        with _GarbageCollectionPaused():    # tracing allocates a lot: see the class
+            try:
+                with tracing.tracing_into(recorded):
+                    outputs = self.fn(*sym_args, **sym_kwargs)
+            except Exception as error:        # e.g. Python control flow on a tensor's value
+                if not relaxed:
+                    self._errors.error = error
+                raise
+            graph = Graph(symbols, outputs, recorded.placeholders.values(),
+                          recorded.updates.values(), name=self.name)
+            graph = pass_registry.optimize(graph, self.passes)
+            return _Traced(graph, backend, polymorphic=relaxed)
 
 
 def jit(fn=None, *, passes=None, batch_polymorphic: bool = False):

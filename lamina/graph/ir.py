@@ -9,7 +9,7 @@ sort again.
 from __future__ import annotations
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 
 

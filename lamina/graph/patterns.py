@@ -7,7 +7,7 @@ rule can neither merge, fold nor duplicate them.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..core.symbolic import SymbolicTensor
 
 CONSTANT_VALUE_LIMIT = 4096     # constant_value() reads at most this many elements

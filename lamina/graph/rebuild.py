@@ -4,10 +4,10 @@ loop bodies are rebuilt the same way, and every node's output specs are checked 
 its op's ``output_spec``."""
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
-from ..autograd.variable import Variable
+from ..core.tensor import Tensor
+from ..core.variable import Variable
 from ..errors import describe_shape
-from ..ops.op import OP_REGISTRY
+from ..core.op import OP_REGISTRY
 from ..ops.step_body import StepBody
 from .errors import ExportError
 from .export_codec import decode

@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..errors import LaminaError, describe_shape
 from .patterns import Const, Match, Pat, attrs_key, constant_value, is_constant_value
 from ..core.symbolic import SymbolicTensor
@@ -45,6 +45,7 @@ class Uses:
     def __init__(self, graph):
         self.graph = graph
         self.readers: dict[int, list] = {}
+        self._reader_ids: dict[int, set] = {}      # id(node)s of readers[k], made by replace
         self.known: set[int] = set()
         self.replaced: set[int] = set()
         for node in graph.nodes:
@@ -58,6 +59,9 @@ class Uses:
             if isinstance(x, TensorBase) and id(x) not in seen:
                 seen.add(id(x))
                 self.readers.setdefault(id(x), []).append(node)
+                ids = self._reader_ids.get(id(x))
+                if ids is not None:
+                    ids.add(id(node))
 
     def readers_of(self, value) -> list:
         return self.readers.get(id(value), [])
@@ -103,10 +107,20 @@ class Uses:
                                f"{old.dtype} cannot be replaced by {got}")
         self.adopt(new, forbidden=old)
         readers = self.readers.pop(id(old), [])
+        self._reader_ids.pop(id(old), None)
+        # A set answers "does this node read new already?": a value that many replaced
+        # values collapse into (cse merges the optimizer's read of the learning rate for
+        # every variable into one) gains thousands of readers, and scanning its list for
+        # each one made the pass quadratic in the number of variables.
+        new_readers = self.readers.setdefault(id(new), [])
+        new_reader_ids = self._reader_ids.get(id(new))
+        if new_reader_ids is None:
+            new_reader_ids = self._reader_ids[id(new)] = {id(n) for n in new_readers}
         for node in readers:
             node.inputs = tuple(new if x is old else x for x in node.inputs)
-            if node not in self.readers.setdefault(id(new), []):
-                self.readers[id(new)].append(node)
+            if id(node) not in new_reader_ids:
+                new_reader_ids.add(id(node))
+                new_readers.append(node)
         changed = bool(readers)
         if id(old) in self.roots:
             changed = self._replace_root(old, new) or changed

@@ -13,8 +13,8 @@ gradients), only the forward chain is replaced.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
-from ..ops.op import Context
+from ..core.tensor import Tensor, TensorBase
+from ..core.op import Context
 from .autodiff import gradients
 from .rewrite import Match, attrs_key
 from ..core.symbolic import SymbolicTensor

@@ -13,7 +13,7 @@ function again at the concrete size.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 
 

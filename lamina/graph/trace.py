@@ -18,16 +18,11 @@ prints) happen when tracing, not at every step.
 """
 from __future__ import annotations
 
-import contextlib
-import threading
-
 from .. import ops
-from ..autograd.tensor import Tensor
-from ..autograd.variable import Variable
+from ..core.tensor import Tensor
+from ..core.variable import Variable
+from ..core import mode
 from ..core.symbolic import SymbolicTensor
-from ..ops import op as op_module
-
-_state = threading.local()
 
 
 class Trace:
@@ -47,6 +42,13 @@ class Trace:
             self.placeholders[key] = (variable, placeholder)
         return self.placeholders[key][1]
 
+    def read_inputs(self, inputs: tuple) -> tuple:
+        """An op's inputs with each Variable replaced by its symbolic value (core/mode
+        calls this for every op applied while this trace is recorded)."""
+        if not any(isinstance(x, Variable) for x in inputs):
+            return inputs
+        return tuple(self.read(x) if isinstance(x, Variable) else x for x in inputs)
+
     def assign(self, variable, value) -> None:
         if not isinstance(value, SymbolicTensor):
             value = ops.convert_to_tensor(value, dtype=variable.dtype)
@@ -63,52 +65,13 @@ class Trace:
         self.updates[id(variable)] = (variable, value)
 
 
-def active() -> Trace | None:
-    """The trace being recorded on this thread, or None."""
-    stack = getattr(_state, "stack", None)
-    return stack[-1] if stack else None
+# "Are we tracing?" is core/mode's question: the stack of traces lives there.
+active = mode.active_trace
+suspended = mode.trace_suspended      # run eagerly inside a trace (creating variables)
+tracing_into = mode.tracing_into
 
 
 def runs_for_real(x) -> bool:
     """True when an op on ``x`` computes something that will run: ``x`` is concrete, or a
     graph is being traced. False for shape-only symbolic calls (functional-API building)."""
     return isinstance(x, Tensor) or active() is not None
-
-
-def _read_variables(inputs: tuple) -> tuple:
-    trace = active()
-    if trace is None:
-        return inputs
-    if not any(isinstance(x, Variable) for x in inputs):
-        return inputs
-    return tuple(trace.read(x) if isinstance(x, Variable) else x for x in inputs)
-
-
-@contextlib.contextmanager
-def tracing_into(trace: Trace):
-    stack = getattr(_state, "stack", None)
-    if stack is None:
-        stack = _state.stack = []
-    stack.append(trace)
-    hook = op_module.trace_hook                 # per thread, like the stack
-    previous = hook.inputs
-    hook.inputs = _read_variables
-    try:
-        yield trace
-    finally:
-        stack.pop()
-        hook.inputs = previous
-
-
-@contextlib.contextmanager
-def suspended():
-    """Run eagerly inside a trace (creating variables, for example)."""
-    stack = getattr(_state, "stack", None)
-    saved = list(stack) if stack else []
-    if stack:
-        stack.clear()
-    try:
-        yield
-    finally:
-        if stack is not None:
-            stack.extend(saved)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..saving.object_registration import serialize_keras_object
-from ..utils.object_lookup import deserialize_from, get_from
+from ..registry import register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, get_from
 from .constant_initializers import Constant, Identity, Ones, Zeros
 from .initializer import Initializer
 from .orthogonal import Orthogonal
@@ -65,6 +65,8 @@ def get(identifier) -> Initializer | Callable | None:
         return None
     return get_from("initializer", identifier, ALL_OBJECTS)
 
+
+register_family("keras.initializers", lambda: ALL_OBJECTS)
 
 __all__ = ["Initializer", "RandomInitializer", "get", "serialize", "deserialize",
            "compute_fans", "ALL_OBJECTS", *(cls.__name__ for cls in _CLASSES),

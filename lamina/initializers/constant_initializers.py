@@ -4,9 +4,9 @@ from __future__ import annotations
 import numbers
 
 from .. import ops
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .initializer import Initializer, check_dtype, check_number, check_shape
 
 

@@ -15,7 +15,7 @@ import inspect
 import numbers
 import operator
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..dtypes import FLOAT_DTYPES, floatx, is_float, standardize
 from ..errors import DTypeError, ShapeError
 

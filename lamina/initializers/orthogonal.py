@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from .. import ops
 from .. import random as lamina_random
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .initializer import check_number
 from .random_initializers import RandomInitializer
 
@@ -24,28 +24,34 @@ _BLOCK = 32
 def _remove_projection(vectors, basis):
     """``vectors`` minus their projection on the orthonormal columns of ``basis``, done
     twice, which restores the orthogonality the first pass loses to rounding."""
+    basis_t = ops.transpose(basis)
     for _ in range(2):
-        vectors = ops.subtract(vectors,
-                               ops.matmul(basis, ops.matmul(ops.transpose(basis), vectors)))
+        vectors = ops.subtract(vectors, ops.matmul(basis, ops.matmul(basis_t, vectors)))
     return vectors
 
 
 def orthonormal_columns(a: Tensor) -> Tensor:
     """The Q of ``a = QR`` (``a`` of shape (m, n), m >= n) with R's diagonal positive."""
+    # Small matrices (a Dense kernel of a deep model) pay per op, not per flop: no slice
+    # of a single block and no concatenation of a single column (the same numbers).
     basis = None
     for start in range(0, a.shape[1], _BLOCK):
-        block = a[:, start:start + _BLOCK]
+        block = a if a.shape[1] <= _BLOCK else a[:, start:start + _BLOCK]
         if basis is not None:
             block = _remove_projection(block, basis)
         columns = []
         for i in range(block.shape[1]):
             v = block[:, i:i + 1]
             if columns:
-                v = _remove_projection(v, ops.concatenate(columns, axis=1))
+                v = _remove_projection(v, _side_by_side(columns))
             columns.append(ops.divide(v, ops.sqrt(ops.sum(ops.square(v)))))
-        q = ops.concatenate(columns, axis=1)
+        q = _side_by_side(columns)
         basis = q if basis is None else ops.concatenate([basis, q], axis=1)
     return basis
+
+
+def _side_by_side(columns: list) -> Tensor:
+    return columns[0] if len(columns) == 1 else ops.concatenate(columns, axis=1)
 
 
 @register_builtin

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numbers
 
 from .. import random as lamina_random
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..random import SeedGenerator
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .initializer import Initializer, check_dtype, check_number, check_shape
 
 

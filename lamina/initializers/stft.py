@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from .. import ops
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .initializer import Initializer, check_dtype, check_shape
 
 # scipy.signal.windows' cosine-sum coefficients: w[n] = sum_k (-1)^k a_k cos(2 pi k n / M).

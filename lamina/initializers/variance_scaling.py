@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from .. import random as lamina_random
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .initializer import check_number
 from .random_initializers import RandomInitializer
 

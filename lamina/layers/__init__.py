@@ -1,7 +1,6 @@
 """Layers (Keras 3's ``keras.layers``), one per file, grouped by family."""
-from .. import models
-from ..saving.object_registration import register_builtin, serialize_keras_object
-from ..utils.object_lookup import deserialize_from
+from ..registry import family_table, register_builtin, register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from
 from . import (
     activations as _activations, attention as _attention, audio as _audio, convolutional as _conv,
     core as _core, merging as _merging, normalization as _normalization, pooling as _pooling,
@@ -36,14 +35,19 @@ for _name in _EXPORTS:
 
 
 def _layer_table() -> dict:
-    table = {name: globals()[name] for name in _EXPORTS
-             if isinstance(globals()[name], type) and issubclass(globals()[name], Layer)}
-    table.update({"Sequential": models.Sequential, "Functional": models.Functional,
-                  "Model": models.Model})
+    names = globals()            # read once: this runs for every layer a config holds
+    table = {name: names[name] for name in _EXPORTS
+             if isinstance(names[name], type) and issubclass(names[name], Layer)}
+    # Models are layers too: Sequential, Functional and Model come from the table that
+    # lamina.models registers (models import layers, so layers cannot import models).
+    table.update(family_table("keras.models") or {})
     # Saved configs name a class by its own __name__ where Keras's export name differs
     # (GroupQueryAttention is the class GroupedQueryAttention)
     table.update({cls.__name__: cls for cls in list(table.values())})
     return table
+
+
+register_family("keras.layers", _layer_table)
 
 
 def serialize(layer) -> dict:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import contextlib
 import inspect
 
-from .. import tree
-from ..autograd.autocast import scope_for_layer
-from ..autograd.tensor import TensorBase
+from .. import ops, tree
+from ..core.autocast import scope_for_layer
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
+from ..ops.reduction import num_rows
 from . import call_context, remat_scope
 from .input_spec import check_input_compatibility
 from .node import LayerNode
@@ -32,8 +33,7 @@ def _to_tensor(x):
     if isinstance(x, TensorBase) or x is None or isinstance(x, (bool, int, float, str)):
         return x
     if hasattr(x, "__array__") or hasattr(x, "__cuda_array_interface__"):
-        from ..ops import convert_to_tensor
-        return convert_to_tensor(x)
+        return ops.convert_to_tensor(x)
     return x
 
 
@@ -107,8 +107,6 @@ def run_call(layer, args: tuple, kwargs: dict):
 def _activity_loss(regularizer, output):
     """The regularizer's value divided by the batch size (Keras 3), so its strength does
     not depend on how the data is batched."""
-    from .. import ops
-    from ..losses.reduction import num_rows
     loss = regularizer(output)
     if not output.shape or output.shape[0] == 0:
         return loss
@@ -123,9 +121,8 @@ def _spec_inputs(inputs):
 
 def _autocast(x, dtype: str):
     if isinstance(x, TensorBase) and is_float(x.dtype) and is_float(dtype) and x.dtype != dtype:
-        from ..ops import cast
         mask = getattr(x, "_keras_mask", None)
-        x = cast(x, dtype)
+        x = ops.cast(x, dtype)
         if mask is not None:
             x._keras_mask = mask
     return x
@@ -155,7 +152,7 @@ def _attach_masks(layer, inputs, mask, outputs):
 
 
 def _base_compute_mask():
-    from .layer import Layer
+    from .layer import Layer      # layer.py imports this module to run calls
     return Layer.compute_mask
 
 

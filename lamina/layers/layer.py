@@ -6,9 +6,9 @@ import inspect
 from typing import Any
 
 from .. import constraints, initializers, regularizers, tree
-from ..autograd.stateless_scope import get_stateless_scope
-from ..autograd.tensor import Tensor, TensorBase
-from ..autograd.variable import Variable
+from ..core.stateless_scope import get_stateless_scope
+from ..core.tensor import Tensor, TensorBase
+from ..core.variable import Variable
 from ..core import structure, weight_budget
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float, itemsize, standardize
@@ -19,11 +19,12 @@ from . import call_context
 from .call_protocol import run_call
 from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
-from .naming import to_snake_case, unique_name
+from ..core.naming import to_snake_case, unique_name
 from .node import LayerNode
 from .quantize import QuantizeMixin
 from .remat_scope import get_current_remat_mode
 from .stateless_call import stateless_call
+from ..core.saveable import register_saveable_base
 
 _CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size",
                         "input_length"}
@@ -65,6 +66,7 @@ class Layer(LayerConfigMixin, QuantizeMixin):
     ``compute_mask(inputs, mask)``. ``input_spec`` (an :class:`InputSpec`) is checked before
     every call, so misuse raises an error that names the layer.
     """
+    saving_kind = "Layer"           # what lamina/saving asks (core/saveable.py)
 
     _keras_module = "keras.layers"
 
@@ -480,5 +482,9 @@ def _build_arguments(layer, shapes, args, kwargs) -> dict[str, Any] | None:
 class LayerError(LaminaError, ValueError):
     """A layer was misused (bad argument values, incompatible inputs)."""
 
+
+
+# saving/object_graph.py leaves out the attributes every plain Layer has (Keras's rule)
+register_saveable_base("Layer", Layer, lambda: Layer(name="saving_reference"))
 
 __all__ = ["Layer", "LayerError", "LayerNode", "check_input_compatibility", "Tensor"]

@@ -2,7 +2,7 @@
 (Keras 3's functional, JAX-style call)."""
 from __future__ import annotations
 
-from ..autograd.stateless_scope import StatelessScope
+from ..core.stateless_scope import StatelessScope
 
 
 def check_values(owner: str, argument: str, attribute: str, values, variables) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..saving.object_registration import UnknownObjectError, serialize_keras_object
-from ..utils.object_lookup import deserialize_from, get_from
+from ..registry import UnknownObjectError, register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, get_from
 from .crossentropy import (BinaryCrossentropy, CategoricalCrossentropy,
                            SparseCategoricalCrossentropy, binary_crossentropy,
                            categorical_crossentropy, sparse_categorical_crossentropy)
@@ -103,6 +103,8 @@ def get(identifier) -> Loss | Callable | None:
             raise
         raise _plural(exc) from None
 
+
+register_family("keras.losses", lambda: ALL_OBJECTS)
 
 __all__ = ["get", "serialize", "deserialize", "ALL_OBJECTS", "reduce_weighted_values",
            "squeeze_or_expand_to_same_rank", *(obj.__name__ for obj in _CLASSES + _FUNCTIONS),

@@ -8,7 +8,7 @@ import math
 import numbers
 
 from .. import ops
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 from .reduction import convert_like, squeeze_or_expand_to_same_rank

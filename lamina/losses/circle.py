@@ -4,7 +4,7 @@ weighted by how far it is from its optimum."""
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import as_prediction
 from .loss import BuiltinLoss
 from .reduction import convert_like

@@ -6,12 +6,12 @@ from __future__ import annotations
 import warnings
 
 from .. import ops
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..dtypes import is_int
 from ..errors import ShapeError, describe_shape
 from ..ops.core import to_backend_tensor
 from ..ops.indexing import checked_take_along_axis
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import (as_prediction, check_axis, check_bool, check_number, check_optional_int,
                      class_axis, prepare)
 from .loss import BuiltinLoss

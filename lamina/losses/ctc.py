@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import as_prediction
 from .loss import BuiltinLoss
 from .reduction import convert_like

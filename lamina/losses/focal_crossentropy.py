@@ -3,7 +3,7 @@ that confident, correct predictions count less (Keras 3's formulas)."""
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import check_axis, check_bool, check_number, class_axis, prepare
 from .crossentropy import smooth_categorical_labels, warn_single_class
 from .loss import BuiltinLoss

@@ -3,7 +3,7 @@ where ``p`` is the predicted probability of the true class (Keras 3's formula)."
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import as_prediction
 from .loss import BuiltinLoss
 from .reduction import convert_like

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import prepare
 from .loss import BuiltinLoss
 

@@ -25,11 +25,11 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ops
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import FLOAT_DTYPES, floatx, is_float, standardize
 from ..errors import DTypeError
-from ..layers.naming import to_snake_case, unique_name
-from ..saving.object_registration import register_builtin, serialize_keras_object
+from ..core.naming import to_snake_case, unique_name
+from ..registry import register_builtin, serialize_keras_object
 from .reduction import (convert_like, reduce_weighted_values, squeeze_or_expand_to_same_rank,
                         standardize_reduction)
 

@@ -4,8 +4,8 @@ tuple of axes) gives one value per remaining position."""
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
-from ..saving.object_registration import register_builtin
+from ..settings import epsilon
+from ..registry import register_builtin
 from .checks import as_prediction
 from .loss import BuiltinLoss
 from .reduction import convert_like

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
-from ..saving.object_registration import register_builtin
+from ..settings import epsilon
+from ..registry import register_builtin
 from .checks import prepare
 from .loss import BuiltinLoss
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 
 from .. import ops
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..errors import ShapeError, describe_shape
 from ..ops.core import to_backend_tensor
+from ..ops.reduction import num_elements, num_rows  # noqa: F401  (losses use them)
 
 REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 _AVERAGES = ("sum_over_batch_size", "mean")
@@ -55,24 +56,6 @@ def divide_no_nan(x, y):
     """``x / y``, and 0 where ``y`` is 0 (no warning, no NaN)."""
     zero = ops.equal(y, 0)
     return ops.where(zero, ops.zeros_like(x), ops.divide(x, ops.where(zero, ops.ones_like(y), y)))
-
-
-def num_elements(values):
-    """The number of values: a Python int when the shape is known, else a tensor."""
-    if all(d is not None for d in values.shape):
-        return math.prod(values.shape)
-    return ops.sum(ops.ones_like(values))
-
-
-def num_rows(x):
-    """The batch size of ``x`` (its leading size; 1 for a scalar): a Python int when it is
-    known, else a float32 tensor counted when the graph runs (a batch-polymorphic trace)."""
-    if not x.shape:
-        return 1
-    if x.shape[0] is not None:
-        return int(x.shape[0])
-    column = x[(slice(None),) + (0,) * (len(x.shape) - 1)] if len(x.shape) > 1 else x
-    return ops.sum(ops.ones_like(column, dtype="float32"))
 
 
 def align_weights(owner: str, weights, values, what: str = "sample_weight"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .checks import check_number, prepare
 from .loss import BuiltinLoss
 

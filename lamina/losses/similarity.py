@@ -3,8 +3,8 @@ vectors (Keras 3's ``cosine_similarity``; 0 when either vector is zero)."""
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
-from ..saving.object_registration import register_builtin
+from ..settings import epsilon
+from ..registry import register_builtin
 from .checks import check_axis, class_axis, prepare
 from .loss import BuiltinLoss
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..layers.naming import to_snake_case
-from ..saving.object_registration import UnknownObjectError, serialize_keras_object
-from ..utils.object_lookup import deserialize_from, get_from
+from ..core.naming import to_snake_case
+from ..registry import UnknownObjectError, register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, get_from
 from .accuracy_functions import (binary_accuracy, categorical_accuracy,
                                  sparse_categorical_accuracy,
                                  sparse_top_k_categorical_accuracy, top_k_categorical_accuracy)
@@ -113,6 +113,8 @@ def get(identifier) -> Metric | Any:
             f"BinaryAccuracy")
     return get_from("metric", identifier, ALL_OBJECTS)
 
+
+register_family("keras.metrics", lambda: ALL_OBJECTS)
 
 __all__ = ["get", "serialize", "deserialize", "resolve_accuracy", "ALL_OBJECTS",
            "METRIC_FUNCTIONS", *(cls.__name__ for cls in _CLASSES),

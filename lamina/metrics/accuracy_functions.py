@@ -10,7 +10,7 @@ from .. import ops
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 from ..ops.indexing import checked_take_along_axis
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .metrics_utils import as_pair, check_matching, check_positive_int
 from .metrics_utils import squeeze_or_expand_to_same_rank as same_rank
 

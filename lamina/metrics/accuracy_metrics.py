@@ -5,7 +5,7 @@ Which one the string ``"accuracy"`` in ``compile`` means is decided from the sha
 """
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .accuracy_functions import (accuracy, binary_accuracy, categorical_accuracy,
                                  sparse_categorical_accuracy,
                                  sparse_top_k_categorical_accuracy, top_k_categorical_accuracy)

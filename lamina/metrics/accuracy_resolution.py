@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 
 from ..errors import ShapeError
-from ..layers.naming import to_snake_case
+from ..core.naming import to_snake_case
 from .accuracy_metrics import BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy
 
 _BINARY_LOSSES = {"binary_crossentropy", "bce", "binary_focal_crossentropy"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .confusion_utils import ratio, update_confusion_matrix
 from .metric import Metric
 

@@ -12,9 +12,9 @@ Goadrich's interpolation of tp and fp instead), 'minoring' (the smaller end) or
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
+from ..settings import epsilon
 from ..dtypes import is_float
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .confusion_utils import evenly_distributed, parse_thresholds, ratio, update_confusion_matrix
 from .metric import Metric
 from .metrics_utils import divide_no_nan, to_tensor

@@ -5,7 +5,7 @@ a list of thresholds a vector (one value per threshold, in the order given).
 """
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .confusion_utils import (NEG_INF, as_given, evenly_distributed, parse_thresholds,
                               ratio, update_confusion_matrix)
 from .metric import Metric

@@ -13,7 +13,7 @@ import numbers
 
 from .. import ops
 from ..errors import ShapeError, describe_shape
-from ..ops.op import broadcast_shapes
+from ..core.op import broadcast_shapes
 from .metrics_utils import divide_no_nan, squeeze_or_expand_to_same_rank, to_tensor
 
 NEG_INF = -1e10          # what top_k filtering gives the predictions it drops (Keras)

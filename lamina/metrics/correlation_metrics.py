@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
-from ..saving.object_registration import register_builtin
+from ..settings import epsilon
+from ..registry import register_builtin
 from .loss_wrappers import FixedFunctionMetric
 from .metrics_utils import as_pair, float_tensor, squeeze_or_expand_to_same_rank
 

@@ -3,9 +3,9 @@ counts over every batch seen, averaged as Keras 3 does (None, "micro", "macro", 
 from __future__ import annotations
 
 from .. import ops
-from ..backend import epsilon
+from ..settings import epsilon
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .metric import Metric
 from .metrics_utils import to_tensor
 

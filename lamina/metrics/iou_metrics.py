@@ -13,9 +13,9 @@ import warnings
 
 from .. import ops
 from ..ops.core import to_backend_tensor
-from ..backend import epsilon
+from ..settings import epsilon
 from ..dtypes import is_float
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .metric import Metric
 from .metrics_utils import to_tensor
 

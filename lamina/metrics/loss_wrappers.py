@@ -3,7 +3,7 @@ function's keyword arguments as attributes and in the config (Keras's pattern fo
 ``BinaryCrossentropy``, ``Hinge``, ``PearsonCorrelation`` ... as metrics)."""
 from __future__ import annotations
 
-from ..saving.object_registration import get_registered_object, register_builtin
+from ..registry import get_registered_object, register_builtin
 from .reduction_metrics import MeanMetricWrapper
 
 

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from .. import initializers, ops
-from ..autograd.variable import Variable
+from ..core.variable import Variable
 from ..backend import get_backend
 from ..dtypes import standardize
-from ..layers.naming import to_snake_case, unique_name
-from ..saving.object_registration import register_builtin
+from ..core.naming import to_snake_case, unique_name
+from ..registry import register_builtin
 
 
 @register_builtin

@@ -7,13 +7,13 @@ predictions of shape ``(batch, 1)``; ``reduce_to_samplewise_values`` is how ``Me
 from __future__ import annotations
 
 from .. import ops
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..backend import Backend
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 # re-exported for the metric modules: one implementation, shared with the losses
 from ..losses.reduction import divide_no_nan, squeeze_or_expand_to_same_rank  # noqa: F401
-from ..ops.op import broadcast_shapes
+from ..core.op import broadcast_shapes
 from ..ops.core import to_backend_tensor
 
 

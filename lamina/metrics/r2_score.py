@@ -7,7 +7,7 @@ import warnings
 from .. import ops
 from ..errors import ShapeError, describe_shape
 from ..graph.trace import active as active_trace
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .metric import Metric
 from .metrics_utils import squeeze_or_expand_to_same_rank, to_tensor
 

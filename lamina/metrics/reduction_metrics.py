@@ -4,11 +4,10 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ops
-from ..saving.object_registration import (deserialize_keras_object, get_registered_object,
-                                          register_builtin, serialize_keras_object,
-                                          unknown_object)
+from ..registry import (deserialize_keras_object, get_registered_object, register_builtin,
+                        serialize_keras_object, unknown_object)
 from .metric import Metric
-from ..losses.reduction import num_rows
+from ..ops.reduction import num_rows
 from .metrics_utils import divide_no_nan, reduce_to_samplewise_values
 
 

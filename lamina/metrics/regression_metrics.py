@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import ops
 from ..losses.regression import (mean_absolute_error, mean_absolute_percentage_error,
                                  mean_squared_error, mean_squared_logarithmic_error)
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .metrics_utils import as_pair, float_tensor, squeeze_or_expand_to_same_rank
 from .reduction_metrics import Mean, MeanMetricWrapper
 

@@ -1,6 +1,6 @@
 """Models: ``Model``, ``Sequential``, the functional API, ``clone_model``."""
 from ..saving import load_model as load, model_from_json as from_json, save_model as save
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin, register_family
 from .cloning import clone_model
 from .functional import Functional
 from .model import Model
@@ -23,8 +23,15 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     save(model, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
 
+def _keras_root() -> dict:
+    return {"Sequential": Sequential, "Model": Model, "Functional": Functional}
+
+
 for _cls in (Model, Functional, Sequential):
     register_builtin(_cls)
+# Configs name a whole model by these Keras modules; other names fall through to the registry.
+for _module in ("keras.models", "keras", "keras.src.models.functional"):
+    register_family(_module, _keras_root, strict=False)
 
 __all__ = ["Model", "Sequential", "Functional", "clone_model", "load_model",
            "model_from_json", "save_model"]

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from .. import ops, tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from ..errors import ShapeError, describe_shape
 from ..layers.core.input_layer import InputLayer
 from ..layers.layer import Layer
-from ..layers.naming import unique_name
+from ..core.naming import unique_name
 from ..layers.node import LayerNode
 from .functional_config import functional_config, functional_from_config as build
 from .layer_order import keras_layer_order
@@ -32,6 +32,7 @@ class OpStep:
 
 class Functional(Model):
     """``Model(inputs, outputs)``: inputs and outputs may be one tensor, a list or a dict."""
+    saving_kind = "Functional"
 
     _keras_module = "keras.src.models.functional"
 

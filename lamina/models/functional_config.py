@@ -10,11 +10,11 @@ from __future__ import annotations
 from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
-from ..saving.object_registration import serialize_keras_object
+from ..registry import serialize_keras_object
+from ..layers import deserialize
 
 
 def deserialize_layer(entry, custom_objects):
-    from ..layers import deserialize
     return deserialize(entry, custom_objects)
 
 
@@ -134,7 +134,7 @@ def functional_from_config(cls, config: dict, custom_objects=None):
         return result
     inputs = top_level(config["input_layers"])
     outs = top_level(config["output_layers"])
-    from .functional import Functional
+    from .functional import Functional   # functional.py imports this module for its config
     target = cls if issubclass(cls, Functional) else Functional
     return target(inputs, outs, name=config.get("name"),
                   trainable=config.get("trainable", True))

@@ -5,7 +5,8 @@
   ``passes=[]`` gives the traced graph before any pass, a list of pass names a prefix of
   the pipeline. ``lamina.graph.to_dot(model.graph(x))`` draws it.
 - ``model.graph_report(x)`` lists, per pass, the node count before and after it.
-- ``model.export(path, format="onnx")`` writes an ONNX model (``lamina/export``).
+- ``model.export(path, format="onnx")`` writes an ONNX model (``lamina/export`` registers
+  the format, ``models/export_formats.py``).
 - ``model.export(path)`` writes the optimized inference graph and the weights to one h5
   file that ``lamina.graph.load_exported(path)`` runs without the model's classes
   (``lamina.graph.export.write_graph`` writes it; the file layout is described there).
@@ -16,13 +17,13 @@ from typing import NamedTuple
 
 from .. import ops, tree
 from ..data_adapters.device_batch import to_device
-from ..export import export_onnx
 from ..graph import passes as registry
 from ..graph.errors import ExportError
 from ..graph.export import write_graph
 from ..graph.function import GraphFunction
 from ..saving.atomic import atomic_image
 from ..trainers.compiled_step import CompiledStep
+from .export_formats import export_writer, register_export_format
 
 STEPS = ("predict", "train", "test")
 
@@ -72,27 +73,19 @@ class GraphMixin:
         ``InputSpec``, a ``KerasTensor``, an array), default the model's inputs (ONNX only).
         ``verbose``: print a line about what was written (default: yes for ONNX, as Keras;
         no for Lamina's format, as before)."""
-        if format == "lamina":
-            unknown = sorted(set(kwargs) - {"x", "batch_size"})
-            if unknown or input_signature is not None:
-                raise TypeError(f"{self.name}.export(format='lamina'): unexpected argument(s) "
-                                f"{unknown or ['input_signature']}; it takes 'x' or "
-                                f"'batch_size'")
-            export_model(self, filepath, **kwargs)
-            if verbose:
-                print(f"Saved the inference graph of {self.name!r} to {filepath}")
-            return
-        if format == "onnx":
-            unknown = sorted(set(kwargs) - {"opset_version"})
-            if unknown:
-                raise TypeError(f"{self.name}.export(format='onnx'): unexpected argument(s) "
-                                f"{unknown}; it takes 'opset_version'")
-            export_onnx(self, filepath, input_signature=input_signature,
-                        opset_version=kwargs.get("opset_version"), verbose=verbose)
-            return
-        raise ValueError(f"{self.name}.export: argument 'format' must be 'lamina' or 'onnx' "
-                         f"(Keras's 'tf_saved_model', 'openvino' and 'litert' need "
-                         f"TensorFlow / OpenVINO); received {format!r}")
+        export_writer(self.name, format)(self, filepath, verbose=verbose,
+                                         input_signature=input_signature, **kwargs)
+
+
+def _write_lamina(model, filepath, verbose=None, input_signature=None, **kwargs) -> None:
+    """``format="lamina"``: keywords ``x`` or ``batch_size``."""
+    unknown = sorted(set(kwargs) - {"x", "batch_size"})
+    if unknown or input_signature is not None:
+        raise TypeError(f"{model.name}.export(format='lamina'): unexpected argument(s) "
+                        f"{unknown or ['input_signature']}; it takes 'x' or 'batch_size'")
+    export_model(model, filepath, **kwargs)
+    if verbose:
+        print(f"Saved the inference graph of {model.name!r} to {filepath}")
 
 
 def export_model(model, filepath, x=None, batch_size: int | None = None) -> None:
@@ -168,3 +161,5 @@ def _ensure_built(model, x, train: bool) -> None:
     if train and optimizer is not None and not getattr(optimizer, "built", True):
         optimizer.build(model.trainable_variables)
 
+
+register_export_format("lamina", _write_lamina)

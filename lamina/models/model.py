@@ -5,13 +5,17 @@
 """
 from __future__ import annotations
 
+from .. import tree
+from ..core.saveable import register_saveable_base
 from ..core.symbolic import SymbolicTensor
 from ..layers import call_context
 from ..layers.layer import Layer
 from .graph_methods import GraphMixin
 from .quantize import ModelQuantizeMixin
+from .summary import print_summary
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
+from . import functional
 
 
 def _functional_arguments(args, kwargs) -> bool:
@@ -26,13 +30,13 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _functional_arguments(args, kwargs):
-            from .functional import Functional
+            Functional = _functional().Functional
             return Functional.__new__(Functional, *args, **kwargs)
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, *args, **kwargs):
         if _functional_arguments(args, kwargs):
-            from .functional import Functional
+            Functional = _functional().Functional
             if not isinstance(self, Functional):
                 # A Model subclass that calls super().__init__(inputs, outputs) becomes a
                 # functional model too; its own call(), if any, still wins.
@@ -68,7 +72,6 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
                 show_trainable=False, layer_range=None) -> None:
         """Print the layers, their output shapes and parameter counts (Keras 3's layout)."""
-        from .summary import print_summary
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
                       expand_nested=expand_nested, show_trainable=show_trainable,
                       layer_range=layer_range)
@@ -97,7 +100,6 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
         # A subclassed model builds its sublayers by running: no symbolic trace first, so
         # Python control flow on values in call() keeps working eagerly.
         if type(self).build is Model.build:
-            from .. import tree
             self._build_shapes = tree.map_structure(   # for get_build_config / load_model
                 lambda x: (None, *tuple(x.shape)[1:]) if hasattr(x, "shape") else None, inputs)
             self.built = True
@@ -111,8 +113,7 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         if "layers" in config and "output_layers" in config:
-            from .functional import functional_from_config
-            return functional_from_config(cls, config, custom_objects)
+            return _functional().functional_from_config(cls, config, custom_objects)
         return cls(**config)
 
 
@@ -129,3 +130,10 @@ def _with_functional(cls: type, functional: type) -> type:
 def _is_shape(x) -> bool:
     return isinstance(x, (list, tuple)) and all(d is None or isinstance(d, int) for d in x)
 
+
+register_saveable_base("Model", Model)     # saving checks "is this a model?" by kind
+
+
+def _functional():
+    """``models/functional.py``, which subclasses Model (so it imports this module first)."""
+    return functional

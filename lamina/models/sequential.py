@@ -6,15 +6,18 @@ from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..core import structure
 from ..layers.layer import Layer
+from ..registry import serialize_keras_object
 from .functional import Functional
-from .host_prefix import apply_host_prefix, host_prefix
+from ..trainers.host_prefix import apply_host_prefix, host_prefix
 from .model import Model
+from ..layers import deserialize
 
 
 class Sequential(Model):
     """``Sequential([layers...])`` or ``add``/``pop``; start with ``lamina.Input(shape)``
     (or give the first layer ``input_shape=``) to build it at once, else it builds on its
     first call. Once built it runs as a functional model of its layers."""
+    saving_kind = "Sequential"
 
     def __init__(self, layers=None, trainable=True, name=None):
         super().__init__(trainable=trainable, name=name)
@@ -164,7 +167,6 @@ class Sequential(Model):
         return self._functional.output if self._functional else super().output
 
     def get_config(self) -> dict:
-        from ..saving import serialize_keras_object
         layers = []
         for layer in self._stack:
             entry = serialize_keras_object(layer)
@@ -177,7 +179,6 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        from ..layers import deserialize
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         names: set = set()
         for entry in config.get("layers", []):

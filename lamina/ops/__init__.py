@@ -1,6 +1,6 @@
 """Lamina's ops, under Keras 3's ``keras.ops`` names where those exist.
 
-Each primitive is an :class:`~lamina.ops.op.Op` (output_spec, forward, gradient) in the
+Each primitive is an :class:`~lamina.core.op.Op` (output_spec, forward, gradient) in the
 family module it belongs to; everything else here is a composition of primitives.
 Every family module lists its public functions in ``__all__``.
 """
@@ -9,6 +9,7 @@ import sys as _sys
 from . import activations as _activations, compare as _compare
 from . import adaptive_pooling as _adaptive_pooling
 from . import distances as _distances
+from . import closeness as _closeness
 from . import conv as _conv, indexing as _indexing, linalg as _linalg, math as _math
 from . import pooling as _pooling, random as _random, reduction as _reduction
 from . import fft as _fft, signal as _signal
@@ -41,6 +42,7 @@ from .activations import *  # noqa: F401,F403
 from .adaptive_pooling import *  # noqa: F401,F403
 from .distances import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
+from .closeness import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .custom import custom_op
 from .core import (arange, cast, convert_to_numpy, convert_to_tensor, full, full_like, ones,
@@ -61,7 +63,7 @@ from .joining import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
-from .op import OP_REGISTRY, Op, Spec, register_op
+from ..core.op import OP_REGISTRY, Op, Spec, register_op
 from .pooling import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
@@ -112,25 +114,18 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
               _nan_reductions, _quantiles, _statistics, _loss_functions, _normalization,
               _piecewise)
 _FAMILIES += (_adaptive_pooling, _distances)
+_FAMILIES += (_closeness,)
 _FAMILIES += (_quantized,)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
-from . import collectives as _collectives  # allreduce ops of lamina.distribution (not public)
-_FAMILIES += (_collectives,)
 from . import random_rows as _random_rows  # draws by global row (lamina.distribution)
 _FAMILIES += (_random_rows,)
 
 __all__ = sorted(set(UTILITIES + CREATION).union(*(family.__all__ for family in _FAMILIES)))
 
-# Hooks into the layers that ops itself imports (binding them here breaks the cycles
-# without function-level imports): an op on a spec-only tensor records a node
-# (lamina/core; the eager side is bound by lamina/autograd), and the operators of tensors
-# (x + y, x @ w, x[i], x.T, ...) call this module.
-from . import op as _op_module  # noqa: E402
-from ..autograd import tensor as _tensor_module  # noqa: E402
-from ..core.symbolic import SymbolicTensor as _SymbolicTensor  # noqa: E402
-from ..core.symbolic import symbolic_apply as _symbolic_apply  # noqa: E402
+# Code below ops (the operators of tensors, x + y, x @ w, x[i], x.T; Variable's reads and
+# writes) runs ops through this module, which registers itself with core/mode.
+from ..core import mode as _mode  # noqa: E402
+from .core import read_value as _read_value, to_backend_tensor as _to_backend_tensor  # noqa
 
-_op_module._symbolic_apply = _symbolic_apply
-_op_module._symbolic_type = _SymbolicTensor
-_tensor_module._ops = _sys.modules[__name__]
+_mode.register(ops=_sys.modules[__name__])

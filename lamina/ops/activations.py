@@ -16,7 +16,7 @@ from .compare import greater, greater_equal
 from .core import as_tensor, cast
 from .math import (abs, add, clip, divide, erf, exp, expm1, log1p, maximum, minimum,
                    multiply, negative, sigmoid, sqrt, square, subtract, tanh, where)
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign",
            "silu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "exponential",

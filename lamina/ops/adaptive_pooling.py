@@ -8,7 +8,7 @@ gradients come from those ops.
 """
 from __future__ import annotations
 
-from ..backend import image_data_format
+from ..settings import image_data_format
 from ..errors import ShapeError, describe_shape
 from .reshaping import concatenate, reshape
 from .core import as_tensor, require_float

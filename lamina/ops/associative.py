@@ -9,7 +9,7 @@ from .. import tree
 from ..errors import ShapeError, describe_shape
 from .reshaping import concatenate, reshape, stack
 from .loop_tracing import same_structure, tensors_of
-from .op import normalize_axis
+from ..core.op import normalize_axis
 from .replicate import flip
 
 __all__ = ["associative_scan"]

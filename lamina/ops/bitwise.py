@@ -8,7 +8,7 @@ from ..dtypes import is_int
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors
 from .elementwise import Binary, Unary
-from .op import Spec, register_op
+from ..core.op import Spec, register_op
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
            "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift", "gcd",

@@ -10,11 +10,11 @@ from ..dtypes import floatx, is_float
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors, cast
 from .elementwise import Binary, Unary
-from .op import Spec, register_op
+from ..core.op import Spec, register_op
 
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
-           "isfinite", "isclose"]
+           "isfinite"]
 
 
 class Comparison(Binary):
@@ -196,25 +196,3 @@ def isinf(x):
 def isfinite(x):
     """True where ``x`` is neither NaN nor infinite (always for integer or bool input)."""
     return IsFinite(_as_float("isfinite", x))
-
-
-def isclose(x1, x2, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
-    """``|x1 - x2| <= atol + rtol * |x2|`` elementwise, as numpy's ``isclose``.
-
-    Equal infinities are close, an infinity is close to nothing else, and NaNs are close
-    to each other only with ``equal_nan``.
-    """
-    from .math import abs, add, multiply, subtract, where
-    a, b = as_tensors("isclose", x1, x2)
-    if not is_float(a.dtype):
-        # numpy compares integers with the same float tolerances; float64 holds int32 exactly
-        a, b = cast(a, "float64"), cast(b, "float64")
-    finite = logical_and(isfinite(a), isfinite(b))
-    # the tolerance test on finite pairs only (inf - inf would be nan, with a warning)
-    a_finite, b_finite = where(finite, a, 0), where(finite, b, 0)
-    tolerance = add(multiply(abs(b_finite), rtol), atol)
-    within = less_equal(abs(subtract(a_finite, b_finite)), tolerance)
-    close = logical_or(logical_and(within, finite), equal(a, b))   # equal infinities
-    if equal_nan:
-        close = logical_or(close, logical_and(isnan(a), isnan(b)))
-    return close

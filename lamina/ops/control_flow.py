@@ -29,7 +29,7 @@ from .loop_tracing import (active_trace, any_symbolic, check_carry, check_same_s
                            placeholders, tensors_of, writes)
 from .loops import scan
 from .math import clip, where
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 from .step_body import capture_step
 from .while_grad import WhileGrad, while_gradient
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import reshape
 from .core import as_tensors, require_float
-from .op import Op, Spec, check_rank, register_op
+from ..core.op import Op, Spec, check_rank, register_op
 
 __all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
            "conv_transpose", "depthwise_conv", "depthwise_conv2d"]

@@ -15,7 +15,7 @@ from ..errors import ShapeError, describe_shape
 from .compare import isnan
 from .core import as_tensor, cast, unchanged, zeros_like
 from .math import clip, where
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["saturate_cast", "view"]
 

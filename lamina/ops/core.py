@@ -5,13 +5,14 @@ Host arrays keep their dtype; Python float data becomes ``floatx()`` ("float32")
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
-from ..autograd.variable import Variable
+from ..core.tensor import Tensor, TensorBase
+from ..core.variable import Variable
 from ..backend import get_backend
 from ..dtypes import floatx, is_float, result_dtype, standardize
 from ..errors import BackendError, DTypeError
-from . import op as _op
-from .op import Op, Spec, register_op
+from ..registry import register_tensor_type
+from ..core import mode as _mode
+from ..core.op import Op, Spec, register_op
 
 _SCALARS = (bool, int, float)
 
@@ -38,7 +39,6 @@ def _infer_host_dtype(data) -> str:
         return floatx()
     if len(kinds) == 1:
         return kinds.pop()
-    from ..dtypes import result_dtype
     return result_dtype(*kinds)
 
 
@@ -51,6 +51,11 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None) -> Tensor:
             raise ValueError(f"convert_to_tensor: {arg}=True is not supported; Lamina "
                              f"tensors are dense (received {arg}={value!r})")
     return to_backend_tensor(x, dtype=dtype)
+
+
+# Configs hold tensors as "__tensor__" values (their host array); the registry knows no
+# tensor type, so it is told here how to write one and read it back.
+register_tensor_type(Tensor, lambda tensor: tensor.numpy(), convert_to_tensor)
 
 
 def to_backend_tensor(x, dtype=None, backend=None) -> Tensor:
@@ -66,7 +71,7 @@ def to_backend_tensor(x, dtype=None, backend=None) -> Tensor:
         return unchanged(x)
     target = get_backend(backend)
     if isinstance(x, (list, tuple)) and any(isinstance(v, TensorBase) for v in x):
-        from .reshaping import stack
+        from .reshaping import stack     # every ops module builds on core.py, reshaping too
         return to_backend_tensor(stack([to_backend_tensor(v, backend=backend) for v in x]),
                                  dtype=dtype)
     dtype = standardize(dtype) if dtype is not None else _infer_host_dtype(x)
@@ -89,8 +94,9 @@ def as_tensors(op_name: str, *xs) -> list:
     scalar meeting an integer tensor makes the result float). Host arrays next to a GPU
     tensor are an error: copies between devices are explicit.
     """
-    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
-        xs = _op._autocast_inputs(None, xs)
+    autocast = _mode.current("autocast")     # mixed precision: variables in compute dtype
+    if autocast is not None:
+        xs = autocast.cast_inputs(None, xs)
     if len(xs) == 2:
         a, b = xs
         if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.dtype == b.dtype:
@@ -125,8 +131,9 @@ def as_tensors(op_name: str, *xs) -> list:
 
 def as_tensor(op_name: str, x) -> TensorBase:
     """One argument -> a tensor (on the active backend if it is host data)."""
-    if _op._autocast_inputs is not None:      # mixed precision: variables in compute dtype
-        x, = _op._autocast_inputs(None, (x,))
+    autocast = _mode.current("autocast")     # mixed precision: variables in compute dtype
+    if autocast is not None:
+        x, = autocast.cast_inputs(None, (x,))
     return x if isinstance(x, TensorBase) else convert_to_tensor(x)
 
 
@@ -252,13 +259,13 @@ def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value``. A size that ``lamina.ops.shape``
     gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    from .introspection import DynamicDim, resolve_dims
+    from .introspection import DynamicDim, resolve_dims   # introspection builds on core.py
     if any(isinstance(d, DynamicDim) for d in shape):
         dims, like = resolve_dims("full", shape)
         backend = get_backend()
         known = Tensor._wrap(backend.full(tuple(1 if d is None else d for d in dims), 0,
                                           "bool"), backend)
-        from .math import add
+        from .math import add        # math.py builds on core.py
         probe = add(cast(known, like.dtype), like)         # the shape of the result
         return Fill(probe, value=fill_value, dtype=standardize(dtype))
     backend = get_backend()

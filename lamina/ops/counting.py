@@ -6,14 +6,14 @@ values, so it runs on concrete tensors only; inside a traced function it raises.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..backend import statistics as kernels
 from ..dtypes import floatx, is_float, is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import arange, as_tensor, as_tensors, cast
 from .compare import equal
 from .math import add, divide, multiply, subtract, where
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 from .reduction import max as reduce_max, min as reduce_min
 
 __all__ = ["histogram", "bincount", "digitize"]

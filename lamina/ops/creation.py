@@ -11,7 +11,7 @@ from ..dtypes import floatx, is_float, standardize
 from ..errors import ShapeError
 from .core import as_tensor, as_tensors, cast, convert_to_tensor, full, zeros_like
 from .math import add, divide, floor, log10, multiply, power, sign, subtract
-from .op import Op, Spec, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axis, register_op
 from .reshaping import broadcast_to, expand_dims, moveaxis, reshape
 from .slicing import slice_update
 from .core import arange

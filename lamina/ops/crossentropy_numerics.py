@@ -10,7 +10,7 @@ re-exports them as ``lamina.losses.numerics``).
 """
 from __future__ import annotations
 
-from ..backend import epsilon
+from ..settings import epsilon
 from .math import abs, add, clip, divide, exp, log, log1p, multiply, negative, subtract
 from .reduction import sum as reduce_sum
 from .softmax import log_softmax

@@ -10,7 +10,7 @@ from .compare import less, logical_and, not_equal
 from .core import arange, as_tensor, cast, full, stop_gradient
 from .indexing import take_along_axis
 from .math import add, exp, log, maximum, multiply, negative, subtract, where
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 from .softmax import log_softmax
 
 __all__ = ["ctc_loss", "ctc_decode"]

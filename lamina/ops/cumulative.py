@@ -15,7 +15,7 @@ from .reshaping import reshape
 from .compare import equal, greater, isnan, logical_and, logical_not
 from .core import as_tensor, cast
 from .math import add, divide, multiply, subtract, where
-from .op import Op, Spec, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axis, register_op
 from .replicate import flip
 from .slicing import getitem
 from .reduction import sum as reduce_sum

@@ -1,13 +1,13 @@
 """Users' own ops: ``custom_op`` registers a forward and its gradient, like TensorFlow's
 kernel + gradient registration. Both eager mode and (later) graph mode pick it up, because
-it becomes an ordinary :class:`~lamina.ops.op.Op`.
+it becomes an ordinary :class:`~lamina.core.op.Op`.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from .core import as_tensor
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["custom_op"]
 

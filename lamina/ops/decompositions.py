@@ -14,7 +14,7 @@ from .reshaping import expand_dims, swapaxes
 from .core import as_tensor, ones_like, require_float
 from .linalg import matmul
 from .math import add, divide, multiply, subtract
-from .op import Op, Spec, register_op
+from ..core.op import OP_REGISTRY, Op, Spec, register_op
 
 __all__ = ["cholesky", "qr", "svd", "eigh", "eig", "lu_factor"]
 
@@ -77,8 +77,8 @@ def diag_embed(d):
 
 
 def solve_tri(a, b, lower):
-    from .solves import SolveTriangular
-    return SolveTriangular(a, b, lower=lower)
+    """The ``solve_triangular`` op (``solves.py``, which builds on this module) by name."""
+    return OP_REGISTRY["solve_triangular"](a, b, lower=lower)
 
 
 @register_op

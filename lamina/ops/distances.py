@@ -7,7 +7,7 @@ from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 from .core import as_tensors, cast
 from .math import sqrt, square, subtract
-from .op import broadcast_shapes
+from ..core.op import broadcast_shapes
 from .reduction import sum as reduce_sum
 from .reshaping import expand_dims
 

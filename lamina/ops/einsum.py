@@ -12,7 +12,7 @@ from __future__ import annotations
 import string
 
 from ..errors import ShapeError, describe_shape
-from ..utils.ignored_arguments import warn_ignored
+from ..core.ignored_arguments import warn_ignored
 from .core import as_tensors
 from .diagonals import diagonal
 from .linalg import matmul

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import DTypeError
-from .op import Op, Spec, broadcast_shapes
+from ..core.op import Op, Spec, broadcast_shapes
 
 
 class Unary(Op):
@@ -40,8 +40,8 @@ def unbroadcast(g, x):
     """Sum ``g`` down to ``x``'s shape: the gradient of numpy broadcasting."""
     if g.shape == x.shape:
         return g
-    from .reshaping import reshape
-    from .reduction import sum as reduce_sum
+    from .reshaping import reshape            # both build on elementwise.py's ops
+    from .reduction import sum as reduce_sum  # (a circle inside ops/)
     lead = len(g.shape) - len(x.shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(x.shape) if d == 1 and g.shape[lead + i] != 1)

@@ -21,7 +21,7 @@ import math
 
 from ..errors import DTypeError, GradientError
 from .core import as_tensors
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 UNARY_STEPS = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
                "square", "reciprocal", "tanh", "sigmoid", "erf", "sin", "cos", "floor",

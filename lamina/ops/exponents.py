@@ -14,7 +14,7 @@ from .compare import equal
 from .core import as_tensor, cast
 from .elementwise import Binary, unbroadcast
 from .math import FloatUnary, divide, exp, multiply, negative, power, square, subtract, where
-from .op import register_op
+from ..core.op import register_op
 from .trig import to_float, to_floats
 
 __all__ = ["cbrt", "exp2", "logaddexp", "logaddexp2", "ldexp", "erfc", "erfinv", "i0"]

@@ -11,7 +11,7 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import concatenate
 from .core import as_tensor, zeros_like
 from .math import multiply, negative
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 from .replicate import flip, pad
 
 __all__ = ["fft", "fft2", "ifft2", "rfft", "irfft"]

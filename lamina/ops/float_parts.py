@@ -15,7 +15,7 @@ from .compare import Predicate, equal, greater, isinf, isnan, less, logical_and
 from .core import as_tensor, as_tensors, cast, full_like, unchanged, zeros_like
 from .elementwise import Binary, Unary, unbroadcast
 from .math import abs as abs_, divide, maximum, minimum, multiply, negative, where
-from .op import Spec, register_op
+from ..core.op import Spec, register_op
 from .trig import arctan2, to_float, to_floats
 
 __all__ = ["fabs", "trunc", "signbit", "isposinf", "isneginf", "nextafter", "nan_to_num",

@@ -26,7 +26,7 @@ from .core import as_tensors, cast
 from .elementwise import unbroadcast
 from .linalg import MatMul
 from .math import multiply, square, subtract
-from .op import Context, Op, Spec, register_op
+from ..core.op import Context, Op, Spec, register_op
 
 ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
 _CONV_ATTRS = ("strides", "padding", "dilation", "groups")

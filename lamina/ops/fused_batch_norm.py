@@ -18,7 +18,7 @@ itself (no second order through a fused batch normalization).
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..backend import dnnl_norm as kernels
 from ..backend import get_backend
 from ..dtypes import is_float
@@ -28,7 +28,7 @@ from . import reduction as _reduction
 from . import reshaping as _reshaping
 from . import core as _core
 from .core import as_tensors
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["batch_norm_train", "runs_fused"]
 

@@ -22,14 +22,14 @@ gradient themselves (``differentiable = False``).
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..dtypes import is_int
 from ..errors import DTypeError, GradientError, ShapeError, describe_shape
 from .reshaping import expand_dims
 from .core import convert_to_tensor, require_float, to_backend_tensor
 from .indexing import check_indices
 from .math import clip, log, multiply, negative
-from .op import Op, Spec, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axis, register_op
 from .softmax import LogSoftmax
 
 

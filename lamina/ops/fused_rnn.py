@@ -26,13 +26,13 @@ reversed along time), and the final states are those after step 0.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..backend import dnnl_rnn as kernels
 from ..backend import get_backend
 from ..dtypes import is_float
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensors
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["lstm_sequence", "gru_sequence", "runs_fused"]
 

@@ -15,7 +15,7 @@ from ..errors import GradientError, ShapeError, describe_shape
 from .reshaping import expand_dims
 from .fused_crossentropy import _check, _inside, _keep_axis
 from .math import clip, log, multiply, sigmoid, subtract
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 
 def _log_probabilities(backend, x, bounds, dtype):

@@ -13,10 +13,10 @@ import functools
 import inspect
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from .core import zeros_like
 from .loop_tracing import tensors_of
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__ = ["custom_gradient"]
 

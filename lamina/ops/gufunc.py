@@ -10,7 +10,7 @@ from ..errors import ShapeError, describe_shape
 from .reshaping import broadcast_to, reshape
 from .loop_tracing import tensors_of
 from .loops import vectorized_map
-from .op import broadcast_shapes
+from ..core.op import broadcast_shapes
 
 __all__ = ["vectorize"]
 

@@ -18,14 +18,14 @@ smallest and largest index received).
 """
 from __future__ import annotations
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import floatx, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
 from .reshaping import broadcast_to, reshape
 from .compare import less
 from .core import as_tensor, cast, convert_to_tensor, to_backend_tensor
 from .math import add, multiply
-from .op import Op, Spec, broadcast_shapes, normalize_axis, register_op
+from ..core.op import Op, Spec, broadcast_shapes, normalize_axis, register_op
 from .reduction import sum as reduce_sum
 
 __all__ = ["take", "take_along_axis", "scatter", "one_hot"]

@@ -10,8 +10,8 @@ graph serves every batch size, the last partial batch included.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
-from ..autograd.variable import Variable
+from ..core.tensor import Tensor, TensorBase
+from ..core.variable import Variable
 from ..errors import ShapeError
 from .core import as_tensor
 
@@ -81,9 +81,9 @@ def resolve_dims(op_name: str, dims: tuple):
     """``dims`` with each :class:`DynamicDim` replaced by None, and a tensor of rank
     ``len(dims)`` whose shape holds those sizes at those positions (the ``like`` input of
     random ops), or None when every size is known."""
-    from .reshaping import reshape
-    from .slicing import getitem
-    from .math import add
+    from .reshaping import reshape     # these three use ops.shape (this module)
+    from .slicing import getitem       # (a circle inside ops/)
+    from .math import add              # (a circle inside ops/)
     like = None
     out = []
     for i, d in enumerate(dims):

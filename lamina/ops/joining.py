@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
 from .core import as_tensor
-from .op import normalize_axis
+from ..core.op import normalize_axis
 from .reshaping import concatenate, reshape, split
 
 __all__ = ["append", "hstack", "vstack", "dstack", "array_split", "hsplit", "vsplit",

@@ -1,10 +1,11 @@
 """``jvp``: forward-mode derivatives from the reverse-mode tape, by the double-backward
 trick. With ``y = f(x)`` and a stand-in cotangent ``u``, the tape gives ``J^T u``, which is
-linear in ``u``; differentiating ``<J^T u, t>`` with respect to ``u`` gives ``J t``."""
+linear in ``u``; differentiating ``<J^T u, t>`` with respect to ``u`` gives ``J t``.
+The tape is ``lamina/autograd``'s (above ops), registered with ``core/mode``."""
 from __future__ import annotations
 
 from .. import tree
-from ..autograd.tape import GradientTape
+from ..core import mode
 from .core import convert_to_tensor, zeros_like
 from .math import add, multiply
 from .reduction import sum as reduce_sum
@@ -26,8 +27,9 @@ def jvp(fun, primals, tangents, has_aux=False):
           for x, t in zip(xs, tree.flatten(list(tangents)))]
     if len(ts) != len(xs):
         raise ValueError("jvp: 'tangents' must have the structure of 'primals'")
-    with GradientTape(persistent=True) as outer:
-        with GradientTape(persistent=True) as inner:
+    tape = mode.engines.tape
+    with tape(persistent=True) as outer:
+        with tape(persistent=True) as inner:
             for x in xs:
                 inner.watch(x)
             args = tree.pack_sequence_as(list(primals), xs)

@@ -12,7 +12,7 @@ from .reshaping import expand_dims, reshape, squeeze, swapaxes, transpose
 from .core import as_tensors
 from .elementwise import unbroadcast
 from .math import multiply
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["matmul", "dot", "tensordot", "outer"]
 

@@ -10,19 +10,11 @@ number of iterations.
 from __future__ import annotations
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor, convert_to_tensor
-from .op import trace_hook
-
-# The trace being recorded (``lamina.graph.trace.active``), bound by lamina/graph/__init__.py
-# when graph is imported: ops never imports graph.
-_active_trace = None
-
-
-def active_trace():
-    return _active_trace() if _active_trace is not None else None
+from ..core.mode import active_trace
 
 
 def tensors_of(op: str, structure, like=None) -> list:
@@ -43,7 +35,7 @@ def _leaf_tensor(op: str, x, like):
 def any_symbolic(*leaves) -> bool:
     """True when control flow must be traced: a leaf is symbolic or a graph is traced
     (then a Variable read inside a callable is symbolic too)."""
-    if trace_hook.inputs is not None or active_trace() is not None:
+    if active_trace() is not None:
         return True
     return any(isinstance(x, SymbolicTensor) for x in leaves)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import tree
 from ..errors import ShapeError, describe_shape
-from ..utils.ignored_arguments import warn_ignored
+from ..core.ignored_arguments import warn_ignored
 from .reshaping import concatenate, expand_dims, moveaxis, reshape, stack
 from .core import cast, zeros
 from .loop_tracing import (active_trace, any_symbolic, check_carry, placeholders,

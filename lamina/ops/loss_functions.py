@@ -17,7 +17,7 @@ from .reshaping import expand_dims, squeeze
 from .core import as_tensor, cast
 from .indexing import checked_take_along_axis
 from .math import log, multiply, negative, square, subtract
-from .op import normalize_axis
+from ..core.op import normalize_axis
 from .reduction import mean, sum as reduce_sum
 
 __all__ = ["binary_crossentropy", "categorical_crossentropy",

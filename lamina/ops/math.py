@@ -15,7 +15,7 @@ from .compare import greater, greater_equal, less, less_equal, logical_or
 from .core import (as_tensor, as_tensors, cast, convert_to_tensor, require_float,
                    to_backend_tensor, unchanged)
 from .elementwise import Binary, Unary, unbroadcast
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "power", "maximum",
            "minimum", "floor_divide", "mod", "where", "clip", "negative", "abs", "absolute",

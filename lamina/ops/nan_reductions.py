@@ -14,7 +14,7 @@ from .compare import isnan, logical_not
 from .core import as_tensor, cast
 from .compare import equal
 from .math import divide, multiply, sqrt, subtract, where
-from .op import normalize_axes, normalize_axis
+from ..core.op import normalize_axes, normalize_axis
 from .reduction import all as reduce_all, argmax, argmin, max as reduce_max, mean
 from .reduction import min as reduce_min, prod, sum as reduce_sum
 

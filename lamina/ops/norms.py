@@ -8,7 +8,7 @@ from .core import as_tensor, cast
 from .decompositions import svd
 from .math import abs as absolute, multiply, power, sqrt
 from .compare import not_equal
-from .op import normalize_axes
+from ..core.op import normalize_axes
 from .reduction import max as reduce_max, min as reduce_min, sum as reduce_sum
 from .reshaping import expand_dims
 

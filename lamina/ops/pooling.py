@@ -16,7 +16,7 @@ from .conv import (check_data_format, image_from_sequence, normalize_padding,
                    normalize_tuple, resolve_pads, sequence_from_image, spatial_output,
                    spatial_rank)
 from .core import as_tensor, require_float
-from .op import Op, Spec, check_rank, register_op
+from ..core.op import Op, Spec, check_rank, register_op
 
 __all__ = ["average_pool", "avg_pool1d", "avg_pool2d", "max_pool", "max_pool1d",
            "max_pool2d"]

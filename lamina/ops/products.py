@@ -7,7 +7,7 @@ from ..errors import ShapeError, describe_shape
 from .core import as_tensors
 from .linalg import tensordot
 from .math import multiply, subtract
-from .op import normalize_axis
+from ..core.op import normalize_axis
 from .reshaping import moveaxis, reshape, stack
 from .slicing import getitem
 

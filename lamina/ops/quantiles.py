@@ -13,7 +13,7 @@ the elements equal to ``lo`` with weight ``1 - w`` and to those equal to ``hi`` 
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..backend import statistics as kernels
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError
@@ -21,7 +21,7 @@ from .reshaping import expand_dims, reshape
 from .compare import equal, greater
 from .core import as_tensor, cast, stop_gradient
 from .math import add, divide, multiply, subtract, where
-from .op import Op, Spec, normalize_axes, register_op
+from ..core.op import Op, Spec, normalize_axes, register_op
 from .reduction import reduced_shape, sum as reduce_sum
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian"]

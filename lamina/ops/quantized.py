@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["int8_matmul"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numbers
 import operator
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..backend import get_backend
 from ..backend.rng import UNIFORM_BITS
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
@@ -36,13 +36,13 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from .core import as_tensor, cast, require_float, unchanged
 from .introspection import DynamicDim, resolve_dims
 from .math import add, multiply, subtract
-from .op import Op, Spec, register_op, shape_from_like
+from .random_rows import draw_by_rows
+from .seed_generator import draw_state
+from ..core.op import Op, Spec, register_op, shape_from_like
 
 __all__ = ["random_uniform", "random_normal", "random_truncated_normal", "random_bernoulli",
            "random_randint", "dropout"]
 
-# Set by lamina.distribution.sample_positions while a data-parallel step runs.
-global_rows_hook = None
 TRUNCATED_NORMAL_CANDIDATES = 16
 TRUNCATION_BOUND = 2.0
 _CANDIDATE_STRIDE = 1 << 64
@@ -188,13 +188,12 @@ def _number(op_name: str, arg: str, value):
 
 def _draw(op: Op, op_name: str, shape: tuple, seed, backend, like=None, **attrs):
     """Resolve ``seed``, apply ``op``, then advance the generator the draw came from."""
-    from ..random.seed_generator import draw_state
     key, counter, generator = draw_state(op_name, seed, backend)
     if like is None and any(isinstance(d, DynamicDim) for d in shape):
         shape, like = resolve_dims(op_name, shape)
     inputs = (counter,) if like is None else (counter, like)
     # Under DataParallel: a draw over the batch's rows takes its rows' global positions.
-    result = global_rows_hook(op, inputs, shape, key, attrs) if global_rows_hook else None
+    result = draw_by_rows(op, inputs, shape, key, attrs)
     if result is None:
         result = op(*inputs, shape=shape, key=key, **attrs)
     if generator is not None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from ..backend import get_backend
 from ..dtypes import FLOAT_DTYPES, INT_DTYPES, floatx
 from ..errors import DTypeError, ShapeError, describe_shape
-from ..random.seed_generator import draw_state
+from .seed_generator import draw_state
 from .core import as_tensor, cast, convert_to_tensor
 from .indexing import take
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 from .random import _dtype, _shape
 
 __all__ = ["random_gamma", "random_beta", "random_binomial", "random_categorical",

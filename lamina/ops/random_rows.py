@@ -10,12 +10,16 @@ for them as one process drawing for the whole batch. ``offset`` is an int64 scal
 rows before its own too, a cost of up to the global batch's draw.
 
 Stateful and not differentiable, like the random ops. No public function:
-``lamina.ops.random``'s draws route through it while a data-parallel step runs.
+``lamina.ops.random``'s draws route through it (``draw_by_rows``) while a data-parallel
+step runs (``rows_of_step``, entered by ``lamina.distribution``), so Dropout,
+GaussianNoise and the others give each row the values one process would give it.
 """
 from __future__ import annotations
 
+import contextlib
+
 from ..errors import DTypeError, ShapeError, describe_shape
-from .op import OP_REGISTRY, Op, register_op
+from ..core.op import OP_REGISTRY, Op, register_op
 
 __all__: list = []
 
@@ -55,3 +59,36 @@ class RandomGlobalRows(Op):
 def random_global_rows(counter, offset, *like, base, shape, dtype, key, **attrs):
     return RandomGlobalRows(counter, offset, *like, base=base, shape=shape, dtype=dtype,
                             key=key, **attrs)
+
+
+# (offset Variable, local rows) while a data-parallel step runs on this process.
+_ACTIVE = None
+
+
+@contextlib.contextmanager
+def rows_of_step(offset_variable, rows: int):
+    """While open, a draw over the batch's rows takes rows ``[offset, offset + rows)`` of
+    the global draw (``offset_variable`` is set per step by lamina.distribution)."""
+    global _ACTIVE
+    previous, _ACTIVE = _ACTIVE, (offset_variable, int(rows))
+    try:
+        yield
+    finally:
+        _ACTIVE = previous
+
+
+def in_data_parallel_step() -> bool:
+    return _ACTIVE is not None
+
+
+def draw_by_rows(op, inputs, shape, key, attrs):
+    """The draw as rows of the global one, or None where no data-parallel step runs or the
+    draw is not over the batch."""
+    if _ACTIVE is None or not shape:
+        return None
+    offset, rows = _ACTIVE
+    if shape[0] is not None and shape[0] != rows:
+        return None
+    counter, *like = inputs
+    return random_global_rows(counter, offset, *like, base=op.name, shape=tuple(shape),
+                              key=key, **attrs)

@@ -8,7 +8,7 @@ import re
 from ..errors import ShapeError, describe_shape
 from .core import as_tensor
 from .math import subtract
-from .op import normalize_axis
+from ..core.op import normalize_axis
 from .replicate import flip
 from .reshaping import concatenate, reshape, transpose
 from .slicing import getitem

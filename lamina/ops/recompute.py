@@ -9,7 +9,7 @@ to reach it. Eagerly it is a no-op that returns ``x``.
 """
 from __future__ import annotations
 
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 __all__: list = []
 

@@ -9,13 +9,15 @@ the result, split evenly between ties. Integer inputs to ``mean``/``var``/``std`
 """
 from __future__ import annotations
 
+import math
+
 from ..dtypes import floatx, is_float
 from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import broadcast_like, expand_dims, squeeze
 from .compare import equal, isfinite
 from .core import as_tensor, cast, ones_like, require_float, stop_gradient, unchanged
 from .math import add, divide, exp, log, maximum, minimum, multiply, sqrt, subtract, where
-from .op import Op, Spec, normalize_axes, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin",
            "logsumexp", "any", "all"]
@@ -311,3 +313,23 @@ def any(x, axis=None, keepdims=False):
 def all(x, axis=None, keepdims=False):
     """Whether every element over ``axis`` is true (nonzero); a bool tensor."""
     return _truth_reduce(All, "all", x, axis, keepdims)
+
+
+def num_elements(values):
+    """The number of values: a Python int when the shape is known, else a tensor (losses
+    and metrics divide by it; not a public op)."""
+    if None not in tuple(values.shape):         # (this module's all/sum are ops)
+        return math.prod(values.shape)
+    return sum(ones_like(values))
+
+
+def num_rows(x):
+    """The batch size of ``x`` (its leading size; 1 for a scalar): a Python int when it is
+    known, else a float32 tensor counted when the graph runs (a batch-polymorphic trace).
+    Not a public op: losses, metrics, regularizers and data-parallel statistics use it."""
+    if not x.shape:
+        return 1
+    if x.shape[0] is not None:
+        return int(x.shape[0])
+    column = x[(slice(None),) + (0,) * (len(x.shape) - 1)] if len(x.shape) > 1 else x
+    return sum(ones_like(column, dtype="float32"))

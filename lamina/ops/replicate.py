@@ -12,7 +12,7 @@ import numbers
 from ..errors import ShapeError, describe_shape
 from .reshaping import _index_tensor, _ints, concatenate, expand_dims, reshape
 from .core import as_tensor, unchanged
-from .op import Op, Spec, normalize_axes, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axes, normalize_axis, register_op
 from .slicing import GetItem
 from .slicing import slice as take_slice
 from .reduction import sum as reduce_sum

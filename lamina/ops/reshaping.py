@@ -12,11 +12,11 @@ import builtins
 import numbers
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from .core import as_tensor, as_tensors, convert_to_tensor, to_backend_tensor, unchanged
 from .elementwise import unbroadcast
 from .introspection import DynamicDim
-from .op import Op, Spec, normalize_axes, normalize_axis, register_op, shape_from_like
+from ..core.op import Op, Spec, normalize_axes, normalize_axis, register_op, shape_from_like
 
 __all__ = ["reshape", "broadcast_to", "transpose", "expand_dims", "squeeze", "concatenate",
            "stack", "split", "unstack", "moveaxis", "swapaxes"]

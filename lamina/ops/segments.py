@@ -11,7 +11,7 @@ mask costs ``num_segments * rows`` booleans.
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..dtypes import is_float, is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .compare import equal, less

@@ -8,12 +8,12 @@ results are cut or padded to ``n`` as in JAX. None of these has a gradient excep
 """
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor
+from ..core.tensor import Tensor
 from ..dtypes import is_int
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors
 from .math import floor_divide, mod, where
-from .op import Op, Spec, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axis, register_op
 from .slicing import getitem
 
 __all__ = ["unique", "nonzero", "isin", "unravel_index", "select", "get_item"]

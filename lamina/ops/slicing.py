@@ -10,14 +10,14 @@ import builtins
 import numbers
 import operator
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import _index_tensor, moveaxis
 from .core import as_tensor, cast, unchanged, zeros_like
 from .elementwise import unbroadcast
 from .indexing import take
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["getitem", "slice", "slice_update"]
 

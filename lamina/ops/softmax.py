@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float
 from .core import as_tensor, cast, require_float
 from .math import exp, multiply, subtract
-from .op import Op, Spec, normalize_axes, register_op
+from ..core.op import Op, Spec, normalize_axes, register_op
 from .reduction import sum as reduce_sum
 
 __all__ = ["softmax", "log_softmax"]

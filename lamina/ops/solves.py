@@ -14,7 +14,7 @@ from .decompositions import Triangle, eye_like, mT, matrices, square_matrix
 from .elementwise import unbroadcast
 from .linalg import matmul
 from .math import add, multiply, negative, subtract
-from .op import Op, Spec, broadcast_shapes, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["solve", "solve_triangular", "inv", "det", "slogdet", "logdet", "pinv", "lstsq",
            "cholesky_inverse", "matrix_rank"]

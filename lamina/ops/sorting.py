@@ -13,7 +13,7 @@ from ..errors import ShapeError, describe_shape
 from .compare import greater_equal
 from .core import as_tensor, cast
 from .indexing import take_along_axis
-from .op import Op, Spec, normalize_axis, register_op
+from ..core.op import Op, Spec, normalize_axis, register_op
 from .reshaping import expand_dims, reshape
 from .slicing import getitem
 

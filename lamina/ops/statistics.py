@@ -7,11 +7,12 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 from .reshaping import broadcast_to, expand_dims, reshape, transpose
-from .compare import isclose, not_equal
+from .closeness import isclose
+from .compare import not_equal
 from .core import as_tensor, as_tensors, cast
 from .linalg import matmul
 from .math import clip, divide, multiply, sqrt, subtract
-from .op import normalize_axes, normalize_axis
+from ..core.op import normalize_axes, normalize_axis
 from .reduction import all as reduce_all, any as reduce_any, max as reduce_max, mean
 from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum

@@ -11,7 +11,7 @@ them and produces their gradients, and the optimizer updates the variables behin
 from __future__ import annotations
 
 from ..core.symbolic import Node, SymbolicTensor
-from .op import OP_REGISTRY
+from ..core.op import OP_REGISTRY
 from .step_program import Program, backward_program
 
 

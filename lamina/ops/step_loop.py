@@ -20,7 +20,7 @@ from ..dtypes import is_float
 from ..errors import ShapeError, describe_shape
 from ..core.symbolic import SymbolicTensor
 from .core import as_tensor
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 from .step_body import StepBody, bind, capture_step
 from .step_loop_grad import backprop_through_time
 

@@ -3,14 +3,11 @@ vector-Jacobian product as flat lists of pre-bound kernel calls over numbered sl
 graph executor runs a whole graph (no graph objects, no tape, no spec checks per step)."""
 from __future__ import annotations
 
-from ..autograd.tensor import Tensor, TensorBase
+from ..core.tensor import Tensor, TensorBase
 from ..dtypes import is_float
+from ..core import mode
 from ..core.symbolic import SymbolicTensor
 
-# Reverse mode over symbolic nodes, ``lamina.graph.autodiff.gradients``: the compiler owns
-# it, and lamina/graph/__init__.py binds it here when graph is imported (``import lamina``
-# always imports it), so ops never imports graph.
-_gradients = None
 
 
 class Program:
@@ -72,7 +69,8 @@ def backward_program(body, wrt: tuple):
                   for i, o in enumerate(body.outputs)]
     pairs = [(o, c) for o, c in zip(body.outputs, cotangents)
              if isinstance(o, SymbolicTensor) and is_float(o.dtype)]
-    found = _gradients([o for o, _ in pairs], sources, [c for _, c in pairs]) \
+    # reverse mode over symbolic nodes is the compiler's (lamina/graph registers it)
+    found = mode.engines.gradients([o for o, _ in pairs], sources, [c for _, c in pairs]) \
         if pairs and sources else [None] * len(sources)
     by_input = {id(x): g for x, g in zip(sources, found)}
     grads = [by_input.get(id(x)) for x in body.inputs]

@@ -14,7 +14,7 @@ from .elementwise import Binary, unbroadcast
 from .math import (FloatUnary, add, divide, multiply, negative, sin, sqrt, square,
                    subtract, where)
 from .compare import equal
-from .op import register_op
+from ..core.op import register_op
 
 __all__ = ["tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh",
            "arccosh", "arctanh", "deg2rad", "rad2deg", "sinc", "hypot"]

@@ -7,7 +7,7 @@ way; Keras's TensorFlow and torch backends differentiate ``while_loop``)."""
 from __future__ import annotations
 
 from ..dtypes import is_float
-from .op import Op, Spec, register_op
+from ..core.op import Op, Spec, register_op
 
 
 def while_gradient(ctx, grads, while_grad):

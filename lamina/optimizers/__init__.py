@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..saving.object_registration import serialize_keras_object
-from ..utils.object_lookup import deserialize_from, lookup_name
+from ..registry import register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, lookup_name
 from . import schedules
 from .adadelta import Adadelta
 from .adafactor import Adafactor
@@ -78,6 +78,8 @@ def get(identifier) -> Optimizer | None:
                      f"{sorted(cls.__name__.lower() for cls in _CLASSES)}, a config dict "
                      f"or an Optimizer instance")
 
+
+register_family("keras.optimizers", lambda: ALL_OBJECTS)
 
 __all__ = ["Optimizer", "get", "serialize", "deserialize", "schedules", "ALL_OBJECTS",
            "LossScaleOptimizer",

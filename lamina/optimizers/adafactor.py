@@ -10,7 +10,7 @@ and ``w -= max(epsilon_2, rms(w)) * rho * u``.
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number
 from .optimizer import Optimizer
 

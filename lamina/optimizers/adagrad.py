@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..initializers import Constant
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number
 from .optimizer import Optimizer
 

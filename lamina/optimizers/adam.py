@@ -8,7 +8,7 @@ divides by the running maximum of ``v`` instead.
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number, check_range
 from .optimizer import Optimizer
 

@@ -6,7 +6,7 @@ and ``w -= lr * m / ((1 - beta_1^t)(u + epsilon))``.
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number, check_range
 from .optimizer import Optimizer
 

@@ -3,7 +3,7 @@ weight decay, ``w -= w * weight_decay * lr`` before each update (done by the bas
 which any optimizer shares; AdamW only makes it the default)."""
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .adam import Adam
 
 

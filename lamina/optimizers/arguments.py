@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from .schedules.learning_rate_schedule import check_number
 
 __all__ = ["check_number", "check_range", "check_learning_rate", "check_base_arguments",

@@ -7,7 +7,7 @@ term: ``n' = n + g^2``; ``z += g + 2 * l2_shrinkage * w - (n'^p - n^p) / lr * w`
 from __future__ import annotations
 
 from .. import initializers, ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number
 from .optimizer import Optimizer
 

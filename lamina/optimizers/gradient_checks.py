@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ops
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..errors import ShapeError, describe_shape
 from ..ops.core import to_backend_tensor
 

@@ -5,7 +5,7 @@ the trust ratio ``||w|| / ||u||`` (1 when either norm is 0): ``w -= ratio * lr *
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number, check_range
 from .optimizer import Optimizer
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 from .. import ops
 from ..initializers import Constant
 from ..autograd.tape import no_grad
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .optimizer import Optimizer
 
 _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None,

@@ -9,7 +9,7 @@ the map's values, its default, then any the callable returned while building.
 """
 from __future__ import annotations
 
-from ..saving.object_registration import register_builtin, serialize_keras_object
+from ..registry import register_builtin, serialize_keras_object
 from .optimizer import Optimizer
 from .optimizer_map import OptimizerMap, check_inner_optimizer
 

@@ -13,7 +13,7 @@ import numbers
 import re
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number, check_range
 from .optimizer import Optimizer
 

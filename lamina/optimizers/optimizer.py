@@ -22,16 +22,16 @@ State lives in Variables updated in place: ``iterations`` (int64) and ``learning
 from __future__ import annotations
 
 from .. import ops
-from ..autograd.stateless_scope import StatelessScope
+from ..core.stateless_scope import StatelessScope
 from ..autograd.tape import no_grad
-from ..autograd.tensor import TensorBase
-from ..autograd.variable import Variable
+from ..core.tensor import TensorBase
+from ..core.variable import Variable
 from ..distribution.gradients import reduce_gradients
 from ..dtypes import floatx
-from ..layers.naming import to_snake_case, unique_name
+from ..core.naming import to_snake_case, unique_name
 from ..layers.stateless_call import check_values
 from ..ops.core import to_backend_tensor
-from ..saving.object_registration import serialize_keras_object
+from ..registry import serialize_keras_object
 from . import schedules
 from .arguments import check_base_arguments, check_learning_rate, pop_legacy_arguments
 from .clipping import clip_gradients
@@ -40,6 +40,7 @@ from .moving_average import accumulate_gradients, update_moving_averages
 from .optimizer_state import OptimizerState
 from .schedules.learning_rate_schedule import LearningRateSchedule
 from .weight_decay import WeightDecay
+from ..core.saveable import register_saveable_base
 
 _BASE_CONFIG = ("weight_decay", "clipnorm", "global_clipnorm", "clipvalue", "use_ema",
                 "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
@@ -53,6 +54,7 @@ def _is_schedule_or_callable(value) -> bool:
 
 class Optimizer(WeightDecay, OptimizerState):
     """Base class of optimizers. See the module docstring for the subclass contract."""
+    saving_kind = "Optimizer"       # what lamina/saving asks (core/saveable.py)
 
     _keras_module = "keras.optimizers"
 
@@ -224,3 +226,7 @@ class Optimizer(WeightDecay, OptimizerState):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+# saving/object_graph.py leaves out the attributes every plain Optimizer has (Keras's rule)
+register_saveable_base("Optimizer", Optimizer, lambda: Optimizer(1.0))

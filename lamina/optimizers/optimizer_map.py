@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import MutableMapping
 
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .optimizer import Optimizer
 
 
@@ -86,7 +85,7 @@ class OptimizerMap(MutableMapping):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import deserialize
+        from . import deserialize      # the package imports this module before defining it
         default = deserialize(config["default_optimizer"], custom_objects)
         mapping = {key: deserialize(value, custom_objects)
                    for key, value in (config.get("optimizer_map") or {}).items()}

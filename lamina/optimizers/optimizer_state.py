@@ -12,7 +12,7 @@ import warnings
 
 from .. import backend as backend_module
 from .. import initializers, ops
-from ..autograd.variable import Variable
+from ..core.variable import Variable
 from ..errors import ShapeError, describe_shape
 
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 from .arguments import check_number, check_range
 from .optimizer import Optimizer
 

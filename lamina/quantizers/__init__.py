@@ -5,8 +5,8 @@ though their helper functions here are.
 """
 from __future__ import annotations
 
-from ..layers.naming import to_snake_case
-from ..saving.object_registration import deserialize_keras_object, serialize_keras_object
+from ..core.naming import to_snake_case
+from ..registry import deserialize_keras_object, serialize_keras_object
 from .abs_max import (AbsMaxQuantizer, Quantizer, abs_max_quantize,
                       abs_max_quantize_grouped_with_zero_point)
 from .fake_quant import fake_quant_with_min_max_vars

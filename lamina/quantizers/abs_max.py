@@ -12,7 +12,7 @@ import math
 
 from .. import backend as lamina_backend
 from .. import ops
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 
 EPSILON = 1e-07          # keras.backend.epsilon() when Keras defines the defaults
 

@@ -8,8 +8,7 @@ and the two must agree.
 from __future__ import annotations
 
 from ..dtype_policies.quantized import check_known_mode, check_mode
-from ..saving.object_registration import (deserialize_keras_object, register_builtin,
-                                          serialize_keras_object)
+from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .abs_max import AbsMaxQuantizer
 
 

@@ -13,7 +13,7 @@ from ..ops.random import (random_bernoulli, random_normal, random_randint,
 from ..ops.random import dropout as _dropout
 from ..ops.random_distributions import (random_beta, random_binomial, random_categorical,
                                         random_gamma, random_shuffle)
-from .seed_generator import SeedGenerator, global_seed, set_seed
+from ..ops.seed_generator import SeedGenerator, global_seed, set_seed
 
 __all__ = ["SeedGenerator", "set_seed", "global_seed", "uniform", "normal",
            "truncated_normal", "randint", "bernoulli", "dropout", "gamma", "beta", "binomial",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..saving.object_registration import serialize_keras_object
-from ..utils.object_lookup import deserialize_from, get_from
+from ..registry import register_family, serialize_keras_object
+from ..registry.lookup import deserialize_from, get_from
 from .regularizers import L1, L1L2, L2, OrthogonalRegularizer, Regularizer
 
 # Keras's lower-case names for the classes.
@@ -36,6 +36,8 @@ def get(identifier) -> Regularizer | Callable | None:
         return None
     return get_from("regularizer", identifier, ALL_OBJECTS)
 
+
+register_family("keras.regularizers", lambda: ALL_OBJECTS)
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2",
            "orthogonal_regularizer", "get", "serialize", "deserialize", "ALL_OBJECTS"]

@@ -11,10 +11,10 @@ import numbers
 import struct
 
 from .. import ops
-from ..autograd.tensor import Tensor
-from ..backend import epsilon
+from ..core.tensor import Tensor
+from ..settings import epsilon
 from ..errors import ShapeError, describe_shape
-from ..saving.object_registration import register_builtin
+from ..registry import register_builtin
 
 
 def as_float32(value: float) -> float:

@@ -1,7 +1,8 @@
 """Serialization and model files.
 
 - The registry of names (``register_keras_serializable``, custom object scopes) and
-  Keras-style ``serialize_keras_object`` / ``deserialize_keras_object``.
+  Keras-style ``serialize_keras_object`` / ``deserialize_keras_object``, re-exported from
+  :mod:`lamina.registry`, where they live.
 - Keras 3's files: ``save_model`` / ``load_model`` (``.keras``), ``save_weights`` /
   ``load_weights`` (``.weights.h5``), written atomically and read all-or-nothing.
 - The errors a user may catch: a refused file (``CorruptFileError``, ``H5FileError`` and
@@ -10,6 +11,10 @@
 """
 from ..core.weight_budget import WeightBudgetError
 from ..h5_guard import H5ChecksumError, H5FileError, UnsafeH5FileError
+from ..registry import (CustomObjectScope, UnknownObjectError, custom_object_scope,
+                        deserialize_keras_object, get_custom_objects, get_registered_name,
+                        get_registered_object, register_keras_serializable,
+                        serialize_keras_object)
 from .archive_guard import UnsafeArchiveError
 from .describe import describe
 from .errors import (CorruptFileError, FileFormatError, FileWriteError, LegacyFormatError,
@@ -17,10 +22,6 @@ from .errors import (CorruptFileError, FileFormatError, FileWriteError, LegacyFo
                      WeightMismatchError)
 from .file_editor import KerasFileEditor
 from .model_methods import SavingMixin
-from .object_registration import (CustomObjectScope, UnknownObjectError, custom_object_scope,
-                                  deserialize_keras_object, get_custom_objects,
-                                  get_registered_name, get_registered_object,
-                                  register_keras_serializable, serialize_keras_object)
 from .saving_api import load_model, load_weights, model_from_json, save_model, save_weights
 
 __all__ = ["CustomObjectScope", "UnknownObjectError", "custom_object_scope",

@@ -1,4 +1,5 @@
-"""A model's compile arguments as the ``compile_config`` of a ``.keras`` file, and back.
+"""A model's compile arguments as the ``compile_config`` of a ``.keras`` file (reading them
+back is the model's own ``compile_from_config``, ``lamina/trainers/compile_from_config.py``).
 
 Written as Keras 3 writes it: the optimizer *instance* serialized (its learning rate and
 hyperparameters, not the string the user passed), losses and metrics as names or
@@ -7,14 +8,7 @@ while its config is read (Keras 3.15 drops the optimizer from it after an .h5 sa
 """
 from __future__ import annotations
 
-import warnings
-
-from .object_registration import (UnknownObjectError, custom_object_scope,
-                                  serialize_keras_object)
-
-_KEYS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics", "run_eagerly",
-         "steps_per_execution", "jit_compile")
-
+from ..registry import custom_object_scope, serialize_keras_object
 
 def get_compile_config(model) -> dict | None:
     """``model``'s compile arguments in Keras 3's schema; None if it is not compiled."""
@@ -34,55 +28,8 @@ def get_compile_config(model) -> dict | None:
             "jit_compile": jit_compile if isinstance(jit_compile, bool) else False}
 
 
-def _objects(value, deserialize):
-    """Names stay names (compile resolves them); config dicts become objects; dicts keyed
-    by output name and lists are walked."""
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, dict):
-        if "class_name" in value:
-            return deserialize(value)
-        return {key: _objects(item, deserialize) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_objects(item, deserialize) for item in value]
-    return value
-
-
-def compile_from_config(model, config: dict, custom_objects: dict | None = None) -> None:
-    """Compile ``model`` as ``config`` says, then build its optimizer for the model's
-    trainable weights so that saved optimizer state can be loaded into it."""
-    from .. import losses, metrics, optimizers
-    from ..trainers.trainer import Trainer
-    if type(model).compile is not Trainer.compile:
-        warnings.warn(f"{model.name}: the model's class overrides compile(), so its saved "
-                      f"compile_config is not applied; call compile() on the loaded model",
-                      stacklevel=3)
-        return
-    unknown = sorted(set(config) - set(_KEYS))
-    if unknown:
-        warnings.warn(f"{model.name}: ignoring unknown compile_config keys {unknown}",
-                      stacklevel=3)
-    try:
-        with custom_object_scope(custom_objects or {}):
-            optimizer = config.get("optimizer") or "rmsprop"
-            if isinstance(optimizer, dict):
-                optimizer = optimizers.deserialize(optimizer, custom_objects)
-            arguments = {
-                "optimizer": optimizer,
-                "loss": _objects(config.get("loss"),
-                                 lambda c: losses.deserialize(c, custom_objects)),
-                "loss_weights": config.get("loss_weights"),
-                "metrics": _objects(config.get("metrics"),
-                                    lambda c: metrics.deserialize(c, custom_objects)),
-                "weighted_metrics": _objects(config.get("weighted_metrics"),
-                                             lambda c: metrics.deserialize(c, custom_objects)),
-            }
-    except UnknownObjectError as exc:
-        raise UnknownObjectError(f"{exc}. (This is in the file's compile_config; pass "
-                                 f"compile=False to load the model without it.)") from None
-    for key in ("run_eagerly", "steps_per_execution", "jit_compile"):
-        if config.get(key) is not None:
-            arguments[key] = config[key]
-    model.compile(**arguments)
-    if model.built and model.optimizer is not None and not model.optimizer.built:
-        model.optimizer.build(model.trainable_weights)
+def apply_compile_config(model, config: dict, custom_objects: dict | None = None) -> None:
+    """``model.compile_from_config(config)`` (the trainer's, or a user's override) with
+    ``custom_objects`` in scope for the names in it."""
+    with custom_object_scope(custom_objects or {}):
+        model.compile_from_config(config)

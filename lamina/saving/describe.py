@@ -13,7 +13,6 @@ import os
 import re
 from dataclasses import dataclass, field
 
-import h5py
 import numpy as np
 
 from ..h5_guard import H5FileError, check_contained, read_dataset
@@ -172,6 +171,7 @@ def _describe_legacy(path: str) -> Description:
 
 # ------------------------------------------------------------------------------ helpers
 def _open_h5(source, path: str):
+    import h5py      # loaded on use: import lamina does not load it
     try:
         f = h5py.File(source, "r")
     except Exception as exc:          # OSError from h5py for empty, truncated, not-HDF5
@@ -218,6 +218,7 @@ def _natural(path: str) -> list:
 
 
 def _datasets(f) -> dict:
+    import h5py      # loaded on use: import lamina does not load it
     found = {}
     f.visititems(lambda name, obj: found.__setitem__(name, (obj.shape, obj.dtype.name))
                  if isinstance(obj, h5py.Dataset) else None)
@@ -230,6 +231,7 @@ def _size(weights: dict, prefix: str) -> int:
 
 
 def _optimizer_details(f, path: str) -> list[str]:
+    import h5py      # loaded on use: import lamina does not load it
     group = f.get("optimizer/vars")
     if not isinstance(group, h5py.Group) or not len(group):
         return []

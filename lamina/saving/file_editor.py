@@ -17,6 +17,9 @@ import numpy as np
 
 from ..h5_guard import check_contained, create_checked, read_dataset
 from .errors import CorruptFileError
+from .object_graph import saveables
+from .keras_archive import METADATA, WEIGHTS, read_config, read_entry
+from .atomic import atomic_image
 
 MAX_DATASET_BYTES = 1 << 32          # Keras's limit for one array (4 GiB)
 
@@ -33,7 +36,6 @@ class KerasFileEditor:
         self.metadata = None
         self.config = None
         if self.filepath.endswith(".keras"):
-            from .keras_archive import METADATA, WEIGHTS, read_config, read_entry
             self.config = read_config(self.filepath)
             try:
                 self.metadata = json.loads(read_entry(self.filepath, METADATA))
@@ -200,7 +202,6 @@ class KerasFileEditor:
         """Write the (edited) weights to a ``.weights.h5`` file, atomically."""
         import h5py
 
-        from .atomic import atomic_image
         filepath = str(filepath)
         if not filepath.endswith(".weights.h5"):
             raise ValueError(f"Invalid `filepath` argument: expected a `.weights.h5` "
@@ -244,7 +245,6 @@ def _write(group, tree: dict) -> None:
 
 
 def _model_spec(model) -> dict:
-    from .object_graph import saveables
     spec: dict = {}
     for saveable in saveables(model):
         variables = saveable.variables

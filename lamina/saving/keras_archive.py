@@ -21,14 +21,16 @@ import numpy as np
 
 from ..core import weight_budget
 from ..errors import LaminaError
+from .. import settings
+from ..registry import serialize_keras_object
 from . import archive_guard
 from .archive_guard import check_names, entry_cap, read_folder_file, read_member, weights_cap
 from .assets import MAX_ASSET_BYTES, collect_assets, restore_assets
 from .atomic import atomic_folder, atomic_path
-from .compile_config import compile_from_config, get_compile_config
+from .compile_config import apply_compile_config, get_compile_config
 from .errors import CorruptFileError, SavingError, naming_file
-from .object_registration import serialize_keras_object
 from .weights_h5 import assign_weights, read_weights, write_weights
+from ..registry.lookup import deserialize_in_family
 
 METADATA, CONFIG, WEIGHTS = "metadata.json", "config.json", "model.weights.h5"
 # The Keras release whose file format this writer follows (Keras ignores the value).
@@ -58,12 +60,11 @@ def model_config(model) -> dict:
 
 def _entries(model, include_optimizer: bool) -> dict[str, bytes]:
     """All three files in memory, before anything touches the disk."""
-    from .. import __version__
     if not model.built:
         warnings.warn(f"{model.name}: saving a model that is not built yet; it has no "
                       f"weights to save. Call it on data or build(input_shape) first.",
                       stacklevel=4)
-    metadata = {"keras_version": KERAS_FORMAT_VERSION, "lamina_version": __version__,
+    metadata = {"keras_version": KERAS_FORMAT_VERSION, "lamina_version": settings.VERSION,
                 "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     config = json.dumps(model_config(model), default=_json_default)
     weights = io.BytesIO()
@@ -151,7 +152,6 @@ def read_config(filepath: str) -> dict:
 def read_archive(filepath: str, custom_objects: dict | None = None,
                  compile: bool = True) -> object:
     """The model stored in a ``.keras`` zip or folder, compiled if asked and possible."""
-    from ..layers import deserialize
     config = read_config(filepath)
     compile_config = config.pop("compile_config", None)
     stored = entry_size(filepath, WEIGHTS)
@@ -160,7 +160,7 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
         if stored is not None else contextlib.nullcontext()
     try:
         with budget:
-            model = deserialize(config, custom_objects)
+            model = deserialize_in_family("keras.layers", "layer", config, custom_objects)
     except LaminaError as exc:
         raise naming_file(exc, filepath) from None
     except Exception as exc:
@@ -168,7 +168,7 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
                           f"{type(exc).__name__}: {exc}") from exc
     if compile and compile_config:
         try:
-            compile_from_config(model, compile_config, custom_objects)
+            apply_compile_config(model, compile_config, custom_objects)
         except LaminaError as exc:
             raise naming_file(exc, filepath) from None
     weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))

@@ -72,7 +72,7 @@ def convert_layer(entry):
         entry["config"] = _sequential(config)
     elif class_name == "Functional" or (isinstance(config, dict) and "output_layers" in
                                         config and "input_layers" in config):
-        from .legacy_functional_config import convert_functional
+        from .legacy_functional_config import convert_functional  # it imports this module
         entry["config"] = convert_functional(config)
     elif isinstance(config, dict):
         entry["config"] = _layer_config(class_name, config)

@@ -22,6 +22,7 @@ import os
 from ..core import weight_budget
 from ..errors import LaminaError
 from ..h5_guard import check_contained, create_checked
+from ..registry import serialize_keras_object
 from . import archive_guard
 from .atomic import atomic_image
 from .errors import CorruptFileError, FileFormatError, SavingError, naming_file
@@ -30,6 +31,11 @@ from .legacy_config import LegacyConfigError, convert_model_config, text
 from .legacy_optimizer import plan_optimizer, write_optimizer
 from .legacy_training_config import convert_training_config
 from .legacy_weights import LoadReport, legacy_weights, plan_model, write_names
+from ..registry.lookup import deserialize_in_family
+from ..backend import get_backend
+from .compile_config import get_compile_config
+from .keras_archive import KERAS_FORMAT_VERSION, _json_default
+from .compile_config import apply_compile_config
 
 _log = logging.getLogger("lamina.saving")
 _MODEL_GROUPS = frozenset({"model_weights", "optimizer_weights"})
@@ -43,10 +49,6 @@ def _h5py():
 # ------------------------------------------------------------------------------ writing
 def save_legacy_model(model, filepath: str, include_optimizer: bool = True) -> None:
     """Write ``model`` to ``filepath`` in Keras's legacy HDF5 layout, atomically."""
-    from ..backend import get_backend
-    from .compile_config import get_compile_config
-    from .keras_archive import KERAS_FORMAT_VERSION, _json_default
-    from .object_registration import serialize_keras_object
     model_config = serialize_keras_object(model)      # build_config builds a subclass
     compile_config = get_compile_config(model) if include_optimizer else None
     backend = get_backend().name
@@ -153,8 +155,6 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
                       compile: bool = True):
     """The model stored in a legacy ``.h5`` file, with its weights, and compiled with its
     optimizer state when ``compile`` and the file says how."""
-    from ..layers import deserialize
-    from .compile_config import compile_from_config
     with _open(filepath, "load_model") as f:
         if "model_config" not in f.attrs:
             if any(k.startswith("layer_names") for k in f.attrs) or "model_weights" in f:
@@ -176,7 +176,8 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
         try:
             with weight_budget.limited(stored + BUDGET_SLACK,
                                        f"'{filepath}' is {stored:,} bytes in all"):
-                model = deserialize(convert_model_config(config), custom_objects)
+                model = deserialize_in_family("keras.layers", "layer",
+                                              convert_model_config(config), custom_objects)
         except LaminaError as exc:
             raise naming_file(exc, filepath) from None
         except Exception as exc:        # a layer's own check: not a damaged file
@@ -191,7 +192,7 @@ def load_legacy_model(filepath: str, custom_objects: dict | None = None,
             except LegacyConfigError as exc:
                 raise CorruptFileError(f"'{filepath}': {exc}") from None
             try:
-                compile_from_config(model, compile_config, custom_objects)
+                apply_compile_config(model, compile_config, custom_objects)
             except LaminaError as exc:
                 hint = "" if "compile=False" in str(exc) else \
                     " (in the file's training_config; pass compile=False to load the " \

@@ -1,5 +1,5 @@
 """A legacy HDF5 file's ``training_config`` (Keras 2 or 3) as the ``compile_config`` that
-:func:`lamina.saving.compile_config.compile_from_config` applies.
+``Model.compile_from_config`` applies.
 
 Keras 2 differs from Keras 3 here in small ways: the optimizer is ``"Custom>Adam"`` with
 ``is_legacy_optimizer`` and ``jit_compile`` keys (``lr`` and ``decay`` in Keras <= 2.2 and
@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from .legacy_config import LegacyConfigError
+from .. import metrics
 
 # Keras 2 optimizer config keys that Keras 3's optimizers do not take.
 _OPTIMIZER_DROPPED = ("is_legacy_optimizer", "jit_compile", "decay")
@@ -80,7 +81,6 @@ def _metric(metric, output: str | None):
 
 def _is_metric_name(name: str) -> bool:
     """Whether ``compile(metrics=[name])`` knows ``name`` ("mae", "mse", "auc", ...)."""
-    from .. import metrics
     try:
         metrics.get(name)
     except (ValueError, TypeError):

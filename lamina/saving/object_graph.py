@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
+from ..core.naming import to_snake_case
+from ..core.saveable import base_attributes, saving_kind
+
 _CONTAINERS = (list, tuple, dict, set)
 # Lamina internals that hold layers already listed under `layers` (or not saved by Keras).
 _LAMINA_SKIP = {"Sequential": {"_functional", "_stack"},
@@ -40,17 +43,8 @@ class Saveable(NamedTuple):
 
 
 def _kind(obj) -> str | None:
-    from ..layers.layer import Layer
-    from ..optimizers import Optimizer
-    if isinstance(obj, Layer):
-        from ..models.functional import Functional
-        from ..models.sequential import Sequential
-        if isinstance(obj, Sequential):
-            return "Sequential"
-        return "Functional" if isinstance(obj, Functional) else "Layer"
-    if isinstance(obj, Optimizer):
-        return "Optimizer"
-    return None
+    """"Layer", "Sequential", "Functional", "Optimizer" or None (core/saveable.py)."""
+    return saving_kind(obj)
 
 
 def own_variables(obj) -> list:
@@ -67,11 +61,9 @@ def _skip(kind: str) -> frozenset:
     """Attributes not walked: those every object of this base class has (Keras's rule)."""
     if kind not in _SKIPS:
         if kind == "Optimizer":
-            from ..optimizers import Optimizer
-            names = set(dir(Optimizer(1.0))) - {"variables"}
+            names = set(base_attributes("Optimizer")) - {"variables"}
         else:
-            from ..layers.layer import Layer
-            names = set(dir(Layer(name="saving_reference")))
+            names = set(base_attributes("Layer"))
         _SKIPS[kind] = frozenset(names | _LAMINA_SKIP.get(kind, set()))
     return _SKIPS[kind]
 
@@ -84,9 +76,10 @@ def _children(obj, kind: str) -> Iterator[tuple[str, object]]:
     if kind in ("Sequential", "Functional"):
         yield "layers", obj.layers
     skip = _skip(kind)
-    for attribute in sorted(dir(obj), key=_private_last):
-        if attribute.startswith("__") or attribute in skip:
-            continue
+    # Leave out the skipped names before sorting (the order of the rest is the same): a
+    # layer's dir() is mostly its base class's, and a deep model has thousands of layers.
+    names = [name for name in dir(obj) if name not in skip and not name.startswith("__")]
+    for attribute in sorted(names, key=_private_last):
         try:
             child = getattr(obj, attribute)
         except Exception:       # a property that cannot be computed holds nothing to save
@@ -103,7 +96,6 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
 
     ``objects_to_skip`` are neither listed nor walked into (Keras's argument of that name).
     """
-    from ..layers.naming import to_snake_case
     found: list[Saveable] = []
     visited = {id(obj) for obj in objects_to_skip}
 

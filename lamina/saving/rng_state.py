@@ -18,7 +18,7 @@ import random
 
 import numpy as np
 
-from ..random import seed_generator as seeds
+from ..ops import seed_generator as seeds
 from .errors import SavingError
 from .object_graph import saveables
 

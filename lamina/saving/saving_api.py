@@ -4,38 +4,30 @@ points, dispatching on the file name as Keras 3 does (``.keras`` for whole model
 :mod:`.legacy_h5`). Every file is written atomically (see :mod:`.atomic`)."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import threading
 import warnings
 import zipfile
 
+from ..registry import safe_mode_scope
+from .. import settings
+from ..core.saveable import is_a
 from . import archive_guard
 from .atomic import atomic_image
 from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
                      SavedFileNotFoundError, SavingError)
+from ..registry.lookup import deserialize_in_family
+from .keras_archive import write_archive
+from .legacy_h5 import save_legacy_model
+from .keras_archive import read_archive
+from .legacy_h5 import load_legacy_model
+from .weights_h5 import write_weights
+from .keras_archive import load_weights_from_archive
+from .weights_h5 import assign_weights, read_weights
+from .legacy_h5 import load_legacy_weights
+from .compile_config import apply_compile_config
 
 _LEGACY = (".h5", ".hdf5")
-_SAFE_MODE = threading.local()
-
-
-@contextlib.contextmanager
-def safe_mode_scope(safe_mode: bool):
-    """Within the block, configs are read with ``safe_mode`` (``load_model`` sets it)."""
-    previous = getattr(_SAFE_MODE, "value", None)
-    _SAFE_MODE.value = safe_mode
-    try:
-        yield
-    finally:
-        _SAFE_MODE.value = previous
-
-
-def in_safe_mode() -> bool:
-    """Whether configs are being read in safe mode: True unless ``load_model(...,
-    safe_mode=False)`` is running."""
-    value = getattr(_SAFE_MODE, "value", None)
-    return True if value is None else value
 
 
 def _path(filepath, what: str) -> str:
@@ -64,8 +56,7 @@ def _check_exists(filepath: str, what: str) -> None:
 
 
 def _check_model(model, what: str) -> None:
-    from ..models import Model
-    if not isinstance(model, Model):
+    if not is_a(model, "Model"):
         raise TypeError(f"{what}: argument 'model' must be a lamina Model; received "
                         f"{type(model).__name__}")
 
@@ -75,7 +66,6 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
     """Save the architecture, weights, compile arguments and optimizer state to a
     ``.keras`` file (a folder of the same three files with ``zipped=False``), or to a
     ``.h5`` / ``.hdf5`` file in Keras's legacy HDF5 layout."""
-    from .keras_archive import write_archive
     filepath = _path(filepath, "save_model")
     _check_model(model, "save_model")
     include_optimizer = kwargs.pop("include_optimizer", True)
@@ -84,7 +74,6 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
         raise TypeError(f"save_model: unrecognized keyword argument(s) {sorted(kwargs)}")
     _check_flag("save_model", "include_optimizer", include_optimizer)
     if filepath.endswith(_LEGACY):
-        from .legacy_h5 import save_legacy_model
         _check_overwrite(filepath, overwrite, "save_model")
         save_legacy_model(model, filepath, include_optimizer=include_optimizer)
         return
@@ -114,19 +103,16 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     under ``safe_mode=True``; with ``safe_mode=False`` it takes the function passed in
     ``custom_objects`` under the layer's name (the stored bytecode is never unmarshalled).
     """
-    from .keras_archive import read_archive
     filepath = _path(filepath, "load_model")
     if custom_objects is not None and not isinstance(custom_objects, dict):
         raise TypeError(f"load_model: argument 'custom_objects' must be a dict of name -> "
                         f"class or function; received {type(custom_objects).__name__}")
     _check_flag("load_model", "compile", compile)
     _check_flag("load_model", "safe_mode", safe_mode)
-    from .. import config
-    if config.unsafe_deserialization_enabled():
+    if settings.unsafe_deserialization_enabled():
         safe_mode = False
     _check_exists(filepath, "load_model")
     if filepath.endswith(_LEGACY):
-        from .legacy_h5 import load_legacy_model
         with safe_mode_scope(safe_mode):
             return load_legacy_model(filepath, custom_objects=custom_objects, compile=compile)
     is_folder = os.path.isdir(filepath)
@@ -149,7 +135,6 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
                  **kwargs) -> None:
     """Write the weights (and the optimizer's state) to a ``.weights.h5`` file.
     ``kwargs``: ``objects_to_skip`` (objects whose weights are left out), as in Keras."""
-    from .weights_h5 import write_weights
     objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
     if kwargs:
         raise TypeError(f"save_weights: unexpected keyword arguments {sorted(kwargs)}; the "
@@ -180,8 +165,6 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     (for transfer learning); ``skip_mismatch=True`` leaves layers whose weights do not fit
     as they are. Returns a ``lamina.saving.legacy_weights.LoadReport`` of which layers were
     loaded and which were skipped and why (None for the other formats)."""
-    from .keras_archive import load_weights_from_archive
-    from .weights_h5 import assign_weights, read_weights
     filepath = _path(filepath, "load_weights")
     _check_model(model, "load_weights")
     _check_flag("load_weights", "skip_mismatch", skip_mismatch)
@@ -208,7 +191,6 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
         raise FileFormatError(f"load_weights: sharded weights ('{filepath}') are not "
                               f"supported yet")
     elif filepath.endswith(_LEGACY):
-        from .legacy_h5 import load_legacy_weights
         _check_flag("load_weights", "by_name", by_name)
         return load_legacy_weights(model, filepath, skip_mismatch=skip_mismatch,
                                    by_name=by_name)
@@ -220,8 +202,6 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
 
 def model_from_json(json_string: str, custom_objects: dict | None = None):
     """A new, unweighted model from ``model.to_json()`` (Keras's ``model_from_json``)."""
-    from ..layers import deserialize
-    from .compile_config import compile_from_config
     try:
         config = archive_guard.loads(json_string, None,
                                      "model_from_json: argument 'json_string'")
@@ -232,7 +212,7 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
         raise SavingError(f"model_from_json: the JSON must be an object with 'class_name' "
                           f"and 'config'; received {str(config)[:80]!r}")
     compile_config = config.pop("compile_config", None)
-    model = deserialize(config, custom_objects)
+    model = deserialize_in_family("keras.layers", "layer", config, custom_objects)
     if compile_config:
-        compile_from_config(model, compile_config, custom_objects)
+        apply_compile_config(model, compile_config, custom_objects)
     return model

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from ..core.saveable import saving_kind
 from ..errors import LaminaError, describe_shape
 from ..backend.half_precision import bfloat16_dtype
 from ..h5_guard import check_contained, create_checked, read_dataset
@@ -134,20 +135,18 @@ def _is_bfloat16(dataset) -> bool:
 
 
 def _describe(saveable: Saveable) -> str:
-    from ..optimizers import Optimizer
-    what = "optimizer" if isinstance(saveable.obj, Optimizer) else "layer"
+    what = "optimizer" if saving_kind(saveable.obj) == "Optimizer" else "layer"
     return f"{what} '{saveable.obj.name}' (stored at '{saveable.group}')"
 
 
 def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list:
-    from ..optimizers import Optimizer
     variables = saveable.variables
     group = _group(f, saveable)
-    if group is None and isinstance(saveable.obj, Optimizer):
+    if group is None and saving_kind(saveable.obj) == "Optimizer":
         return []                       # saved without optimizer state: nothing to skip
     stored = _stored_arrays(group, saveable, filepath)
     if len(stored) != len(variables):
-        if isinstance(saveable.obj, Optimizer):
+        if saving_kind(saveable.obj) == "Optimizer":
             warnings.warn(f"Skipping variable loading for optimizer '{saveable.obj.name}', "
                           f"because it has {len(variables)} variables whereas the saved "
                           f"optimizer in '{filepath}' has {len(stored)} variables",

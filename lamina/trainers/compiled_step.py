@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import tree
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..backend import get_backend
 from ..graph.function import GraphFunction
 from ..core import structure

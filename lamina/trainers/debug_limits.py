@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import warnings
 
-from .. import config
+from .. import settings
 
 
 def cap_epochs(epochs: int) -> int:
-    limit = config.max_epochs()
+    limit = settings.max_epochs()
     if limit and limit < epochs:
         warnings.warn(f"Limiting epochs to {limit} (keras.config.set_max_epochs)",
                       stacklevel=4)
@@ -20,7 +20,7 @@ def cap_epochs(epochs: int) -> int:
 
 
 def cap_steps(steps):
-    limit = config.max_steps_per_epoch()
+    limit = settings.max_steps_per_epoch()
     if limit and (not steps or limit < steps):
         warnings.warn(f"Limiting steps_per_epoch to {limit} "
                       "(keras.config.set_max_steps_per_epoch)", stacklevel=4)

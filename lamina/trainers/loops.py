@@ -3,43 +3,23 @@ from __future__ import annotations
 
 import warnings
 
-from .. import config, ops, tree
+from .. import ops, settings, tree
 from ..callbacks import CallbackList, History
-from ..data_adapters import (OutputBuffer, is_batch_source, make_adapter, split_validation,
-                             unpack_x_y_sample_weight)
+from ..data_adapters import OutputBuffer, make_adapter
 from ..data_adapters.device_batch import to_device
 from ..distribution.sync import begin_fit, fit_barrier
-from ..distribution.world import is_chief
+from ..distribution.strategies import is_chief
 from . import argument_checks as check
 from .debug_limits import cap_epochs, cap_steps
 from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
 from .executions import executions, run_execution, steps_per_execution
+from .fit_data import FitData
 from .nested_runs import independent_run
-
-
-def pythonify_logs(logs: dict) -> dict:
-    """Tensors to Python floats, nested dicts flattened, keys sorted (Keras 3's logs)."""
-    flat = {}
-
-    def add(key, value):
-        if isinstance(value, dict):
-            for k, v in value.items():
-                add(k, v)
-            return
-        if hasattr(value, "numpy"):
-            value = value.numpy()
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            pass
-        flat[key] = value
-    for key, value in logs.items():
-        add(key, value)
-    return dict(sorted(flat.items()))
+from ..tree import pythonify_logs
 
 
 def _verbose(verbose) -> int:
-    if not config.is_interactive_logging_enabled() or not is_chief():
+    if not settings.is_interactive_logging_enabled() or not is_chief():
         return 0            # under DataParallel, process 0 alone shows progress
     if verbose == "auto":
         return 1
@@ -69,45 +49,15 @@ def _history_of(callbacks, model):
     return getattr(model, "history", None)
 
 
-def fit_loop(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
-             validation_data, shuffle, class_weight, sample_weight, initial_epoch,
-             steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
-             pipeline=None):
+def fit_loop(model, fit_data: FitData, epochs, verbose, callbacks, initial_epoch,
+             validation_freq):
+    """The epochs of ``fit`` over ``fit_data`` (``fit_data.py`` makes it from fit's data
+    arguments); returns the ``History``."""
     verbose = _verbose(verbose)
     epochs = cap_epochs(check.non_negative_int("fit", "epochs", epochs))
     initial_epoch = check.non_negative_int("fit", "initial_epoch", initial_epoch)
-    batch_size = check.positive_int_or_none("fit", "batch_size", batch_size)
-    validation_batch_size = check.positive_int_or_none("fit", "validation_batch_size",
-                                                       validation_batch_size)
-    steps_per_epoch = cap_steps(check.positive_int_or_none("fit", "steps_per_epoch",
-                                                           steps_per_epoch))
-    validation_steps = cap_steps(check.positive_int_or_none("fit", "validation_steps",
-                                                            validation_steps))
-    validation_split = check.validation_split(validation_split)
     validation_freq = check.validation_freq(validation_freq)
-    class_weight = check.class_weight("fit", class_weight)
-    shuffle = check.shuffle("fit", shuffle)
-    if validation_split and validation_data is None:
-        if is_batch_source(x):
-            raise ValueError(f"fit: argument 'validation_split' is only supported when x "
-                             f"holds arrays or tensors; received x as a "
-                             f"{type(x).__name__}. Pass validation_data instead")
-        (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight,
-                                                                 validation_split)
-    data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
-                        shuffle=shuffle, class_weight=class_weight, what="fit",
-                        pipeline=pipeline)
-    val_data = None
-    if validation_data is not None:
-        if isinstance(validation_data, tuple):
-            vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
-            val_data = make_adapter(vx, vy, vsw, batch_size=validation_batch_size or
-                                    batch_size, steps=validation_steps,
-                                    what="fit (validation)", argument="validation_data")
-        else:
-            val_data = make_adapter(validation_data, steps=validation_steps,
-                                    what="fit (validation)", argument="validation_data",
-                                    pipeline=pipeline)
+    x, data, val_data, steps_per_epoch = fit_data
     with independent_run(model):
         callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
         history = _history_of(callbacks, model)
@@ -128,7 +78,8 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
     fit_barrier()           # DataParallel: process 0's writes of an earlier fit are done
     callbacks.on_train_begin()
     begin_fit(model)        # DataParallel: same weights, shuffles and configs everywhere
-    # BackupAndRestore's on_train_begin sets model._initial_epoch (and _initial_step, the
+    # Keras 3's own protocol, kept so that callbacks written for Keras work: a callback's
+    # on_train_begin may set model._initial_epoch (BackupAndRestore does, with _initial_step, the
     # batches of that epoch its backup had trained on) to resume after its last backup;
     # they are read once here and cleared, so a later fit starts where it is told.
     resumed_epoch = getattr(model, "_initial_epoch", None) or 0

@@ -7,6 +7,8 @@ eagerly here; graph mode returns compiled versions of the same steps.
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import metrics as metrics_module
 from .. import ops, optimizers, tree
 from ..autograd.tape import GradientTape
@@ -14,19 +16,32 @@ from ..core import structure
 from ..data_adapters import ArrayDataAdapter, is_py_dataset, unpack_x_y_sample_weight
 from ..data_adapters.device_batch import to_device
 from ..distribution.steps import distribute_step, is_stale
-from ..losses.reduction import num_rows
+from ..ops.reduction import num_rows
 from ..metrics import Metric
-from ..models.host_prefix import apply_host_prefix
-from ..utils.ignored_arguments import warn_ignored
+from .host_prefix import apply_host_prefix
+from ..core.ignored_arguments import warn_ignored
 from . import argument_checks as check
+from .compile_from_config import compile_from_config
 from .compile_utils import CompileLoss, CompileMetrics
 from .compiled_step import CompiledStep
+from .fit_data import fit_data
 from .loops import evaluate_loop, fit_loop, predict_loop, pythonify_logs
 
 class Trainer:
     """Mixed into ``Model``: training and inference over datasets."""
 
     # ---------------------------------------------------------------- compile
+    def compile_from_config(self, config: dict) -> None:
+        """Compile as ``config`` (from :meth:`get_compile_config`) says and build the
+        optimizer (Keras 3). A class that overrides ``compile`` compiles itself: the saved
+        config is then not applied, with a warning."""
+        if type(self).compile is not Trainer.compile:
+            warnings.warn(f"{self.name}: the model's class overrides compile(), so its saved "
+                          f"compile_config is not applied; call compile() on the loaded "
+                          f"model", stacklevel=3)
+            return
+        compile_from_config(self, config)
+
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
@@ -215,14 +230,13 @@ class Trainer:
         if isinstance(validation_data, tuple) and validation_data:
             validation_data = (apply_host_prefix(self, validation_data[0]),
                                *validation_data[1:])
-        return fit_loop(self, x=x, y=y, batch_size=batch_size, epochs=epochs, verbose=verbose,
-                        callbacks=callbacks, validation_split=validation_split,
-                        validation_data=validation_data, shuffle=shuffle,
-                        class_weight=class_weight, sample_weight=sample_weight,
-                        initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+        data = fit_data(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
+                        class_weight=class_weight, steps_per_epoch=steps_per_epoch,
+                        validation_split=validation_split, validation_data=validation_data,
                         validation_steps=validation_steps,
-                        validation_batch_size=validation_batch_size,
-                        validation_freq=validation_freq, pipeline=pipeline)
+                        validation_batch_size=validation_batch_size, pipeline=pipeline)
+        return fit_loop(self, data, epochs=epochs, verbose=verbose, callbacks=callbacks,
+                        initial_epoch=initial_epoch, validation_freq=validation_freq)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):

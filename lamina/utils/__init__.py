@@ -5,13 +5,12 @@ This package is an I/O edge (it turns host data such as numpy label arrays into 
 Lamina uses), so it may import numpy.
 """
 from .numerical import to_categorical
-from .py_dataset import PyDataset
+from ..data_adapters.py_dataset import PyDataset
 from .random_seed import set_random_seed
 from .sequence import normalize, pad_sequences
-from ..saving.object_registration import (CustomObjectScope, custom_object_scope,
-                                          deserialize_keras_object, get_custom_objects,
-                                          get_registered_name, get_registered_object,
-                                          register_keras_serializable, serialize_keras_object)
+from ..registry import (CustomObjectScope, custom_object_scope, deserialize_keras_object,
+                        get_custom_objects, get_registered_name, get_registered_object,
+                        register_keras_serializable, serialize_keras_object)
 
 from ..config import (disable_interactive_logging, enable_interactive_logging,
                       is_interactive_logging_enabled)
@@ -32,6 +31,7 @@ from .split_dataset import split_dataset
 from .sample_dataset import SampleDataset
 from .history_plot import plot_history
 from . import bounding_boxes
+from ..layers.preprocessing.feature_space import FeatureSpace
 
 Sequence = PyDataset          # Keras 2's name
 
@@ -49,7 +49,6 @@ def __getattr__(name):
     # FeatureSpace is built from layers, which import this package's host-data helpers:
     # it is exported lazily so that importing lamina.utils never imports lamina.layers.
     if name == "FeatureSpace":
-        from ..layers.preprocessing.feature_space import FeatureSpace
         return FeatureSpace
     raise AttributeError(f"module 'lamina.utils' has no attribute {name!r}")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .directory_index import training_or_validation
-from .ignored_arguments import warn_ignored
+from ..core.ignored_arguments import warn_ignored
 from .sample_dataset import LABEL_MODES, SampleDataset, encode_labels
 
 

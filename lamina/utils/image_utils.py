@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backend as _backend
 from .. import ops
-from .ignored_arguments import warn_ignored
+from ..core.ignored_arguments import warn_ignored
 from .optional_import import import_optional
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize"]

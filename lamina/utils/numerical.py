@@ -7,7 +7,7 @@ import numbers
 import numpy
 
 from .. import ops
-from ..autograd.tensor import TensorBase
+from ..core.tensor import TensorBase
 from ..dtypes import is_int
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .py_dataset import PyDataset
+from ..data_adapters.py_dataset import PyDataset
 
 LABEL_MODES = ("int", "categorical", "binary", None)
 

@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 
-from .ignored_arguments import warn_ignored
+from ..core.ignored_arguments import warn_ignored
 from .sample_dataset import SampleDataset
 
 __all__ = ["split_dataset"]

@@ -3,6 +3,8 @@ inputs, and dtype names."""
 from __future__ import annotations
 
 from ..core.symbolic import SymbolicTensor
+from ..dtypes import floatx, standardize
+from ..layers.core.input_layer import InputLayer
 
 
 def is_keras_tensor(x) -> bool:
@@ -26,7 +28,6 @@ def get_source_inputs(tensor) -> list:
 
 
 def _sources(x) -> list:
-    from ..layers.core.input_layer import InputLayer
     if x.history is not None:
         layer, node_index, _ = x.history
         if isinstance(layer, InputLayer):
@@ -51,9 +52,7 @@ _PYTHON_TYPES = {bool: "bool", int: "int32", float: "float32", "int": "int32"}
 def standardize_dtype(dtype) -> str:
     """A dtype's name as Keras writes it: None is ``floatx()``, Python ``int``/``float``
     are int32/float32, numpy dtypes and types by their name."""
-    from ..dtypes import standardize
     if dtype is None:
-        from ..backend import floatx
         return floatx()
     if isinstance(dtype, str) and dtype == "float":
         raise ValueError(f"Invalid dtype: {dtype}")

@@ -4,8 +4,8 @@ import pytest
 
 import lamina
 from lamina import layers, ops
-from lamina.autograd import stateless_scope as ss
-from lamina.ops import op as op_module
+from lamina.core import stateless_scope as ss
+from lamina.core import mode
 
 
 def test_reads_mapped_values_and_collects_writes():
@@ -25,7 +25,7 @@ def test_reads_mapped_values_and_collects_writes():
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     np.testing.assert_array_equal(u.numpy(), [5.0])
     assert scope.get_current_value(lamina.Variable([0.0])) is None
-    assert op_module._stateless_inputs is None          # no hook once every scope closed
+    assert mode.current("stateless") is None and not mode._open_scopes   # all closed
 
 
 def test_nested_scopes_and_value_dtype():

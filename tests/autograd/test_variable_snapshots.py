@@ -120,7 +120,7 @@ def _count_copies(monkeypatch, watched):
     """How many times a snapshot of a ``watched`` variable had to copy a buffer, and how
     many views of them were recorded."""
     counts = {"copies": 0, "views": 0}
-    from lamina.autograd import variable as variable_module
+    from lamina.core import variable as variable_module
     note = variable_module.note_views
 
     def counting_note(owner, outputs):

@@ -360,7 +360,7 @@ def test_backend_names_the_active_backend():
 
 
 def test_clear_session_runs_the_registered_hooks(monkeypatch):
-    monkeypatch.setattr(lb, "_clear_hooks", [])
+    monkeypatch.setattr(lamina.settings, "_clear_hooks", [])
     calls = []
     lb.register_clear_hook(lambda: calls.append("cleared"))
     lb.clear_session()

@@ -8,7 +8,7 @@ import pytest
 
 import lamina
 from lamina import callbacks, layers
-from lamina.utils import ignored_arguments
+from lamina.core import ignored_arguments
 
 from .tiny import LOSSES, VAL_LOSSES, fit, one_weight_model
 

@@ -11,7 +11,7 @@ import pytest
 import lamina
 from lamina import callbacks, layers
 from lamina.callbacks.tensorboard_graph import node_name
-from lamina.utils import ignored_arguments
+from lamina.core import ignored_arguments
 
 event_accumulator = pytest.importorskip(
     "tensorboard.backend.event_processing.event_accumulator")

@@ -176,7 +176,7 @@ def test_configs_compare_without_memory_addresses():
 @pytest.mark.parametrize("masked", [False, True])
 def test_synchronized_moments_in_a_world_of_one_equal_the_local_ones(masked):
     from lamina.distribution.batch_stats import synchronized_moments
-    from lamina.distribution.sample_positions import rows_of_step
+    from lamina.ops.random_rows import rows_of_step
     layer = keras.layers.BatchNormalization(synchronized=True)
     x = keras.ops.convert_to_tensor(np.random.default_rng(0).normal(size=(5, 4, 3)))
     layer.build(x.shape)

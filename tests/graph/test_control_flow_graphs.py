@@ -133,7 +133,7 @@ def test_scan_unroll_true_unrolls_and_a_partial_unroll_warns_once():
     unrolled = lamina.jit(lambda x: ops.scan(step, ops.ones((3,)), x, unroll=True))
     np.testing.assert_allclose(unrolled(x)[1].numpy(), expected, rtol=1e-6)
     assert "step_loop" not in _names(_graph(unrolled))
-    from lamina.utils import ignored_arguments
+    from lamina.core import ignored_arguments
     ignored_arguments._warned.discard(("scan", "unroll"))
     with pytest.warns(UserWarning, match=r"scan: argument 'unroll' \(unroll=2\) has no effect"):
         lamina.jit(lambda x: ops.scan(step, ops.ones((3,)), x, unroll=2))(x)

@@ -7,7 +7,8 @@ from lamina import initializers
 from lamina.errors import LaminaError
 from lamina.initializers import (Constant, GlorotUniform, Identity, Initializer, Orthogonal,
                                  RandomNormal, RandomUniform, VarianceScaling, Zeros)
-from lamina.saving import UnknownObjectError, custom_object_scope, object_registration
+from lamina.registry import object_registration
+from lamina.saving import UnknownObjectError, custom_object_scope
 
 KERAS_NAMES = {
     "zeros": "Zeros", "ones": "Ones", "constant": "Constant", "identity": "Identity",

@@ -43,7 +43,7 @@ class Outer(layers.Layer):
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
 
 
 def test_auto_names_are_snake_case_and_unique():
@@ -55,7 +55,7 @@ def test_auto_names_are_snake_case_and_unique():
 
 
 def test_snake_case_matches_keras():
-    from lamina.layers.naming import to_snake_case
+    from lamina.core.naming import to_snake_case
     assert [to_snake_case(n) for n in ("PReLU", "RMSprop", "AdamW", "Conv2D", "LSTM",
                                        "BatchNormalization")] == \
         ["p_re_lu", "rm_sprop", "adam_w", "conv2d", "lstm", "batch_normalization"]

@@ -7,7 +7,7 @@ import pytest
 
 import lamina
 from lamina import layers, ops
-from lamina.autograd.autocast import AutocastScope, autocast_dtype
+from lamina.core.autocast import AutocastScope, autocast_dtype
 
 _rng = np.random.default_rng(7)
 

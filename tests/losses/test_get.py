@@ -8,7 +8,8 @@ import pytest
 from lamina import losses
 from lamina.losses import Loss
 from lamina.losses.loss import BuiltinLoss
-from lamina.saving import UnknownObjectError, custom_object_scope, object_registration
+from lamina.registry import object_registration
+from lamina.saving import UnknownObjectError, custom_object_scope
 
 FUNCTION_NAMES = {
     "mse": "mean_squared_error", "MSE": "mean_squared_error",

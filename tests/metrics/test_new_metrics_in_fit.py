@@ -59,7 +59,7 @@ def _run(make_metric, kind, eager, weights=None):
     units, activation, loss, y = KINDS[kind]
     x = np.random.default_rng(1).normal(0, 1, (N, FEATURES)).astype("float32")
     sample_weight = np.random.default_rng(2).integers(1, 3, N).astype("float32")
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
     model = lamina.Sequential([lamina.Input((FEATURES,)),
                                layers.Dense(units, activation=activation)])
     if weights is not None:

@@ -5,7 +5,7 @@ from lamina import layers
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
 
 
 def test_clone_sequential_has_fresh_weights_and_same_architecture():

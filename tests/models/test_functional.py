@@ -8,7 +8,7 @@ from lamina import layers, ops
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
 
 
 def _two_in_two_out():

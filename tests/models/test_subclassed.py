@@ -27,7 +27,7 @@ class DataDependent(lamina.Model):
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
 
 
 def test_subclassed_model_tracks_layers_and_builds_on_first_call(backend):

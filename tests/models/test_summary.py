@@ -3,7 +3,7 @@ from lamina import layers
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
 
 
 def _lines(model, **kwargs):

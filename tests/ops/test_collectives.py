@@ -5,7 +5,7 @@ import pytest
 
 from lamina import ops
 from lamina.errors import DTypeError
-from lamina.ops.collectives import allreduce_start, allreduce_sum, allreduce_wait
+from lamina.distribution.collective_ops import allreduce_start, allreduce_sum, allreduce_wait
 from lamina.ops.random_rows import random_global_rows
 from tests.harness import case, rand, run_case
 from tests.random import reference

@@ -10,7 +10,7 @@ from tests.harness import case, rand, run_case
 
 def _host_reference(method, *args):
     """numpy's Generator on the Philox stream of an int seed at counter 0."""
-    from lamina.random.seed_generator import _INT_SEED_STREAM
+    from lamina.ops.seed_generator import _INT_SEED_STREAM
 
     def ref(x):
         bits = np.random.Philox(key=args[0] | (_INT_SEED_STREAM << 64), counter=(1 << 256) - 1)

@@ -1,7 +1,7 @@
 """recompute_barrier (lamina.remat's fence): x unchanged, no gradient to its extra inputs."""
 import pytest
 
-from lamina.ops import op as op_module
+from lamina.core import op as op_module
 from tests.harness import case, rand, run_case
 
 _barrier = op_module.OP_REGISTRY["recompute_barrier"]

@@ -242,7 +242,7 @@ def test_reductions_of_symbolic_tensors_give_specs():
 
 
 def test_mean_gradient_of_an_unknown_size_counts_at_run_time():
-    from lamina.ops.op import Context
+    from lamina.core.op import Context
     x = SymbolicTensor((None, 3), "float32")
     ctx = Context((x,), (SymbolicTensor((3,), "float32"),), {"axis": (0,), "keepdims": False},
                   (True,))

@@ -5,7 +5,7 @@ import pytest
 import lamina
 from lamina import ops
 from lamina import random as lr
-from lamina.random import seed_generator
+from lamina.ops import seed_generator
 from tests.random import reference
 
 

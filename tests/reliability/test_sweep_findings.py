@@ -9,8 +9,8 @@ import pytest
 import lamina
 from lamina.graph.errors import ExportError
 from lamina.h5_guard import H5FileError, check_contained
+from lamina.registry import UnknownObjectError
 from lamina.saving.errors import CorruptFileError
-from lamina.saving.object_registration import UnknownObjectError
 
 from .sweep_files import X, build
 

@@ -123,7 +123,7 @@ def test_nothing_is_built_or_looked_up(tmp_path, monkeypatch):
         raise AssertionError("describe built or deserialized something")
     monkeypatch.setattr(lamina.layers.Layer, "__init__", forbidden)
     monkeypatch.setattr(lamina.layers, "deserialize", forbidden)
-    monkeypatch.setattr(lamina.saving.object_registration, "deserialize_keras_object",
+    monkeypatch.setattr(lamina.registry.serialization, "deserialize_keras_object",
                         forbidden)
     assert describe(tmp_path / "multi.keras", print_fn=None).total_params == 129
 

@@ -9,7 +9,7 @@ import pytest
 
 import lamina
 from lamina import saving
-from lamina.saving.serialization import _family_tables
+from lamina.registry import family_table
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "serialization" / \
     "keras_builtins.json"
@@ -30,7 +30,7 @@ ABSTRACT_BASES = {"Initializer", "InputSpec", "Layer", "Loss", "Metric"}
 
 
 def _in_lamina(config) -> bool:
-    table = _family_tables()[config["module"]]()
+    table = family_table(config["module"])
     return config["class_name"] in table
 
 
@@ -60,7 +60,7 @@ def test_keras_config_reads_into_lamina_and_writes_back_the_same(key):
         pytest.skip(f"{config['class_name']} is a base class (or InputSpec), not a concrete "
                     f"built-in: Lamina's deserialization tables hold the built-ins only")
     obj = saving.deserialize_keras_object(config)
-    table = _family_tables()[config["module"]]()
+    table = family_table(config["module"])
     assert type(obj) is table[config["class_name"]]
     assert json.dumps(saving.serialize_keras_object(obj), sort_keys=True) == \
         json.dumps(config, sort_keys=True)

@@ -106,7 +106,7 @@ def test_keras2_training_config():
     assert config["loss"]["config"]["reduction"] == "sum_over_batch_size"
     assert config["metrics"] == ["accuracy", "mae"]          # the names Keras logs
     model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2, name="out")])
-    lamina.saving.compile_config.compile_from_config(model, config)
+    model.compile_from_config(config)
     assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.01)
     with pytest.raises(LegacyConfigError, match=r"training_config must be a JSON object"):
         convert_training_config(["adam"], ["out"])

@@ -13,7 +13,7 @@ import pytest
 import lamina
 from lamina import layers, ops
 from lamina.saving import SavingError, load_model
-from lamina.saving.saving_api import in_safe_mode
+from lamina.registry import in_safe_mode
 
 X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]], "float32")
 
@@ -205,6 +205,6 @@ def test_enable_unsafe_deserialization_acts_as_safe_mode_false(lambda_file):
         model = load_model(lambda_file, custom_objects={"lam": times_two})
         np.testing.assert_array_equal(model.predict(X, verbose=0), X * 2.0)
     finally:
-        lamina.config._unsafe_deserialization = False
+        lamina.settings._unsafe_deserialization = False
     with pytest.raises(SavingError, match=r"To opt in"):
         load_model(lambda_file, custom_objects={"lam": times_two})

@@ -18,7 +18,7 @@ from lamina.saving.training_state import encode, read_state, write_state
 
 @pytest.fixture(autouse=True)
 def _seeded():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
     lamina.utils.set_random_seed(0)
 
 

@@ -7,7 +7,7 @@ from lamina import layers
 
 
 def setup_function():
-    lamina.backend.clear_session()
+    lamina.backend.clear_session(free_memory=False)
     lamina.utils.set_random_seed(0)
 
 

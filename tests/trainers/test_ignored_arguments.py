@@ -6,7 +6,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.utils import ignored_arguments
+from lamina.core import ignored_arguments
 
 
 @pytest.fixture(autouse=True)

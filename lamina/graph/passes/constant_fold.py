@@ -10,7 +10,7 @@ graph outputs stay computed (see :meth:`lamina.graph.rewrite.Uses.replace`).
 """
 from __future__ import annotations
 
-from ...autograd.tensor import Tensor, TensorBase
+from ...core.tensor import Tensor, TensorBase
 from ...backend import get_backend
 from ...dtypes import itemsize
 from ..rewrite import Uses

@@ -8,7 +8,7 @@ before they are visited.
 """
 from __future__ import annotations
 
-from ...autograd.tensor import Tensor
+from ...core.tensor import Tensor
 from ..rewrite import Uses, attrs_key
 from ...core.symbolic import SymbolicTensor
 from . import register

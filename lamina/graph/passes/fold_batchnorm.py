@@ -17,7 +17,7 @@ where no other node (a gradient, say) reads the intermediate values.
 from __future__ import annotations
 
 from ... import ops
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ..rewrite import readers_of, substitute
 from ...core.symbolic import SymbolicTensor, symbolic_apply
 from . import register

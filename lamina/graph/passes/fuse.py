@@ -14,7 +14,7 @@ the relu's output instead. Sigmoid and tanh gradients read only the output.
 """
 from __future__ import annotations
 
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...ops.fused import Conv2DBiasAct, DenseBiasAct
 from ..rewrite import is_constant_value, readers_of, substitute
 from ...core.symbolic import symbolic_apply

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ...autograd.tensor import Tensor, TensorBase
+from ...core.tensor import Tensor, TensorBase
 from ...backend import get_backend
 from ...ops.elementwise import Binary, Unary
 from ...ops.elementwise_chain import CHAIN_DTYPES, STEP_ARITY, ElementwiseChain

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ... import ops
 from ...ops.elementwise import Binary
-from ...ops.op import OP_REGISTRY, broadcast_shapes
+from ...core.op import OP_REGISTRY, broadcast_shapes
 from ..rewrite import Const, Pat, Rule, rewrite
 from ...core.symbolic import symbolic_apply
 from . import register

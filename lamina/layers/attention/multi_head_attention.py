@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import constraints, initializers, ops, regularizers
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...errors import ShapeError, describe_shape
 from ...random import SeedGenerator
 from ..layer import Layer

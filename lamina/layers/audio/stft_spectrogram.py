@@ -6,7 +6,7 @@ import math
 import warnings
 
 from ... import initializers, ops
-from ...backend import epsilon
+from ...settings import epsilon
 from ...dtypes import is_float
 from ...errors import DTypeError
 from ...initializers.stft import WINDOWS

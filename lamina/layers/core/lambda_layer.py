@@ -6,10 +6,8 @@ import inspect
 from ... import tree
 from ...core.symbolic import SymbolicTensor
 from ...graph import trace as graph_trace
-from ...saving.object_registration import (
-    deserialize_keras_object, get_custom_objects, get_registered_object, serialize_keras_object
-)
-from ...saving.saving_api import in_safe_mode
+from ...registry import (deserialize_keras_object, get_custom_objects, get_registered_object,
+                         in_safe_mode, serialize_keras_object)
 from .. import call_context
 from ..layer import Layer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from ...saving.object_registration import deserialize_keras_object, serialize_keras_object
+from ...registry import deserialize_keras_object, serialize_keras_object
 from ..layer import Layer
 
 

@@ -8,7 +8,7 @@ import numbers
 from ... import constraints, initializers, ops, regularizers
 from ...ops import fused_batch_norm
 from ...graph.trace import runs_for_real
-from ...backend import epsilon as backend_epsilon
+from ...settings import epsilon as backend_epsilon
 from ..input_spec import InputSpec
 from ..layer import Layer
 from ...distribution.batch_stats import synchronized_moments

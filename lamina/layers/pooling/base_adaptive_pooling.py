@@ -1,7 +1,7 @@
 """What the adaptive pooling layers share: a fixed output size per spatial axis."""
 from __future__ import annotations
 
-from ...backend import image_data_format
+from ...settings import image_data_format
 from ..input_spec import InputSpec
 from ..layer import Layer
 

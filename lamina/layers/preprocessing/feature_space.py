@@ -11,11 +11,11 @@ string columns as inputs cannot be built.
 from __future__ import annotations
 
 from ... import backend, ops
-from ...saving.object_registration import deserialize_keras_object
-from ...utils.host_data import host_array
+from ...registry import deserialize_keras_object
+from ...backend.host_data import host_array
 from ..core.input_layer import Input
 from ..layer import Layer
-from ..naming import unique_name
+from ...core.naming import unique_name
 from .category_encoding import CategoryEncoding
 from .discretization import Discretization
 from .feature_space_specs import Cross, Feature

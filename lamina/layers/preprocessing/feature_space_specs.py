@@ -2,7 +2,7 @@
 columns it crosses (Keras 3's ``keras.src.layers.preprocessing.feature_space``)."""
 from __future__ import annotations
 
-from ...saving.object_registration import deserialize_keras_object, serialize_keras_object
+from ...registry import deserialize_keras_object, serialize_keras_object
 
 
 class Cross:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ... import ops
-from ...utils.host_data import host_array
-from ...utils.string_hashing import fingerprint64, fingerprint_cat64
+from ...backend.host_data import host_array
+from ...backend.string_hashing import fingerprint64, fingerprint_cat64
 from .category_encoding import check_not_sparse, check_output_mode, encode
 from .host_layer import HostLayer
 

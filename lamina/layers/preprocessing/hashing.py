@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ... import backend, ops
-from ...utils.host_data import host_array, map_elements
-from ...utils.string_hashing import fingerprint64, siphash64
+from ...backend.host_data import host_array, map_elements
+from ...backend.string_hashing import fingerprint64, siphash64
 from .category_encoding import check_not_sparse, check_output_mode, encode, encoded_shape
 from .host_layer import HostLayer
 from .index_lookup import _check_salt

@@ -13,7 +13,7 @@ from .. import call_context
 from ...core.symbolic import SymbolicTensor
 from ... import tree
 from ..layer import Layer
-from ...utils.host_data import RaggedDataError
+from ...backend.host_data import RaggedDataError
 
 
 class HostLayer(Layer):

@@ -8,7 +8,7 @@ inputs becomes indices (``_lookup``) and back (``_invert``).
 from __future__ import annotations
 
 from ... import backend, ops
-from ...utils.host_data import as_list
+from ...backend.host_data import as_list
 from ..layer import Layer
 from .category_encoding import check_not_sparse, check_output_mode, encode
 from .vocabulary import TokenCounter, read_vocabulary, repeated, write_vocabulary

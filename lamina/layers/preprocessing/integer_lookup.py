@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ... import ops
-from ...utils.host_data import host_array, map_elements
-from ...utils.string_hashing import fingerprint64, siphash64
+from ...backend.host_data import host_array, map_elements
+from ...backend.string_hashing import fingerprint64, siphash64
 from .host_layer import HostLayer
 from .index_lookup import IndexLookup, _is_ragged
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ... import ops
-from ...saving.object_registration import deserialize_keras_object, serialize_keras_object
-from ...utils.host_data import host_array, map_elements, ragged_to_dense
+from ...registry import deserialize_keras_object, serialize_keras_object
+from ...backend.host_data import host_array, map_elements, ragged_to_dense
 from .host_layer import HostLayer
 from .index_lookup import LOOKUP_MODES, _batches
 from .string_lookup import StringLookup

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ... import regularizers
-from ...utils.ignored_arguments import warn_ignored
+from ...core.ignored_arguments import warn_ignored
 from ..input_spec import InputSpec
 from ..layer import Layer
 from .base_cell import check_rate, check_units

@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ... import ops, tree
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...errors import describe_shape
 from ...graph.trace import runs_for_real
 from .. import call_context

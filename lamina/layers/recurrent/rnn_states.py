@@ -3,8 +3,8 @@ zeros; and the variables a stateful RNN keeps them in."""
 from __future__ import annotations
 
 from ... import ops, tree
-from ...autograd.tensor import TensorBase
-from ...autograd.variable import Variable
+from ...core.tensor import TensorBase
+from ...core.variable import Variable
 from ...errors import describe_shape
 
 

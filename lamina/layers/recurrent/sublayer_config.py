@@ -6,7 +6,7 @@ config stays the same before and after it is built.
 """
 from __future__ import annotations
 
-from ...saving import deserialize_keras_object, serialize_keras_object
+from ...registry import deserialize_keras_object, serialize_keras_object
 
 
 def serialize_sublayer(layer) -> dict:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import ops, tree
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...core.symbolic import SymbolicTensor
 from ...errors import ShapeError, describe_shape
 from ...graph import trace as graph_trace

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...saving.object_registration import serialize_keras_object
-from ...utils.object_lookup import deserialize_from
+from ...registry import register_family, serialize_keras_object
+from ...registry.lookup import deserialize_from
 from .cosine_decay import CosineDecay, CosineDecayRestarts
 from .decay_schedules import (ExponentialDecay, InverseTimeDecay, PiecewiseConstantDecay,
                               PolynomialDecay)
@@ -31,6 +31,12 @@ def deserialize(config, custom_objects: dict | None = None) -> Any:
     """A schedule from its config dict."""
     return deserialize_from("learning rate schedule", config, ALL_OBJECTS, custom_objects)
 
+
+# Configs of "keras.optimizers.schedules" (and its submodules, as older Keras wrote them)
+# resolve to a name of this module (the lambda reads this module's globals at each lookup);
+# other names fall through to the registry.
+register_family("keras.optimizers.schedules", lambda: globals(), strict=False,
+                submodules=True)
 
 __all__ = ["LearningRateSchedule", "serialize", "deserialize", "ALL_OBJECTS",
            *(cls.__name__ for cls in _CLASSES)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ... import ops
-from ...saving.object_registration import register_builtin
+from ...registry import register_builtin
 from .learning_rate_schedule import LearningRateSchedule, check_number, step_as_float
 
 

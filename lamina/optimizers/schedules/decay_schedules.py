@@ -6,9 +6,9 @@ floors the exponent and ``cycle`` restarts the polynomial at multiples of ``deca
 from __future__ import annotations
 
 from ... import ops
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...dtypes import floatx, is_int
-from ...saving.object_registration import register_builtin
+from ...registry import register_builtin
 from .learning_rate_schedule import LearningRateSchedule, check_number, step_as_float
 
 

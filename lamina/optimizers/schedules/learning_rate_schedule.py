@@ -19,7 +19,7 @@ from __future__ import annotations
 import numbers
 
 from ... import ops
-from ...autograd.tensor import TensorBase
+from ...core.tensor import TensorBase
 from ...dtypes import floatx
 
 

@@ -168,7 +168,7 @@ class DotGraph:
 
     def create(self, prog=None, format="ps", encoding=None) -> bytes:
         """The picture in ``format`` ("svg", "png", "pdf", "dot", ...) as bytes."""
-        from .render import render_bytes
+        from .render import render_bytes   # render.py draws with this module's DOT
         return render_bytes(self.graph, format, **self._render)
 
     def write(self, path, prog=None, format="raw", encoding=None) -> bool:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .labels import Label, make_label
+from ...models.functional import Functional
+from ...models.sequential import Sequential
 
 
 @dataclass
@@ -58,8 +60,6 @@ class OpBox:
 
 
 def is_graph_model(item) -> bool:
-    from ...models.functional import Functional
-    from ...models.sequential import Sequential
     return isinstance(item, (Functional, Sequential))
 
 
@@ -88,7 +88,6 @@ class _Walk:
         return None
 
     def items(self, model) -> list:
-        from ...models.sequential import Sequential
         if isinstance(model, Sequential):
             return list(model.layers)
         items = [x.history[0] for x in model.inputs]
@@ -112,7 +111,6 @@ class _Walk:
 
     def destination(self, item, index: int):
         """The box that receives input ``index`` of ``item`` (inside nested models)."""
-        from ...models.sequential import Sequential
         while is_graph_model(item):
             if isinstance(item, Sequential):
                 item = item.layers[0]
@@ -129,7 +127,6 @@ class _Walk:
 
     # ---------------------------------------------------------------- walk
     def walk(self, model, clusters: tuple = ()) -> None:
-        from ...models.sequential import Sequential
         if not is_graph_model(model):
             self.add_box(model, clusters)
             return

@@ -5,7 +5,7 @@ import pytest
 
 import lamina
 from lamina import layers, utils
-from lamina.utils.string_hashing import fingerprint64, fingerprint_cat64
+from lamina.backend.string_hashing import fingerprint64, fingerprint_cat64
 
 FS = utils.FeatureSpace
 DATA = {"age": np.array([20.0, 30.0, 40.0, 50.0]), "city": np.array(["a", "b", "a", "c"]),

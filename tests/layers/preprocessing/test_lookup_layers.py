@@ -9,7 +9,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.utils.string_hashing import fingerprint64, fingerprint_cat64, siphash64
+from lamina.backend.string_hashing import fingerprint64, fingerprint_cat64, siphash64
 
 VOCAB = ["a", "b", "c", "d"]
 DATA = [["a", "c", "d"], ["d", "z", "b"]]

@@ -4,15 +4,12 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from ..core import structure, weight_budget
-from ..dtypes import itemsize
+from ..dtypes import floatx, is_float, itemsize, standardize
 from ..errors import ShapeError, describe_shape
+from . import mode, structure, weight_budget
 from .tensor import Tensor
 
 _uid = itertools.count()
-# True while a StatelessScope is open on some thread (lamina/autograd/stateless_scope.py):
-# only then do reads and writes look for one.
-stateless_scope_open = False
 
 
 def note_views(owner: "Variable", outputs) -> None:
@@ -51,7 +48,6 @@ class Variable(Tensor):
                  autocast: bool = True, aggregation: str = "none",
                  synchronization: str = "auto", name: str | None = None, layout=None,
                  **kwargs):
-        from ..graph import trace
         backend = kwargs.pop("backend", None)      # Lamina's: which backend holds the value
         if kwargs:
             raise TypeError(f"Variable: unrecognized keyword arguments {sorted(kwargs)}")
@@ -63,14 +59,14 @@ class Variable(Tensor):
                              f"keras.distribution is data-parallel only, every process "
                              f"holds the whole variable; received {layout!r}")
         # Initial values are real numbers, also when a variable is created while tracing.
-        with trace.suspended():
+        with mode.trace_suspended():
             self._create(initializer, shape, dtype, trainable, autocast, aggregation,
                          synchronization, name, backend)
 
     def _create(self, initializer, shape, dtype, trainable, autocast, aggregation,
                 synchronization, name, backend) -> None:
-        from ..dtypes import floatx, is_float, standardize
-        from ..ops.core import convert_to_tensor, to_backend_tensor
+        ops = mode.ops()
+        convert_to_tensor, to_backend_tensor = ops.convert_to_tensor, ops._to_backend_tensor
         if callable(initializer) and not isinstance(initializer, Tensor):
             if shape is None:
                 raise ValueError("Variable: argument 'shape' is required when the initializer "
@@ -115,11 +111,9 @@ class Variable(Tensor):
 
     def numpy(self):
         """A host copy of the current value: later assigns do not change it."""
-        if stateless_scope_open:
-            from .stateless_scope import current_value
-            scoped = current_value(self)
-            if scoped is not None:
-                return scoped.numpy()
+        scoped = self._scoped_value()
+        if scoped is not None:
+            return scoped.numpy()
         host = self.backend.to_host(self.data)
         return host.copy() if host is self.data or getattr(host, "base", None) is self.data \
             else host
@@ -128,16 +122,18 @@ class Variable(Tensor):
     def value(self) -> Tensor:
         """The current value, as a plain tensor that does not change with later assigns
         (while a graph is traced: the value the graph reads when it runs)."""
-        if stateless_scope_open:
-            from .stateless_scope import current_value
-            scoped = current_value(self)
-            if scoped is not None:
-                return scoped
-        recording = self._traced()
+        scoped = self._scoped_value()
+        if scoped is not None:
+            return scoped
+        recording = mode.active_trace()
         if recording is not None:
             return recording.read(self)
-        from ..ops.core import read_value
-        return read_value(self)
+        return mode.ops()._read_value(self)
+
+    def _scoped_value(self):
+        """The value the innermost open StatelessScope gives this variable, or None."""
+        scope = mode.current("stateless")
+        return None if scope is None else scope.get_current_value(self)
 
     def before_write(self) -> None:
         """Call before writing into ``self.data`` in place (assign, a graph plan's update):
@@ -161,33 +157,28 @@ class Variable(Tensor):
         views.clear()
 
     def _coerce(self, value, method: str):
-        from ..ops.core import to_backend_tensor
-        t = to_backend_tensor(value, dtype=self.dtype, backend=self.backend)
+        t = mode.ops()._to_backend_tensor(value, dtype=self.dtype, backend=self.backend)
         if t.shape != self.shape:
             raise ShapeError(f"Variable '{self.name}'.{method}: expected a value of shape "
                              f"{describe_shape(self.shape)}; received shape "
                              f"{describe_shape(t.shape)}")
         return t.data
 
-    def _traced(self):
-        from ..graph import trace
-        return trace.active()
-
     def _write_in_scope(self, value, combine=None) -> bool:
         """Inside a StatelessScope: record the write there (``combine(current, value)``
         for assign_add/assign_sub) and return True."""
-        from . import stateless_scope
-        if stateless_scope.get_stateless_scope() is None:
+        scope = mode.current("stateless")
+        if scope is None:
             return False
         if combine is not None:
-            from .. import ops
-            value = combine(self.value, ops.convert_to_tensor(value, dtype=self.dtype))
-        return stateless_scope.write(self, value)
+            value = combine(self.value, mode.ops().convert_to_tensor(value, dtype=self.dtype))
+        scope.record_write(self, value)
+        return True
 
     def assign(self, value) -> "Variable":
-        if stateless_scope_open and self._write_in_scope(value):
+        if self._write_in_scope(value):
             return self
-        recording = self._traced()
+        recording = mode.active_trace()
         if recording is not None:          # compiling: record the write
             recording.assign(self, value)
             return self
@@ -198,13 +189,11 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta) -> "Variable":
-        if stateless_scope_open:
-            from .. import ops
-            if self._write_in_scope(delta, ops.add):
-                return self
-        recording = self._traced()
+        ops = mode.ops()
+        if self._write_in_scope(delta, ops.add):
+            return self
+        recording = mode.active_trace()
         if recording is not None:
-            from .. import ops
             recording.assign(self, ops.add(recording.read(self), ops.cast(delta, self.dtype)))
             return self
         delta = self._coerce(delta, "assign_add")
@@ -214,13 +203,11 @@ class Variable(Tensor):
         return self
 
     def assign_sub(self, delta) -> "Variable":
-        if stateless_scope_open:
-            from .. import ops
-            if self._write_in_scope(delta, ops.subtract):
-                return self
-        recording = self._traced()
+        ops = mode.ops()
+        if self._write_in_scope(delta, ops.subtract):
+            return self
+        recording = mode.active_trace()
         if recording is not None:
-            from .. import ops
             recording.assign(self, ops.subtract(recording.read(self),
                                                 ops.cast(delta, self.dtype)))
             return self

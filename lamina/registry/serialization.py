@@ -10,18 +10,17 @@ config: a serialized lambda is refused.
 """
 from __future__ import annotations
 
-import base64
 import inspect
-import marshal
 import types
-import warnings
 from typing import Any, Callable
 
-import numpy as np
-
+from .families import is_strict_family, lookup_in_family
 from .object_registration import (CustomObjectScope, UnknownObjectError, get_registered_name,
-                                   get_registered_object, is_builtin,
-                                   unknown_object)
+                                  get_registered_object, is_builtin, unknown_object,
+                                  users_object)
+from .safe_mode import safe_mode_scope, scoped_safe_mode
+from .special_values import (NOT_SPECIAL, deserialize_special, serialize_lambda,
+                             serialize_special)
 
 _PLAIN = (str, int, float, bool)
 
@@ -38,13 +37,13 @@ def serialize_keras_object(obj) -> Any:
         return [serialize_keras_object(item) for item in obj]
     if isinstance(obj, dict):
         return serialize_dict(obj)
-    special = _serialize_special(obj)
+    special = serialize_special(obj, serialize_keras_object)
     if special is not None:
         return special
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) or (
             callable(obj) and not hasattr(obj, "get_config") and hasattr(obj, "__name__")):
         if getattr(obj, "__name__", None) == "<lambda>":
-            return _serialize_lambda(obj)
+            return serialize_lambda(obj)
         return {"module": "builtins", "class_name": "function",
                 "config": get_registered_name(obj), "registered_name": "function"}
     if not hasattr(obj, "get_config"):
@@ -78,109 +77,27 @@ def serialize_dict(config: dict) -> dict:
     return {key: serialize_keras_object(value) for key, value in config.items()}
 
 
-def _serialize_special(obj):
-    """bytes, slices, Ellipsis, numpy values and tensors, as Keras writes them."""
-    if isinstance(obj, bytes):
-        return {"class_name": "__bytes__", "config": {"value": obj.decode("utf-8")}}
-    if isinstance(obj, slice):
-        return {"class_name": "__slice__",
-                "config": {"start": serialize_keras_object(obj.start),
-                           "stop": serialize_keras_object(obj.stop),
-                           "step": serialize_keras_object(obj.step)}}
-    if obj is Ellipsis:
-        return {"class_name": "__ellipsis__", "config": {}}
-    if isinstance(obj, np.ndarray) and obj.ndim > 0:
-        return {"class_name": "__numpy__",
-                "config": {"value": obj.tolist(), "dtype": str(obj.dtype)}}
-    if isinstance(obj, (np.generic, np.ndarray)):
-        return obj.item()
-    from ..autograd.tensor import Tensor
-    if isinstance(obj, Tensor):
-        value = np.asarray(obj.numpy())
-        return {"class_name": "__tensor__",
-                "config": {"value": value.tolist(), "dtype": str(value.dtype)}}
-    return None
-
-
-def _serialize_lambda(fn) -> dict:
-    warnings.warn("The object being serialized includes a `lambda`. Lamina writes its "
-                  "bytecode as Keras does, but never loads it back: pass the function in "
-                  "custom_objects or use a named, registered function instead.",
-                  stacklevel=3)
-    code = base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii")
-    return {"class_name": "__lambda__", "config": {"value": [code, None, None]}}
-
-
 # --------------------------------------------------------------------------- deserialize
-def _family_tables() -> dict[str, Callable[[], dict]]:
-    """Keras module name -> the Lamina table of that family's built-ins."""
-    from .. import (activations, callbacks, constraints, initializers, losses, metrics,
-                    optimizers, regularizers)
-    from ..layers import _layer_table
-
-    def keras_root():
-        from .. import models
-        return {"Sequential": models.Sequential, "Model": models.Model,
-                "Functional": models.Functional}
-    return {"keras.layers": _layer_table, "keras.regularizers": lambda: regularizers.ALL_OBJECTS,
-            "keras.initializers": lambda: initializers.ALL_OBJECTS,
-            "keras.constraints": lambda: constraints.ALL_OBJECTS,
-            "keras.losses": lambda: losses.ALL_OBJECTS,
-            "keras.metrics": lambda: metrics.ALL_OBJECTS,
-            "keras.optimizers": lambda: optimizers.ALL_OBJECTS,
-            "keras.activations": lambda: activations.ALL_OBJECTS,
-            "keras.callbacks": lambda: callbacks.ALL_OBJECTS,
-            "keras.models": keras_root, "keras": keras_root,
-            "keras.src.models.functional": keras_root}
-
-
-def _from_module(module, name: str):
-    if not isinstance(module, str):
-        return None
-    getter = _family_tables().get(module)
-    if getter is None and module.startswith("keras.optimizers.schedules"):
-        from ..optimizers import schedules
-        return getattr(schedules, name, None)
-    return getter().get(name) if getter is not None else None
-
-
-def _users_object(name: str, custom_objects, module_objects):
-    """``name`` in the custom object scopes, ``custom_objects`` or ``module_objects``."""
-    from .object_registration import _scope
-    for table in [*reversed(getattr(_scope, "stack", [])), custom_objects or {},
-                  module_objects or {}]:
-        if name in table:
-            return table[name]
-    return None
-
-
 def _resolve(config: dict, class_name: str, custom_objects, module_objects):
     """The user's objects first, then the family the Keras module names, then the
     registry (``"package>Name"`` for registered classes)."""
     registered = config.get("registered_name") or class_name
-    obj = _users_object(registered, custom_objects, module_objects)
+    obj = users_object(registered, custom_objects, module_objects)
     if obj is None and ">" in registered:     # a registered class beats a same-named built-in
         obj = get_registered_object(registered, custom_objects, module_objects)
     if obj is None:
-        obj = _users_object(class_name, custom_objects, module_objects)
+        obj = users_object(class_name, custom_objects, module_objects)
     if obj is not None:
         return obj
     module = config.get("module")
-    obj = _from_module(module, class_name)
+    obj = lookup_in_family(module, class_name)
     if obj is not None:
         return obj
     obj = (get_registered_object(registered, custom_objects, module_objects)
            or get_registered_object(class_name, custom_objects, module_objects))
-    if obj is not None and module in _STRICT_FAMILIES and is_builtin(obj):
+    if obj is not None and is_strict_family(module) and is_builtin(obj):
         return None       # another family's built-in of that name (a loss for a metric)
     return obj
-
-
-# Keras modules whose built-ins Lamina lists in one table: a name missing there is unknown,
-# never another family's class of the same name.
-_STRICT_FAMILIES = ("keras.layers", "keras.regularizers", "keras.initializers",
-                    "keras.constraints", "keras.losses", "keras.metrics", "keras.optimizers",
-                    "keras.activations", "keras.callbacks")
 
 
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
@@ -214,16 +131,15 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
             raise UnknownObjectError(f"cannot deserialize {kind}: the config has no "
                                      f"'class_name' key; received keys {sorted(config)}")
     class_name, inner = config["class_name"], config["config"]
-    from .saving_api import _SAFE_MODE
-    scoped = getattr(_SAFE_MODE, "value", None)
+    scoped = scoped_safe_mode()
     safe_mode = bool(safe_mode) if scoped is None else scoped    # an outer scope wins
-    special = _deserialize_special(class_name, inner, kind, safe_mode)
-    if special is not _NOT_SPECIAL:
+    special = deserialize_special(class_name, inner, kind, safe_mode)
+    if special is not NOT_SPECIAL:
         return special
     if class_name == "function":
         name = inner
-        obj = (_users_object(name, custom_objects, module_objects)
-               or _from_module(config.get("module"), name)
+        obj = (users_object(name, custom_objects, module_objects)
+               or lookup_in_family(config.get("module"), name)
                or get_registered_object(name, custom_objects, module_objects))
         if obj is None:
             raise unknown_object(name, kind)
@@ -231,11 +147,10 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     cls = _resolve(config, class_name, custom_objects, module_objects)
     if cls is None:
         error = unknown_object(config.get("registered_name") or class_name, kind)
-        if config.get("module") in _STRICT_FAMILIES:
+        if is_strict_family(config.get("module")):
             error = UnknownObjectError(f"{error} (the config names it in "
                                        f"{config['module']})")
         raise error
-    from .saving_api import safe_mode_scope
     with safe_mode_scope(safe_mode):       # nested objects (a Lambda layer) read it too
         return _instantiate(cls, config, inner, custom_objects)
 
@@ -258,38 +173,23 @@ def _instantiate(cls, config: dict, inner, custom_objects):
     return obj
 
 
-_NOT_SPECIAL = object()
-
-
-def _deserialize_special(class_name, inner, kind: str, safe_mode: bool):
-    if class_name == "__lambda__":
-        if safe_mode:
-            raise UnknownObjectError(
-                f"Requested the deserialization of a Python `lambda` ({kind}): loading its "
-                f"bytecode is unsafe, so safe mode refuses it (safe_mode=True). Pass the "
-                f"function in custom_objects instead: Python bytecode is something Lamina "
-                f"never runs from a file")
-        raise UnknownObjectError(
-            f"cannot deserialize a Python `lambda` ({kind}) even with safe_mode=False: its "
-            f"bytecode is something Lamina never runs from a file; pass the function in "
-            f"custom_objects instead")
-    if class_name == "__bytes__":
-        return inner["value"].encode("utf-8")
-    if class_name == "__slice__":
-        return slice(inner["start"], inner["stop"], inner["step"])
-    if class_name == "__ellipsis__":
-        return Ellipsis
-    if class_name in ("__numpy__", "__tensor__"):
-        value = np.array(inner["value"], dtype=inner["dtype"])
-        if class_name == "__numpy__":
-            return value
-        from ..ops import convert_to_tensor
-        return convert_to_tensor(value)
-    return _NOT_SPECIAL
-
-
 def _accepts_custom_objects(method: Callable) -> bool:
+    # inspect.signature costs ~50 us, and a model's config calls this for every layer,
+    # initializer and dtype policy in it: remember the answer per function.
+    function = getattr(method, "__func__", method)
     try:
-        return "custom_objects" in inspect.signature(method).parameters
+        return _ACCEPTS_CUSTOM_OBJECTS[function]
+    except (KeyError, TypeError):      # TypeError: an unhashable callable
+        pass
+    try:
+        accepts = "custom_objects" in inspect.signature(method).parameters
     except (TypeError, ValueError):
-        return False
+        accepts = False
+    try:
+        _ACCEPTS_CUSTOM_OBJECTS[function] = accepts
+    except TypeError:
+        pass
+    return accepts
+
+
+_ACCEPTS_CUSTOM_OBJECTS: dict = {}      # from_config function -> takes custom_objects

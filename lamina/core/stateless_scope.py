@@ -3,8 +3,8 @@
 Inside a :class:`StatelessScope` no Variable changes:
 
 - an op that reads a Variable listed in ``state_mapping`` reads the mapped value instead
-  (``apply`` in ``lamina/ops/op.py`` calls the hook installed here, after autocasting and
-  before a graph trace's own variable reads, so a scope works eagerly and inside a trace);
+  (``core/mode.py`` asks the innermost open scope, after autocasting and before a graph
+  trace's own variable reads, so a scope works eagerly and inside a trace);
 - ``assign``/``assign_add``/``assign_sub`` record the new value in the scope
   (``scope.get_current_value(variable)``), and later reads in the scope see it;
 - with ``collect_losses=True``, ``Layer.add_loss`` adds to ``scope.losses`` (and a layer's
@@ -14,27 +14,23 @@ Lamina creates a variable's value when the variable is created, also inside a sc
 ``initialize_variables`` needs no deferred work: a variable created in the scope holds its
 initializer's value when it is first used outside, as in Keras either way.
 
-The hook is installed only while a scope is open: with none, reading and assigning
-variables (eagerly and while tracing) is exactly as without this module.
+With no scope open, reading and assigning variables (eagerly and while tracing) is exactly
+as without this module. ``lamina.ops`` (above core) is reached through ``core/mode``.
 """
 from __future__ import annotations
 
 import threading
 
-from .. import ops
 from ..errors import ShapeError, describe_shape
-from ..ops import op as _op
-from . import variable as _variable
+from . import mode
 from .variable import Variable
 
 _state = threading.local()
-_open_lock = threading.Lock()
-_open_scopes = 0          # scopes open on any thread: the hook stays installed while > 0
 
 
 def get_stateless_scope():
     """The innermost StatelessScope open on this thread, or None."""
-    return getattr(_state, "stateless", None)
+    return mode.current("stateless")
 
 
 def in_stateless_scope() -> bool:
@@ -66,9 +62,9 @@ class StatelessScope:
                 raise ValueError("StatelessScope: every key of argument 'state_mapping' must "
                                  f"be a Variable; received {key!r}")
             if isinstance(value, Variable):
-                value = ops.cast(value.value, key.dtype)
+                value = mode.ops().cast(value.value, key.dtype)
             else:
-                value = ops.convert_to_tensor(value, dtype=key.dtype)
+                value = mode.ops().convert_to_tensor(value, dtype=key.dtype)
             if tuple(value.shape) != tuple(key.shape):
                 raise ValueError(f"StatelessScope: the value for variable '{key.path}' must "
                                  f"have the variable's shape {tuple(key.shape)}; received "
@@ -77,23 +73,27 @@ class StatelessScope:
         self._previous = None
 
     def __enter__(self):
-        global _open_scopes
-        self._previous = get_stateless_scope()
-        _state.stateless = self
-        with _open_lock:
-            _open_scopes += 1
-            _op._stateless_inputs = _map_variables
-            _variable.stateless_scope_open = True
+        mode.enter("stateless", self)
         return self
 
     def __exit__(self, *exc) -> None:
-        global _open_scopes
-        _state.stateless = self._previous
-        with _open_lock:
-            _open_scopes -= 1
-            if _open_scopes == 0:
-                _op._stateless_inputs = None
-                _variable.stateless_scope_open = False
+        mode.leave("stateless", self)
+
+    def map_inputs(self, inputs: tuple) -> tuple:
+        """``inputs`` with the variables this scope maps replaced by their values."""
+        mapping = self.state_mapping
+        if not any(isinstance(x, Variable) and id(x) in mapping for x in inputs):
+            return inputs
+        return tuple(mapping.get(id(x), x) if isinstance(x, Variable) else x for x in inputs)
+
+    def record_write(self, variable, value) -> None:
+        """``variable = value`` inside the scope (Variable.assign and its kin)."""
+        value = mode.ops().convert_to_tensor(value, dtype=variable.dtype)
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ShapeError(f"Variable '{variable.name}'.assign: expected a value of shape "
+                             f"{describe_shape(variable.shape)}; received shape "
+                             f"{describe_shape(value.shape)}")
+        self.add_update((variable, value))
 
     def add_loss(self, loss) -> None:
         self.losses.append(loss)
@@ -127,35 +127,3 @@ def get_symbolic_scope():
 
 def in_symbolic_scope() -> bool:
     return get_symbolic_scope() is not None
-
-
-def _map_variables(inputs: tuple) -> tuple:
-    """``inputs`` with the variables this thread's scope maps replaced by their values."""
-    scope = get_stateless_scope()
-    if scope is None:
-        return inputs
-    mapping, variable_type = scope.state_mapping, _variable.Variable
-    if not any(isinstance(x, variable_type) and id(x) in mapping for x in inputs):
-        return inputs
-    return tuple(mapping.get(id(x), x) if isinstance(x, variable_type) else x
-                 for x in inputs)
-
-
-def current_value(variable):
-    """``variable``'s value in this thread's scope (mapped or assigned there), or None."""
-    scope = get_stateless_scope()
-    return None if scope is None else scope.get_current_value(variable)
-
-
-def write(variable, value) -> bool:
-    """Record ``variable = value`` in this thread's scope; False when no scope is open."""
-    scope = get_stateless_scope()
-    if scope is None:
-        return False
-    value = ops.convert_to_tensor(value, dtype=variable.dtype)
-    if tuple(value.shape) != tuple(variable.shape):
-        raise ShapeError(f"Variable '{variable.name}'.assign: expected a value of shape "
-                         f"{describe_shape(variable.shape)}; received shape "
-                         f"{describe_shape(value.shape)}")
-    scope.add_update((variable, value))
-    return True

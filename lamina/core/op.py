@@ -18,10 +18,11 @@ node's identity. Anything that changes while training is an input tensor instead
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, NamedTuple
 
 from ..errors import ShapeError, describe_shape
+from . import mode
+from .symbolic import SymbolicTensor, symbolic_apply
 
 OP_REGISTRY: dict[str, "Op"] = {}
 
@@ -96,48 +97,15 @@ def register_op(cls: type[Op]) -> Op:
 
 
 # --------------------------------------------------------------------------- dispatch
-# `apply` is the single entry point that runs an op. It is bound to the eager and symbolic
-# implementations by lamina/autograd (eager) and lamina/ops/__init__.py (symbolic, from
-# lamina/core) at import time, so this module stays free of tensor classes.
-_eager_apply = None
-_symbolic_apply = None
-_symbolic_type: type | None = None
-# Set by lamina/autograd/autocast.py once a layer with a mixed dtype policy has run: casts
-# float Variable inputs to the running layer's compute dtype (Keras's AutocastScope).
-_autocast_inputs = None
-# Set by lamina/autograd/stateless_scope.py while a StatelessScope is open: replaces the
-# Variable inputs the scope maps by their values in the scope.
-_stateless_inputs = None
-# Set by lamina/autograd/remat.py while a remat'd function runs: sees the inputs first, to
-# note which Variables the function reads (and their values then); returns nothing.
-_read_observer = None
-
-
-class _TraceHook(threading.local):
-    """Per thread: while this thread traces a graph, ``inputs`` replaces Variable inputs
-    by their symbolic values (lamina/graph/trace.py sets it); None otherwise."""
-    inputs = None
-
-
-trace_hook = _TraceHook()
-
-
 def apply(op: Op, inputs: tuple, attrs: dict[str, Any]):
-    """Run ``op`` on tensors: now (eager), or as a graph node when any input is symbolic."""
-    if _read_observer is not None:
-        _read_observer(inputs)
-    if _autocast_inputs is not None:
-        inputs = _autocast_inputs(op, inputs)
-    if _stateless_inputs is not None:
-        inputs = _stateless_inputs(inputs)
-    trace_inputs = trace_hook.inputs
-    if trace_inputs is not None:
-        inputs = trace_inputs(inputs)
-    if _symbolic_type is not None:
-        for x in inputs:
-            if isinstance(x, _symbolic_type):
-                return _symbolic_apply(op, inputs, attrs)
-    return _eager_apply(op, inputs, attrs)
+    """Run ``op`` on tensors: as a graph node when any input is symbolic, else now (the
+    eager engine ``lamina/autograd`` registered with ``core/mode``). The open scopes and
+    trace of this thread rewrite the inputs first (``core/mode.py``)."""
+    inputs = mode.rewrite_inputs(op, inputs)
+    for x in inputs:
+        if isinstance(x, SymbolicTensor):
+            return symbolic_apply(op, inputs, attrs)
+    return mode.engines.eager_apply(op, inputs, attrs)
 
 
 # --------------------------------------------------------------------------- spec helpers

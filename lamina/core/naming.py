@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .. import backend
+from .. import settings
 
 _counters: dict[str, int] = {}
 
@@ -27,4 +27,4 @@ def reset() -> None:
     _counters.clear()
 
 
-backend.register_clear_hook(reset)
+settings.register_clear_hook(reset)

@@ -1,5 +1,6 @@
-"""The ``get`` / ``deserialize`` logic shared by initializers, regularizers, constraints and
-activations (Keras 3's ``keras.<kind>.get``).
+"""The ``get`` / ``deserialize`` logic shared by the families (initializers, regularizers,
+constraints, activations, losses, metrics, optimizers, callbacks, layers: Keras 3's
+``keras.<kind>.get`` and ``keras.<kind>.deserialize``).
 
 Each family keeps a table of its names (class names, snake-case names, aliases). Names are
 looked up in that table first, so a built-in of another family with the same bare name (a
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..saving.object_registration import (UnknownObjectError, deserialize_keras_object,
-                                          get_registered_object)
+from .object_registration import UnknownObjectError, get_registered_object
+from .families import family_table, registered_families
+from .serialization import deserialize_keras_object
 
 
 def _valid_names(table: dict) -> str:
@@ -76,3 +78,16 @@ def get_from(kind: str, identifier, table: dict, instantiate: bool = True) -> An
         raise TypeError(f"{kind}s.get: could not interpret {kind} identifier {identifier!r}: "
                         f"expected None, a name, a config dict, an instance or a callable")
     return obj
+
+
+def deserialize_in_family(keras_module: str, kind: str, config,
+                          custom_objects: dict | None = None):
+    """``<family>.deserialize(config, custom_objects)`` for the family registered under
+    ``keras_module`` (``"keras.layers"``: a layer or a model), for code below the family
+    (lamina/saving reads models this way without importing layers)."""
+    table = family_table(keras_module)
+    if table is None:
+        raise UnknownObjectError(f"cannot deserialize a {kind}: no family is registered "
+                                 f"for {keras_module!r} (registered: "
+                                 f"{registered_families()})")
+    return deserialize_from(kind, config, table, custom_objects)

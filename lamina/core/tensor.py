@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from ..backend import get_backend
 from ..errors import BackendError
-
-# ``lamina.ops``, which the operators of TensorBase call. ops imports this module, so it
-# cannot be imported here: lamina/ops/__init__.py binds it once its own import is done.
-_ops = None
+from .mode import engines
 
 
 class TensorBase:
-    """Python operators and common methods, all routed through ``lamina.ops``.
+    """Python operators and common methods, all routed through ``lamina.ops`` (which
+    registers itself with ``core/mode``: ops is above core).
 
     Concrete tensors (:class:`Tensor`), variables and symbolic tensors share this, so
     ``x + 1``, ``x @ w``, ``x[:, 0]`` and ``x.T`` mean the same thing eagerly and in a trace.
@@ -24,7 +22,7 @@ class TensorBase:
 
     @property
     def T(self):
-        return _ops.transpose(self)
+        return engines.ops.transpose(self)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -35,150 +33,150 @@ class TensorBase:
 
     # arithmetic -----------------------------------------------------------
     def __add__(self, o):
-        return _ops.add(self, o)
+        return engines.ops.add(self, o)
 
     def __radd__(self, o):
-        return _ops.add(o, self)
+        return engines.ops.add(o, self)
 
     def __sub__(self, o):
-        return _ops.subtract(self, o)
+        return engines.ops.subtract(self, o)
 
     def __rsub__(self, o):
-        return _ops.subtract(o, self)
+        return engines.ops.subtract(o, self)
 
     def __mul__(self, o):
-        return _ops.multiply(self, o)
+        return engines.ops.multiply(self, o)
 
     def __rmul__(self, o):
-        return _ops.multiply(o, self)
+        return engines.ops.multiply(o, self)
 
     def __truediv__(self, o):
-        return _ops.divide(self, o)
+        return engines.ops.divide(self, o)
 
     def __rtruediv__(self, o):
-        return _ops.divide(o, self)
+        return engines.ops.divide(o, self)
 
     def __floordiv__(self, o):
-        return _ops.floor_divide(self, o)
+        return engines.ops.floor_divide(self, o)
 
     def __rfloordiv__(self, o):
-        return _ops.floor_divide(o, self)
+        return engines.ops.floor_divide(o, self)
 
     def __mod__(self, o):
-        return _ops.mod(self, o)
+        return engines.ops.mod(self, o)
 
     def __rmod__(self, o):
-        return _ops.mod(o, self)
+        return engines.ops.mod(o, self)
 
     def __pow__(self, o):
-        return _ops.power(self, o)
+        return engines.ops.power(self, o)
 
     def __rpow__(self, o):
-        return _ops.power(o, self)
+        return engines.ops.power(o, self)
 
     def __matmul__(self, o):
-        return _ops.matmul(self, o)
+        return engines.ops.matmul(self, o)
 
     def __rmatmul__(self, o):
-        return _ops.matmul(o, self)
+        return engines.ops.matmul(o, self)
 
     def __neg__(self):
-        return _ops.negative(self)
+        return engines.ops.negative(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _ops.abs(self)
+        return engines.ops.abs(self)
 
     # comparisons (elementwise, as in Keras; hashing stays by identity) ----
     def __eq__(self, o):
-        return _ops.equal(self, o)
+        return engines.ops.equal(self, o)
 
     def __ne__(self, o):
-        return _ops.not_equal(self, o)
+        return engines.ops.not_equal(self, o)
 
     def __lt__(self, o):
-        return _ops.less(self, o)
+        return engines.ops.less(self, o)
 
     def __le__(self, o):
-        return _ops.less_equal(self, o)
+        return engines.ops.less_equal(self, o)
 
     def __gt__(self, o):
-        return _ops.greater(self, o)
+        return engines.ops.greater(self, o)
 
     def __ge__(self, o):
-        return _ops.greater_equal(self, o)
+        return engines.ops.greater_equal(self, o)
 
     def __and__(self, o):
-        return _ops.logical_and(self, o)
+        return engines.ops.logical_and(self, o)
 
     def __rand__(self, o):
-        return _ops.logical_and(o, self)
+        return engines.ops.logical_and(o, self)
 
     def __or__(self, o):
-        return _ops.logical_or(self, o)
+        return engines.ops.logical_or(self, o)
 
     def __ror__(self, o):
-        return _ops.logical_or(o, self)
+        return engines.ops.logical_or(o, self)
 
     def __xor__(self, o):
-        return _ops.logical_xor(self, o)
+        return engines.ops.logical_xor(self, o)
 
     def __rxor__(self, o):
-        return _ops.logical_xor(o, self)
+        return engines.ops.logical_xor(o, self)
 
     def __invert__(self):
-        return _ops.logical_not(self)
+        return engines.ops.logical_not(self)
 
     __hash__ = object.__hash__
 
     # indexing and methods ---------------------------------------------------
     def __getitem__(self, key):
-        return _ops.getitem(self, key)
+        return engines.ops.getitem(self, key)
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return _ops.reshape(self, shape)
+        return engines.ops.reshape(self, shape)
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
-        return _ops.transpose(self, axes or None)
+        return engines.ops.transpose(self, axes or None)
 
     def astype(self, dtype):
-        return _ops.cast(self, dtype)
+        return engines.ops.cast(self, dtype)
 
     def sum(self, axis=None, keepdims=False):
-        return _ops.sum(self, axis=axis, keepdims=keepdims)
+        return engines.ops.sum(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        return _ops.mean(self, axis=axis, keepdims=keepdims)
+        return engines.ops.mean(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        return _ops.max(self, axis=axis, keepdims=keepdims)
+        return engines.ops.max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        return _ops.min(self, axis=axis, keepdims=keepdims)
+        return engines.ops.min(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None):
-        return _ops.argmax(self, axis=axis)
+        return engines.ops.argmax(self, axis=axis)
 
     def exp(self):
-        return _ops.exp(self)
+        return engines.ops.exp(self)
 
     def log(self):
-        return _ops.log(self)
+        return engines.ops.log(self)
 
     def sqrt(self):
-        return _ops.sqrt(self)
+        return engines.ops.sqrt(self)
 
     def square(self):
-        return _ops.square(self)
+        return engines.ops.square(self)
 
     def abs(self):
-        return _ops.abs(self)
+        return engines.ops.abs(self)
 
 
 _DTYPE_NAMES: dict = {}
@@ -188,7 +186,7 @@ class Tensor(TensorBase):
     """A concrete tensor: a backend array plus the backend it lives on.
 
     Create one with ``lamina.ops.convert_to_tensor(data)``. ``.numpy()`` copies it to the
-    host. Tensors are immutable; :class:`~lamina.autograd.variable.Variable` holds state.
+    host. Tensors are immutable; :class:`~lamina.core.variable.Variable` holds state.
 
     A tensor read from a Variable (``convert_to_tensor(v)``, ``reshape(v)``, ``v[0]``, ...)
     may share the variable's buffer: ``_owner`` is then that variable, which copies the
@@ -198,7 +196,7 @@ class Tensor(TensorBase):
     __slots__ = ("data", "backend", "_owner", "_keras_mask", "__weakref__")
 
     def __init__(self, data, dtype=None, backend=None):
-        t = _ops.core.to_backend_tensor(data, dtype=dtype, backend=backend)
+        t = engines.ops.core.to_backend_tensor(data, dtype=dtype, backend=backend)
         self.data = t.data if t._owner is None else t.data.copy()
         self.backend = t.backend
         self._owner = None

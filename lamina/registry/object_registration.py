@@ -9,7 +9,7 @@ imports a module or runs code named by a config.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import LaminaError
 
@@ -92,6 +92,17 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
     return None
 
 
+def users_object(name: str, custom_objects: dict | None = None,
+                 module_objects: dict | None = None):
+    """``name`` in the custom object scopes, ``custom_objects`` or ``module_objects`` only
+    (not the registry): the objects a user handed over for this call."""
+    for table in [*reversed(getattr(_scope, "stack", [])), custom_objects or {},
+                  module_objects or {}]:
+        if name in table:
+            return table[name]
+    return None
+
+
 class CustomObjectScope:
     """Within the ``with`` block, configs may name these objects (Keras's
     ``CustomObjectScope``; ``custom_object_scope`` is the same class).
@@ -135,6 +146,3 @@ def unknown_object(name: str, kind: str) -> UnknownObjectError:
         f"lamina.saving.custom_object_scope, or decorate its class with "
         f"@lamina.saving.register_keras_serializable()")
 
-
-# Serialization lives in .serialization; these names stay importable from here.
-from .serialization import deserialize_keras_object, serialize_keras_object  # noqa: E402

@@ -6,25 +6,23 @@ While a layer whose compute dtype differs from its variable dtype runs ``call`` 
 float32; the cast's gradient casts back, so optimizers update float32 weights. The cast is
 an ordinary ``cast`` op, so eager mode and compiled graphs compute the same thing.
 
-``apply`` (``lamina/ops/op.py``) and the ops' argument conversion (``as_tensor`` and
-``as_tensors`` in ``lamina/ops/core.py``, before dtype promotion would turn a float16 input
-into float32) call the hook installed here once a scope has been entered; until then mixed
-precision costs nothing.
+``core/mode.py`` asks the innermost open scope to cast an op's inputs (``cast_inputs``), and
+so do the ops' argument conversions (``as_tensor`` and ``as_tensors`` in
+``lamina/ops/core.py``, before dtype promotion would turn a float16 input into float32);
+with no scope open, mixed precision costs nothing.
 """
 from __future__ import annotations
 
-import threading
-
 from ..dtypes import is_float
-from ..ops import op as _op
+from . import mode
+from .op import OP_REGISTRY
 from .variable import Variable
-
-_state = threading.local()
 
 
 def autocast_dtype() -> str | None:
     """The dtype float variables are read in right now, or None (no autocasting)."""
-    return getattr(_state, "dtype", None)
+    scope = mode.current("autocast")
+    return None if scope is None else scope.dtype
 
 
 class AutocastScope:
@@ -36,17 +34,24 @@ class AutocastScope:
             raise ValueError(f"AutocastScope: argument 'dtype' must be a float dtype or None; "
                              f"received {dtype!r}")
         self.dtype = dtype
-        self._previous = None
 
     def __enter__(self):
-        if _op._autocast_inputs is None:
-            _op._autocast_inputs = _cast_variables
-        self._previous = autocast_dtype()
-        _state.dtype = self.dtype
+        mode.enter("autocast", self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _state.dtype = self._previous
+        mode.leave("autocast", self)
+
+    def cast_inputs(self, op, inputs):
+        """``inputs`` with castable variables cast; ``op`` is the op about to run (None
+        while an op function converts its arguments)."""
+        dtype = self.dtype
+        if dtype is None or (op is not None and op.name == "cast"):   # the cast reads it
+            return inputs
+        if not any(_castable(x, dtype) for x in inputs):
+            return inputs
+        cast = OP_REGISTRY["cast"]
+        return tuple(cast(x, dtype=dtype) if _castable(x, dtype) else x for x in inputs)
 
 
 def scope_for_layer(layer) -> AutocastScope | None:
@@ -61,18 +66,6 @@ def scope_for_layer(layer) -> AutocastScope | None:
     if compute != layer.variable_dtype or (current is not None and current != compute):
         return AutocastScope(compute)
     return None
-
-
-def _cast_variables(op, inputs):
-    """``inputs`` with castable variables cast; ``op`` is the op about to run (None while
-    an op function converts its arguments)."""
-    dtype = getattr(_state, "dtype", None)
-    if dtype is None or (op is not None and op.name == "cast"):   # the cast reads the variable
-        return inputs
-    if not any(_castable(x, dtype) for x in inputs):
-        return inputs
-    cast = _op.OP_REGISTRY["cast"]
-    return tuple(cast(x, dtype=dtype) if _castable(x, dtype) else x for x in inputs)
 
 
 def _castable(x, dtype: str) -> bool:

@@ -14,11 +14,11 @@ calls them.
 """
 from __future__ import annotations
 
-from ..distribution.strategies import data_parallel
-from ..distribution.world import world
-from .core import cast
-from .math import divide, multiply
-from .op import Op, Spec, register_op
+from .strategies import data_parallel
+from .world import world
+from ..ops.core import cast
+from ..ops.math import divide, multiply
+from ..core.op import Op, Spec, register_op
 
 __all__: list = []
 

@@ -25,8 +25,8 @@ import itertools
 import operator
 import secrets
 
-from ..autograd.tensor import Tensor
-from ..autograd.variable import Variable
+from ..core.tensor import Tensor
+from ..core.variable import Variable
 from ..backend import rng
 
 # Stream 0 belongs to int seeds and stream 1 to the global generator; unseeded
