@@ -13,7 +13,9 @@ from typing import Any
 
 from ..errors import LaminaError
 
-# "registered name" -> class or function. Built-ins are stored under their bare name.
+# Lamina's built-ins, by bare name; and users' objects ("package>name", or whatever a user
+# puts into get_custom_objects()), which Keras's get_custom_objects() returns: only those.
+_BUILTINS: dict[str, Any] = {}
 _GLOBAL_OBJECTS: dict[str, Any] = {}
 _REGISTERED_NAMES: dict[Any, str] = {}
 _scope = threading.local()
@@ -27,7 +29,7 @@ def register_builtin(obj=None, *, name: str | None = None):
     """Decorator for Lamina's own classes and functions: registered under their bare name."""
     def decorate(target):
         key = name or target.__name__
-        _GLOBAL_OBJECTS[key] = target
+        _BUILTINS[key] = target
         _REGISTERED_NAMES.setdefault(target, key)
         return target
     return decorate(obj) if obj is not None else decorate
@@ -81,6 +83,8 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
         return custom_objects[name]
     if name in _GLOBAL_OBJECTS:
         return _GLOBAL_OBJECTS[name]
+    if name in _BUILTINS:
+        return _BUILTINS[name]
     if module_objects and name in module_objects:
         return module_objects[name]
     # "Pkg>Name" files can still find a class the user passed under its bare name.
@@ -135,7 +139,9 @@ custom_object_scope = CustomObjectScope
 
 
 def get_custom_objects() -> dict[str, Any]:
-    """The registry of users' objects (Keras's ``get_custom_objects``): a live dict."""
+    """The registry of users' objects (Keras's ``get_custom_objects``): a live dict, empty
+    until the user registers something. Lamina's built-ins are not in it, so clearing it
+    (as Keras's serialization guide does) loses nothing of Lamina's."""
     return _GLOBAL_OBJECTS
 
 

@@ -86,7 +86,7 @@ def test_family_table_wins_over_other_families_with_the_same_bare_name(monkeypat
         @classmethod
         def from_config(cls, config):
             return cls()
-    monkeypatch.setitem(object_registration._GLOBAL_OBJECTS, "Identity", IdentityLayer)
+    monkeypatch.setitem(object_registration._BUILTINS, "Identity", IdentityLayer)
     assert isinstance(initializers.get({"class_name": "Identity", "config": {}}), Identity)
 
 

@@ -130,7 +130,7 @@ def test_family_table_wins_over_other_families(monkeypatch):
         @classmethod
         def from_config(cls, config):
             return cls()
-    monkeypatch.setitem(object_registration._GLOBAL_OBJECTS, "MeanSquaredError",
+    monkeypatch.setitem(object_registration._BUILTINS, "MeanSquaredError",
                         MeanSquaredErrorMetric)
     loss = losses.get({"class_name": "MeanSquaredError", "config": {}})
     assert isinstance(loss, losses.MeanSquaredError)

@@ -7,7 +7,7 @@ from ... import tree
 from ...core.symbolic import SymbolicTensor
 from ...graph import trace as graph_trace
 from ...registry import (deserialize_keras_object, get_custom_objects, get_registered_object,
-                         in_safe_mode, serialize_keras_object)
+                         in_safe_mode, is_builtin, serialize_keras_object)
 from .. import call_context
 from ..layer import Layer
 
@@ -143,7 +143,7 @@ def _passed_function(name: str, what: str, custom_objects, safe_mode: bool):
     # Found only among Lamina's built-ins (a layer named 'relu', say) is not "passed".
     passed = custom_objects is not None and custom_objects.get(key) is fn
     if fn is None or isinstance(fn, type) or not callable(fn) or (
-            fn is get_custom_objects().get(key) and not passed):
+            (is_builtin(fn) or fn is get_custom_objects().get(key)) and not passed):
         raise ValueError(_LAMBDA_NOT_PASSED.format(name=name, what=what, key=key))
     return fn
 
