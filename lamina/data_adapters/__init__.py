@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 
 from .. import tree
+from ..core.ignored_arguments import warn_ignored
 from .py_dataset import PyDataset
 from .array_adapter import ArrayDataAdapter, split_validation, to_host
 from .generator_adapter import GeneratorDataAdapter, PyDatasetAdapter, unpack_x_y_sample_weight
@@ -59,8 +60,10 @@ def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shu
 
 
 def _no_extras(what, kind, y, sample_weight, batch_size):
-    for name, value in (("y", y), ("sample_weight", sample_weight),
-                        ("batch_size", batch_size)):
+    if batch_size is not None:        # Keras ignores it for a dataset: say so, once
+        warn_ignored(what, "batch_size", batch_size, f"x is {kind}, whose batches have "
+                     f"their own size", stacklevel=5)
+    for name, value in (("y", y), ("sample_weight", sample_weight)):
         if value is not None:
             raise ValueError(f"{what}: argument '{name}' must not be given when x is {kind} "
                              f"(its batches carry their own targets and size); received "

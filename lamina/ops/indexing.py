@@ -19,7 +19,7 @@ smallest and largest index received).
 from __future__ import annotations
 
 from ..core.tensor import TensorBase
-from ..dtypes import floatx, is_int, standardize
+from ..dtypes import floatx, is_float, is_int, standardize
 from ..errors import DTypeError, IndexRangeError, ShapeError, describe_shape
 from .reshaping import broadcast_to, reshape
 from .compare import less
@@ -322,10 +322,13 @@ class OneHot(Op):
 
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     """Integer labels ``x`` as one-hot vectors of length ``num_classes`` along a new axis
-    ``axis``; labels outside [0, num_classes) give all-zero vectors. No gradient."""
+    ``axis``; labels outside [0, num_classes) give all-zero vectors. Float labels are cast
+    to int32 first, as Keras does. No gradient."""
     if sparse:
         raise ValueError("one_hot: sparse=True is not supported; Lamina tensors are dense")
     x = as_tensor("one_hot", x)
+    if is_float(x.dtype):              # Keras casts float labels (2.0 -> class 2)
+        x = cast(x, "int32")
     _require_int("one_hot", "x", x)
     num_classes = int(num_classes)
     if num_classes < 0:
