@@ -7,6 +7,8 @@ eagerly here; graph mode returns compiled versions of the same steps.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 
 from .. import metrics as metrics_module
@@ -181,8 +183,11 @@ class Trainer:
     def test_step(self, data) -> dict:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
-                                 training=False)
+        if _accepts_training(type(self).compute_loss):
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                     training=False)
+        else:           # a Keras 3.0-era override has no `training` (Keras passes none)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
@@ -345,3 +350,14 @@ def _batch_size(x):
 
 def _pythonify(logs: dict) -> dict:
     return pythonify_logs(logs)
+
+
+@functools.lru_cache(maxsize=None)
+def _accepts_training(compute_loss) -> bool:
+    """Whether a ``compute_loss`` (the class's function) takes ``training`` (or **kwargs)."""
+    try:
+        parameters = inspect.signature(compute_loss).parameters
+    except (TypeError, ValueError):
+        return True
+    return "training" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
