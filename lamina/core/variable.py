@@ -7,6 +7,7 @@ import weakref
 from ..dtypes import floatx, is_float, itemsize, standardize
 from ..errors import ShapeError, describe_shape
 from . import mode, structure, weight_budget
+from .symbolic import SymbolicTensor
 from .tensor import Tensor
 
 _uid = itertools.count()
@@ -182,6 +183,8 @@ class Variable(Tensor):
         if recording is not None:          # compiling: record the write
             recording.assign(self, value)
             return self
+        if isinstance(value, SymbolicTensor):   # building a functional model: no value to
+            return self                         # write, so Keras skips the update
         value = self._coerce(value, "assign")
         self.before_write()
         self.backend.copy_(self.data, value)
@@ -195,6 +198,8 @@ class Variable(Tensor):
         recording = mode.active_trace()
         if recording is not None:
             recording.assign(self, ops.add(recording.read(self), ops.cast(delta, self.dtype)))
+            return self
+        if isinstance(delta, SymbolicTensor):   # (functional-API building, as assign)
             return self
         delta = self._coerce(delta, "assign_add")
         self.before_write()
@@ -210,6 +215,8 @@ class Variable(Tensor):
         if recording is not None:
             recording.assign(self, ops.subtract(recording.read(self),
                                                 ops.cast(delta, self.dtype)))
+            return self
+        if isinstance(delta, SymbolicTensor):   # (functional-API building, as assign)
             return self
         delta = self._coerce(delta, "assign_sub")
         self.before_write()
