@@ -163,6 +163,11 @@ def _conform(model: str, ref: SymbolicTensor, x):
         x = ops.convert_to_tensor(x, dtype=ref.dtype)
     elif x.dtype != ref.dtype and not isinstance(x, SymbolicTensor):
         x = ops.cast(x, ref.dtype)
+    # Keras's rank adjustment: a trailing size-1 axis is added or dropped to match the Input
+    if len(x.shape) == len(ref.shape) - 1 and ref.shape and ref.shape[-1] == 1:
+        x = ops.expand_dims(x, -1)
+    elif len(x.shape) == len(ref.shape) + 1 and x.shape and x.shape[-1] == 1:
+        x = ops.squeeze(x, -1)
     if len(x.shape) != len(ref.shape) or any(
             r is not None and d is not None and r != d for r, d in zip(ref.shape, x.shape)):
         raise ShapeError(f"{model}: input '{ref.history[0].name}' expects shape "
