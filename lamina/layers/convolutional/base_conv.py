@@ -51,8 +51,23 @@ class BaseConv(BaseSpatialConv):
         return self.filters
 
     def convolve(self, x):
+        """``x`` (channels-last) convolved with the kernel, through ``convolution_op`` when a
+        subclass overrides it."""
+        if type(self).convolution_op is BaseConv.convolution_op:
+            return self._conv(x, self.kernel)
+        y = self.convolution_op(cu.from_channels_last(x, self.data_format), self.kernel)
+        return cu.to_channels_last(y, self.data_format)
+
+    def convolution_op(self, inputs, kernel):
+        """Keras's hook for custom convolutions (weight standardization, ...): ``inputs``
+        (in the layer's ``data_format``) convolved with ``kernel`` using the layer's strides,
+        padding, dilation and groups; ``call`` adds the bias and the activation."""
+        y = self._conv(cu.to_channels_last(inputs, self.data_format), kernel)
+        return cu.from_channels_last(y, self.data_format)
+
+    def _conv(self, x, kernel):
         conv = ops.conv1d if self.rank == 1 else ops.conv2d
-        return conv(x, self.kernel, strides=self.strides, padding=self.padding,
+        return conv(x, kernel, strides=self.strides, padding=self.padding,
                     dilation_rate=self.dilation_rate, groups=self.groups)
 
     def get_config(self) -> dict:

@@ -30,6 +30,6 @@ class Conv3D(BaseConv):
                          kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                          **kwargs)
 
-    def convolve(self, x):
-        return ops.conv3d(x, self.kernel, self.strides, self.padding, self.dilation_rate,
+    def _conv(self, x, kernel):
+        return ops.conv3d(x, kernel, self.strides, self.padding, self.dilation_rate,
                           self.groups)
