@@ -136,7 +136,8 @@ def normalize_axis(op: str, axis: int, ndim: int, arg: str = "axis") -> int:
         raise TypeError(f"{op}: argument '{arg}' must be an int; received {axis!r}")
     if not -ndim <= axis < max(ndim, 1):
         raise ShapeError(f"{op}: argument '{arg}' must be in [{-ndim}, {ndim}) for an input "
-                         f"of rank {ndim}; received {axis}")
+                         f"of rank {ndim}; received {axis} (axis {axis} is out of bounds for "
+                         f"array of dimension {ndim})")
     return axis % ndim if ndim else 0
 
 

@@ -69,7 +69,10 @@ def _dims(op: str, shape) -> tuple:
 
 
 def _count(op: str, arg: str, value) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    if not isinstance(value, int) or isinstance(value, bool):      # Keras: TypeError
+        raise TypeError(f"{op}: argument '{arg}' must be a non-negative int; received "
+                        f"{value!r}")
+    if value < 0:
         raise ValueError(f"{op}: argument '{arg}' must be a non-negative int; received "
                          f"{value!r}")
     return value
