@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import reshape
 from .core import as_tensors, require_float
+from .data_format import channels_last
 from ..core.op import Op, Spec, check_rank, register_op
 
 __all__ = ["conv", "conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
@@ -52,12 +53,6 @@ def normalize_padding(op: str, padding, allowed=("valid", "same")) -> str:
         names = " or ".join(repr(a) for a in allowed)
         raise ValueError(f"{op}: argument 'padding' must be {names}; received {padding!r}")
     return mode
-
-
-def check_data_format(op: str, data_format) -> None:
-    if data_format not in (None, "channels_last"):
-        raise ValueError(f"{op}: argument 'data_format' must be None or 'channels_last' "
-                         f"(Lamina images are channels-last); received {data_format!r}")
 
 
 def same_pads(size: int, k: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -510,12 +505,17 @@ def spatial_rank(op: str, inputs, volumes: bool = False) -> int:
 
 
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
-    """Keras 3 ``keras.ops.conv`` for 1-D, 2-D and 3-D channels-last inputs.
+    """Keras 3 ``keras.ops.conv`` for 1-D, 2-D and 3-D inputs (channels-last, or
+    ``data_format="channels_first"``).
 
     ``groups`` is inferred as ``inputs.shape[-1] // kernel.shape[-2]``, as Keras does.
     """
+    return channels_last("conv", data_format, inputs,
+                         lambda x: _conv(x, kernel, strides, padding, dilation_rate))
+
+
+def _conv(inputs, kernel, strides, padding, dilation_rate):
     op = "conv"
-    check_data_format(op, data_format)
     inputs, kernel = _float_operands(op, inputs, kernel)
     spatial = spatial_rank(op, inputs, volumes=True)
     check_rank(op, "kernel", kernel, spatial + 2,
@@ -538,8 +538,12 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                    dilation_rate=1):
     """Keras 3 ``keras.ops.depthwise_conv``; ``kernel`` is ``(*kernel_size, in, multiplier)``."""
+    return channels_last("depthwise_conv", data_format, inputs,
+                         lambda x: _depthwise_conv(x, kernel, strides, padding, dilation_rate))
+
+
+def _depthwise_conv(inputs, kernel, strides, padding, dilation_rate):
     op = "depthwise_conv"
-    check_data_format(op, data_format)
     inputs, kernel = _float_operands(op, inputs, kernel)
     spatial = spatial_rank(op, inputs)
     if spatial == 2:
@@ -558,8 +562,12 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
     """Keras 3 ``keras.ops.conv_transpose``; ``kernel`` is ``(*kernel_size, out, in)``."""
+    return channels_last("conv_transpose", data_format, inputs, lambda x: _conv_transpose(
+        x, kernel, strides, padding, output_padding, dilation_rate))
+
+
+def _conv_transpose(inputs, kernel, strides, padding, output_padding, dilation_rate):
     op = "conv_transpose"
-    check_data_format(op, data_format)
     inputs, kernel = _float_operands(op, inputs, kernel)
     spatial = spatial_rank(op, inputs, volumes=True)
     if output_padding is not None:

@@ -12,10 +12,11 @@ gradient, so the pair can be differentiated to any order.
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .conv import (check_data_format, image_from_sequence, normalize_padding,
+from .conv import (image_from_sequence, normalize_padding,
                    normalize_tuple, resolve_pads, sequence_from_image, spatial_output,
                    spatial_rank)
 from .core import as_tensor, require_float
+from .data_format import channels_last
 from ..core.op import Op, Spec, check_rank, register_op
 
 __all__ = ["average_pool", "avg_pool1d", "avg_pool2d", "max_pool", "max_pool1d",
@@ -207,7 +208,11 @@ def avg_pool1d(x, pool_size, strides=None, padding="valid"):
 
 
 def _keras_pool(primitive, op, inputs, pool_size, strides, padding, data_format):
-    check_data_format(op, data_format)
+    return channels_last(op, data_format, inputs, lambda x: _pool_channels_last(
+        primitive, op, x, pool_size, strides, padding))
+
+
+def _pool_channels_last(primitive, op, inputs, pool_size, strides, padding):
     inputs = as_tensor(op, inputs)
     if spatial_rank(op, inputs) == 1:
         return _pool1d(primitive, op, inputs, pool_size, strides, padding)

@@ -377,9 +377,8 @@ def test_kernel_larger_than_valid_input():
 
 def test_keras_names_reject_other_layouts_and_ranks():
     with pytest.raises(ValueError, match=r"conv: argument 'data_format' must be None or "
-                       r"'channels_last' \(Lamina images are channels-last\); received "
-                       r"'channels_first'"):
-        ops.conv(_t(2, 5, 5, 1), _t(3, 3, 1, 2), data_format="channels_first")
+                       r"'channels_last' or 'channels_first'; received 'nhwc'"):
+        ops.conv(_t(2, 5, 5, 1), _t(3, 3, 1, 2), data_format="nhwc")
     # (ops.conv takes rank-5 volumes: test_conv3d.py)
     with pytest.raises(ValueError, match=r"depthwise_conv: 3-D operations \(rank-5 inputs\) "
                        r"are not supported; Lamina supports 1-D \(rank 3\) and 2-D \(rank 4\)"):
@@ -389,7 +388,7 @@ def test_keras_names_reject_other_layouts_and_ranks():
         ops.depthwise_conv(_t(4, 4), _t(3, 3, 1, 2))
     with pytest.raises(ValueError, match=r"conv_transpose: argument 'data_format' must be "
                        r"None or 'channels_last'"):
-        ops.conv_transpose(_t(2, 5, 5, 1), _t(3, 3, 1, 1), 1, data_format="channels_first")
+        ops.conv_transpose(_t(2, 5, 5, 1), _t(3, 3, 1, 1), 1, data_format="NCHW")
 
 
 def test_transpose_output_padding_must_be_below_stride():

@@ -226,7 +226,7 @@ def test_pool_argument_errors():
 def test_keras_pool_names_reject_other_layouts_and_ranks():
     with pytest.raises(ValueError, match=r"max_pool: argument 'data_format' must be None or "
                        r"'channels_last'"):
-        ops.max_pool(_t(1, 4, 4, 1), 2, data_format="channels_first")
+        ops.max_pool(_t(1, 4, 4, 1), 2, data_format="NCHW")
     with pytest.raises(ValueError, match=r"average_pool: 3-D operations \(rank-5 inputs\) are "
                        r"not supported"):
         ops.average_pool(_t(1, 4, 4, 4, 1), 2)
