@@ -3,6 +3,7 @@ import pytest
 
 import lamina
 from lamina.autograd import eager
+from lamina.backend import numba_chain
 
 BACKENDS = ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)]
 
@@ -33,6 +34,16 @@ def numpy_kernels():
     saved, backend.onednn = backend.onednn, False
     yield backend
     backend.onednn = saved
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_compiling():
+    """Each test starts with no numba kernel compiling on Lamina's worker thread (a plan's
+    chains compile in the background). numba's compiler enters warnings.catch_warnings(),
+    which swaps the warnings module's global state and is not thread-safe: a compile that
+    an earlier test left running can unhook this test's pytest.warns ("DID NOT WARN", seen
+    in pytest-xdist's test order). Nothing waits when no compile is pending."""
+    numba_chain.wait_for_compiles(300)
 
 
 @pytest.fixture(autouse=True, scope="session")

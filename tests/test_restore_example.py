@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -35,6 +37,7 @@ def _after(stdout):
     return float(found.group(1)), int(found.group(2))
 
 
+@pytest.mark.slow                   # trains the VGG example, restores it and trains on
 def test_restore_the_model_vgg_digits_saved(tmp_path):
     trained = _run(EXAMPLES / "vgg_digits.py", "--smoke", "--out", tmp_path)
     assert trained.returncode == 0, trained.stdout + trained.stderr
@@ -53,6 +56,7 @@ def test_restore_the_model_vgg_digits_saved(tmp_path):
     assert after > 0.5
 
 
+@pytest.mark.slow
 def test_without_a_model_it_trains_one_first():
     result = _run(EXAMPLES / "restore_and_predict.py", "--smoke")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -33,23 +33,28 @@ class Graph:
 
     def reorder(self) -> None:
         """Prune nodes no output or update needs; sort the rest topologically."""
+        # Passes call this after every rewrite, on graphs of tens of thousands of nodes
+        # (a deep model's training step): the stack holds nodes, not their tensors.
         order, done = [], set()
         for root in self.roots():
-            stack = [(root, False)]
+            stack = [(root.node, False)]
             while stack:
-                tensor, expanded = stack.pop()
-                node = tensor.node
-                if node is None or id(node) in done:
+                node, expanded = stack.pop()
+                if node is None:
+                    continue
+                key = id(node)
+                if key in done:
                     continue
                 if expanded:
-                    done.add(id(node))
+                    done.add(key)
                     order.append(node)
                     continue
-                stack.append((tensor, True))
+                stack.append((node, True))
                 for x in node.inputs:
-                    if isinstance(x, SymbolicTensor) and x.node is not None and \
-                            id(x.node) not in done:
-                        stack.append((x, False))
+                    if isinstance(x, SymbolicTensor):
+                        parent = x.node
+                        if parent is not None and id(parent) not in done:
+                            stack.append((parent, False))
         self.nodes = order
         used = {id(x) for node in order for x in node.inputs} | {id(r) for r in self.roots()}
         self.variables = [(v, p) for v, p in self.variables if id(p) in used]

@@ -19,6 +19,9 @@ pytest.importorskip("tensorboard")
 pytest.importorskip("tensorboardX")
 
 STARTUP_SECONDS = 90
+# Under pytest-xdist (--dist loadgroup) one worker runs this module, so the server of the
+# module fixture starts once.
+pytestmark = pytest.mark.xdist_group("tensorboard_server")
 
 
 def free_port() -> int:

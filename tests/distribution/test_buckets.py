@@ -8,6 +8,11 @@ from lamina.distribution.gradients import plan_buckets
 from lamina.distribution.strategies import DEFAULT_BUCKET_BYTES, DataParallel
 from tests.distribution.mpi_run import mpirun
 
+# One worker runs the MPI modules one after the other under pytest-xdist
+# (--dist loadgroup): a module fixture launches its job once, and two mpiruns never
+# oversubscribe the cores together.
+pytestmark = pytest.mark.xdist_group("mpi")
+
 
 def test_buckets_fill_in_reverse_order_and_close_at_the_size():
     shapes = [(8, 16), (16,), (16, 3), (3,)]
@@ -33,6 +38,7 @@ def step_calls(tmp_path_factory):
     return [json.loads((out / f"buckets_{rank}.json").read_text()) for rank in (0, 1)]
 
 
+@pytest.mark.slow                   # the mpirun of step_calls: ~5 s
 def test_one_iallreduce_per_bucket_last_layer_first(step_calls):
     # buckets of 400 bytes: [bias 3 + kernel 16x3] = 51 values, then [16 + 8x16] = 144
     for result in step_calls:
@@ -40,6 +46,7 @@ def test_one_iallreduce_per_bucket_last_layer_first(step_calls):
         assert result["eager"] == [["iallreduce", 51], ["iallreduce", 144]]
 
 
+@pytest.mark.slow
 def test_traced_step_starts_a_bucket_before_the_backward_pass_ends(step_calls):
     schedule = step_calls[0]["schedule"]
     starts = [i for i, name in enumerate(schedule) if name == "allreduce_start"]

@@ -17,6 +17,11 @@ COMPARED = ["graph", "eager", "metrics_graph", "metrics_eager", "callbacks",
 NAMES = COMPARED + ["progbar"]
 TOLERANCE = 1e-9
 
+# One worker runs the MPI modules one after the other under pytest-xdist
+# (--dist loadgroup): a module fixture launches its job once, and two mpiruns never
+# oversubscribe the cores together.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mpi")]   # the launch: 10+ s
+
 
 @pytest.fixture(scope="module")
 def two_processes(tmp_path_factory):

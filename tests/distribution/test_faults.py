@@ -12,6 +12,11 @@ from tests.distribution.mpi_run import mpirun
 
 LIMIT_SECONDS = 60
 
+# One worker runs the MPI modules one after the other under pytest-xdist
+# (--dist loadgroup): a module fixture launches its job once, and two mpiruns never
+# oversubscribe the cores together.
+pytestmark = pytest.mark.xdist_group("mpi")
+
 
 def run_until_failure(tmp_path, mode, env=None):
     result = mpirun("faults.py", tmp_path, mode, check=False, timeout=LIMIT_SECONDS + 60,
@@ -44,6 +49,7 @@ def test_an_exception_on_one_process_aborts_the_job(tmp_path):
     assert seconds < LIMIT_SECONDS
 
 
+@pytest.mark.slow                   # waits out a 3 s collective timeout in a 2-process job
 def test_a_collective_no_peer_joins_ends_the_job_after_the_timeout(tmp_path):
     result, seconds = run_until_failure(tmp_path, "stray",
                                         env={"LAMINA_COLLECTIVE_TIMEOUT": "3"})

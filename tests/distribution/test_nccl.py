@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import cupy_unavailable_reason
 from tests.distribution.mpi_run import mpirun
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.xdist_group("mpi")]     # see test_data_parallel
 
 
 def test_one_gpu_fit_goes_through_nccl_and_equals_a_plain_fit(tmp_path):

@@ -56,8 +56,17 @@ class LayerCase:
         if default is not None and default.default is True:
             self.call_kwargs = {"training": False, **self.call_kwargs}
         if not self.id:
-            args = ",".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+            args = ",".join(f"{k}={_stable_repr(v)}" for k, v in self.kwargs.items())
             self.id = f"{self.cls.__name__}({args})"
+
+
+def _stable_repr(value) -> str:
+    """``repr(value)``, but a function by its name: its repr holds its address, which
+    differs between processes, and pytest-xdist's workers must collect the same test ids."""
+    text = repr(value)
+    if callable(value) and " at 0x" in text:
+        return getattr(value, "__qualname__", text)
+    return text
 
 
 def case_id(case: LayerCase) -> str:

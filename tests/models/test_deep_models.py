@@ -26,7 +26,7 @@ def _orthogonal_kernels(model):
     the norm through 3000 layers, so values neither vanish nor overflow and the comparisons
     below compare real numbers. Set from numpy: the ``orthogonal`` initializer runs ~20
     eager ops per kernel, once when the model is built and once more when it is loaded,
-    which was a fifth of these tests' time."""
+    about a sixth of these tests' time."""
     rng = np.random.default_rng(1)
     for layer in model.layers:
         if isinstance(layer, layers.Dense):
@@ -78,6 +78,7 @@ def _check_deep(model, tmp_path):
     np.testing.assert_array_equal(loaded.predict(x, batch_size=8, verbose=0), trained)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("error")       # a step that falls back to eager mode fails
 def test_3000_layer_sequential_builds_trains_summarizes_saves_and_loads(tmp_path):
     model = lamina.Sequential([lamina.Input((2,))] + [_dense() for _ in range(DEPTH)])
@@ -85,6 +86,7 @@ def test_3000_layer_sequential_builds_trains_summarizes_saves_and_loads(tmp_path
     _check_deep(_orthogonal_kernels(model), tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("error")
 def test_3000_layer_functional_chain_builds_trains_summarizes_saves_and_loads(tmp_path):
     inputs = lamina.Input((2,))

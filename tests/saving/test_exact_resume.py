@@ -27,6 +27,7 @@ from lamina.saving.training_state import read_state
 SCRIPT = pathlib.Path(__file__).with_name("resume_script.py")
 ROOT = SCRIPT.parent.parent.parent
 OPTIMIZERS = ["adam", "sgd_momentum"]
+pytestmark = pytest.mark.slow       # three training jobs in fresh processes per test: 5-8 s
 
 
 def run_job(tmp_path, name: str, records: str, **config) -> int:
