@@ -73,7 +73,6 @@ def test_evaluate_and_predict_with_workers_keep_batch_order(pipeline):
     assert model.evaluate(data, verbose=0) == model.evaluate(serial, verbose=0)
 
 
-@pytest.mark.slow                   # two spawned worker processes import Lamina afresh
 def test_spawned_worker_processes_get_the_reshuffled_dataset(monkeypatch):
     monkeypatch.setattr(prefetch_module, "start_method", "spawn")
     serial_loss = _fit({}, epochs=2)[0]
