@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import gc
 import threading
 import warnings
 from typing import NamedTuple
@@ -130,13 +131,11 @@ class _GarbageCollectionPaused:
     trace frees whatever cycles it dropped."""
 
     def __enter__(self):
-        import gc                      # stdlib; kept here (not a Lamina module)
         self._was_enabled = gc.isenabled()
         gc.disable()
         return self
 
     def __exit__(self, *exc_info):
-        import gc
         if self._was_enabled:
             gc.enable()
         return False
