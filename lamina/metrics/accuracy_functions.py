@@ -21,17 +21,19 @@ def _hits(y_true, y_pred):
 
 @register_builtin
 def accuracy(y_true, y_pred):
-    """How often ``y_pred`` equals ``y_true`` exactly, averaged over the last axis."""
+    """1.0 where ``y_pred`` equals ``y_true`` exactly, else 0.0, element by element (Keras 3:
+    the metric's mean, not this function, averages)."""
     y_true, y_pred = same_rank(*as_pair(y_true, y_pred))
-    return ops.mean(_hits(y_true, y_pred), axis=-1)
+    return _hits(y_true, y_pred)
 
 
 @register_builtin
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
-    """How often ``y_pred > threshold`` equals the 0/1 label, averaged over the last axis."""
+    """1.0 where ``y_pred > threshold`` equals the 0/1 label, else 0.0, element by element
+    (as Keras 3)."""
     y_true, y_pred = same_rank(*as_pair(y_true, y_pred, true_dtype_from_pred=False))
     y_pred = ops.cast(ops.greater(y_pred, threshold), y_true.dtype)
-    return ops.mean(_hits(y_true, y_pred), axis=-1)
+    return _hits(y_true, y_pred)
 
 
 @register_builtin
