@@ -51,7 +51,7 @@ def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shu
                                 class_weight=class_weight, pipeline=pipeline)
     if _is_iterable_of_batches(x):
         _no_extras(what, "a generator or iterable of batches", y, sample_weight, batch_size)
-        return GeneratorDataAdapter(x, steps=steps, what=what, class_weight=class_weight)
+        return GeneratorDataAdapter(x, what=what, class_weight=class_weight)
     if x is None:
         raise ValueError(f"{what}: argument '{argument}' is required; received None")
     return ArrayDataAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,

@@ -85,7 +85,9 @@ class ArrayDataAdapter:
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
                  steps=None, class_weight=None, what: str = "fit", argument: str = "x",
                  single_batch: bool = False):
-        """``single_batch``: all samples in one batch (``train_on_batch`` & co.)."""
+        """``single_batch``: all samples in one batch (``train_on_batch`` & co.);
+        ``steps``: the batches the caller asks for, which set the batch size when
+        ``batch_size`` is None (Keras 3)."""
         self.x = host_structure(x, what, argument)
         self.y = host_structure(y, what, "y")
         self.sample_weight = to_host(lists_to_arrays(sample_weight, what, "sample_weight"))
@@ -112,20 +114,23 @@ class ArrayDataAdapter:
         if single_batch:
             batch_size = n
         elif batch_size is None:
-            batch_size = 32
+            # Keras 3: the batch size that cuts the data into `steps` batches, else 32.
+            batch_size = math.ceil(n / steps) if steps else 32
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) \
                 or batch_size < 1:
             raise ValueError(f"{what}: argument 'batch_size' must be a positive int or None; "
                              f"received {batch_size!r}")
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
-        batches = math.ceil(n / self.batch_size) if n else 0
-        self.num_batches = min(batches, steps) if steps else batches
+        # One pass over the data; how many of them an epoch takes (the caller's `steps`)
+        # is the loop's business (trainers/epoch_batches.py).
+        self.num_batches = math.ceil(n / self.batch_size) if n else 0
         # numpy's global generator, as Keras: utils.set_random_seed makes shuffling repeatable
         self._rng = np.random
 
     def epoch(self):
-        """Yield ``(x, y, sample_weight)`` batches (host arrays) for one epoch."""
+        """Yield ``(x, y, sample_weight)`` batches (host arrays) for one pass over the data,
+        in a new order when shuffling."""
         order = np.arange(self.size)
         if self.shuffle == "batch":
             starts = np.arange(0, self.size, self.batch_size)

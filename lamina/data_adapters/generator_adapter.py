@@ -26,36 +26,34 @@ def unpack_x_y_sample_weight(data):
 
 class GeneratorDataAdapter:
     """Batches from an iterable. A re-iterable object (a list of batches, a class with
-    ``__iter__``) starts over every epoch; a one-shot generator is consumed across epochs,
-    ``steps`` batches at a time."""
+    ``__iter__``) starts a new pass whenever asked; a one-shot generator (``one_shot``)
+    has one pass, which the epochs share."""
 
-    def __init__(self, data, steps=None, what: str = "fit", class_weight=None):
+    def __init__(self, data, what: str = "fit", class_weight=None):
         self.data = data
         self.class_weight = class_weight
-        self.steps = steps
         self.one_shot = iter(data) is data
         self._iterator = iter(data) if self.one_shot else None
         try:
-            length = len(data)
+            self.num_batches = len(data)        # one pass; None: found out by running out
         except TypeError:
-            length = None
-        self.num_batches = steps if steps is not None else length
+            self.num_batches = None
         self.what = what
 
     def epoch(self):
+        """One pass: the rest of a one-shot generator, a new iteration of anything else."""
         source = self._iterator if self.one_shot else iter(self.data)
-        if self.steps is not None:
-            source = itertools.islice(source, self.steps)
         for batch in source:
             yield _weighted(self.what, unpack_x_y_sample_weight(batch), self.class_weight)
 
 
 class PyDatasetAdapter:
-    """Batches ``dataset[i]`` for ``i < dataset.num_batches`` between
-    ``dataset.on_epoch_begin()`` and ``dataset.on_epoch_end()``; fetched ahead by threads or
+    """Batches ``dataset[i]`` for ``i < dataset.num_batches``; fetched ahead by threads or
     processes when the dataset (or the fit/evaluate/predict call, through ``pipeline``)
-    asks for workers. An infinite dataset (``num_batches`` None) needs ``steps``; its index
-    keeps counting across epochs, as Keras's does."""
+    asks for workers. ``on_epoch_begin`` / ``on_epoch_end`` are the dataset's, run by the
+    loop around each of its epochs (which may end within a pass). An infinite dataset
+    (``num_batches`` None) needs ``steps``; its index keeps counting across passes, as
+    Keras's does."""
 
     def __init__(self, dataset, steps=None, shuffle=False, what: str = "fit",
                  class_weight=None, pipeline=None):
@@ -69,7 +67,7 @@ class PyDatasetAdapter:
             raise ValueError(f"{what}: {type(dataset).__name__} is an infinite PyDataset "
                              f"(num_batches is None); pass argument "
                              f"'{_steps_argument(what)}' to say how many batches to take")
-        self.num_batches = steps if self.infinite else (min(count, steps) if steps else count)
+        self.num_batches = count            # one pass; None: infinite
         self._next_index = 0
         settings = {"workers": getattr(dataset, "workers", 1),     # a duck-typed Sequence
                     "use_multiprocessing": getattr(dataset, "use_multiprocessing", False),
@@ -79,35 +77,66 @@ class PyDatasetAdapter:
         self.use_multiprocessing = bool(settings["use_multiprocessing"])
         self.max_queue_size = check_max_queue_size(what, settings["max_queue_size"])
 
-    def _indices(self):
-        if self.infinite:
-            return range(self._next_index, self._next_index + self.num_batches)
-        order = list(range(_count(self.dataset)))     # on_epoch_end may change it
-        if self.shuffle:
-            random.shuffle(order)
-        return order[:self.num_batches]
-
-    def epoch(self):
-        indices = self._indices()
+    def on_epoch_begin(self) -> None:
         begin = getattr(self.dataset, "on_epoch_begin", None)
         if begin is not None:
             begin()
-        if uses_workers(self.workers, self.use_multiprocessing):
-            source = prefetch(self.dataset, indices, self.workers, self.use_multiprocessing,
-                              self.max_queue_size)
-        else:
-            source = (self.dataset[index] for index in indices)
-        count = 0
-        try:
-            for batch in source:
-                count += 1
-                yield _weighted(self.what, unpack_x_y_sample_weight(batch),
-                                self.class_weight)
-        finally:
-            source.close()              # joins the workers, however the epoch ends
-            if self.infinite:
-                self._next_index += count
+
+    def on_epoch_end(self) -> None:
         self.dataset.on_epoch_end()
+
+    def epoch(self) -> "_PyDatasetPass":
+        """One pass over the dataset's indices (in a new order when shuffling)."""
+        if self.infinite:
+            return _PyDatasetPass(self, None)
+        order = list(range(_count(self.dataset)))     # on_epoch_end may change it
+        if self.shuffle:
+            random.shuffle(order)
+        return _PyDatasetPass(self, order)
+
+    def _source(self, indices):
+        if uses_workers(self.workers, self.use_multiprocessing):
+            return prefetch(self.dataset, indices, self.workers, self.use_multiprocessing,
+                            self.max_queue_size)
+        return (self.dataset[index] for index in indices)
+
+
+class _PyDatasetPass:
+    """An iterator over one pass of a PyDataset. ``pause()`` (an epoch ended within the
+    pass) joins its workers before the dataset's ``on_epoch_end`` runs; the next batch
+    starts them again at the next index. ``close()`` ends the pass."""
+
+    def __init__(self, adapter: PyDatasetAdapter, order: list | None):
+        self._adapter = adapter
+        self._order = order                 # None: infinite, from adapter._next_index on
+        self._position = 0
+        self._source = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        adapter = self._adapter
+        if self._source is None:
+            indices = itertools.count(adapter._next_index) if self._order is None \
+                else self._order[self._position:]
+            self._source = adapter._source(indices)
+        try:
+            batch = next(self._source)
+        except StopIteration:
+            self.close()
+            raise
+        self._position += 1
+        if self._order is None:
+            adapter._next_index += 1
+        return _weighted(adapter.what, unpack_x_y_sample_weight(batch), adapter.class_weight)
+
+    def pause(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            source.close()                  # joins the workers
+
+    close = pause
 
 
 def _count(dataset):

@@ -15,6 +15,7 @@ class FitData(NamedTuple):
     data: object               # their batch source
     val_data: object | None    # the validation batch source, or None
     steps_per_epoch: int | None
+    validation_steps: int | None = None
 
 
 def fit_data(x, y, sample_weight, batch_size, shuffle, class_weight, steps_per_epoch,
@@ -52,4 +53,4 @@ def fit_data(x, y, sample_weight, batch_size, shuffle, class_weight, steps_per_e
             val_data = make_adapter(validation_data, steps=validation_steps,
                                     what="fit (validation)", argument="validation_data",
                                     pipeline=pipeline)
-    return FitData(x, data, val_data, steps_per_epoch)
+    return FitData(x, data, val_data, steps_per_epoch, validation_steps)

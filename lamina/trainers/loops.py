@@ -1,6 +1,7 @@
 """The epoch and batch loops behind fit / evaluate / predict."""
 from __future__ import annotations
 
+import math
 import warnings
 
 from .. import ops, settings, tree
@@ -11,10 +12,11 @@ from ..distribution.sync import begin_fit, fit_barrier
 from ..distribution.strategies import is_chief
 from . import argument_checks as check
 from .debug_limits import cap_epochs, cap_steps
-from .epoch_batches import EpochBatches, no_batches_error, warn_ran_out, warn_ran_out_in_fit
-from .executions import executions, run_execution, steps_per_execution
+from .epoch_batches import EpochIterator
+from .executions import run_execution, steps_per_execution
 from .fit_data import FitData
 from .nested_runs import independent_run
+from .ran_out import no_batches_error, warn_epoch_ran_out, warn_ran_out, warn_ran_out_in_fit
 from ..tree import pythonify_logs
 
 
@@ -57,20 +59,22 @@ def fit_loop(model, fit_data: FitData, epochs, verbose, callbacks, initial_epoch
     epochs = cap_epochs(check.non_negative_int("fit", "epochs", epochs))
     initial_epoch = check.non_negative_int("fit", "initial_epoch", initial_epoch)
     validation_freq = check.validation_freq(validation_freq)
-    x, data, val_data, steps_per_epoch = fit_data
-    with independent_run(model):
-        callbacks = _callbacks(model, callbacks, verbose, epochs, data.num_batches, True)
+    # One iterator for all epochs: with steps_per_epoch, a pass over the data goes on
+    # across epochs (Keras 3; see epoch_batches).
+    with independent_run(model), EpochIterator(fit_data.data,
+                                               fit_data.steps_per_epoch) as iterator:
+        callbacks = _callbacks(model, callbacks, verbose, epochs, iterator.num_batches, True)
         history = _history_of(callbacks, model)
-        _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
-                      steps_per_epoch, validation_freq)
+        _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
+                      validation_freq)
         # This fit's History, though a fit run by a callback set its own; set inside the
         # run, so that a nested fit leaves the outer fit's in place.
         model.history = history
     return history
 
 
-def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
-                  steps_per_epoch, validation_freq) -> None:
+def _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
+                  validation_freq) -> None:
     for callback in callbacks.callbacks:
         if hasattr(callback, "set_callback_list"):     # BackupAndRestore saves the others
             callback.set_callback_list(callbacks)
@@ -87,33 +91,25 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
         else 0
     initial_epoch = max(initial_epoch, resumed_epoch)
     model._initial_epoch = model._initial_step = None
+    steps_per_epoch, val_data = fit_data.steps_per_epoch, fit_data.val_data
     training_logs = {}
     for epoch in range(initial_epoch, epochs):
         model.reset_metrics()
         callbacks.on_epoch_begin(epoch)
         # Only now: shuffling draws from the random state on_epoch_begin may restore.
-        batches = EpochBatches(data)
+        # The first `skip` batches were trained before the backup this fit resumed from.
+        with iterator.epoch(steps_per_execution(model), skip) as batches:
+            logs = {} if batches.empty else _train_batches(model, batches, callbacks)
         if batches.empty:
-            batches.close()
             if epoch == initial_epoch:
-                raise no_batches_error("fit", "x", x)
-            warn_ran_out_in_fit(epoch, epochs, 0, steps_per_epoch)
+                raise no_batches_error("fit", "x", fit_data.x)
+            warn_ran_out_in_fit(epoch, epochs, 0, steps_per_epoch, batches.size)
             break                   # no epoch end, no logs, for an epoch without data
-        logs = {}
-        with batches:               # closed (its workers joined) however the epoch ends
-            # The first `skip` batches were trained before the backup this fit resumed from.
-            for begin, end, group in executions(batches, steps_per_execution(model), skip):
-                callbacks.on_train_batch_begin(begin)
-                # Fetched per execution: a callback may recompile (which drops the steps).
-                logs = pythonify_logs(run_execution(model.make_train_function(), group,
-                                                    to_device))
-                callbacks.on_train_batch_end(end, logs)
-                if model.stop_training:
-                    break
         ran_out = not model.stop_training and batches.ran_short()
         epoch_logs = dict(logs) if logs else pythonify_logs(model.get_metrics_result())
         if val_data is not None and _validation_epochs(validation_freq, epoch):
-            val_logs = run_evaluation(model, val_data, callbacks)
+            val_logs = run_evaluation(model, val_data, callbacks,
+                                      steps=fit_data.validation_steps)
             if val_logs is None:
                 warnings.warn(f"fit: argument 'validation_data' yielded no batches in "
                               f"epoch {epoch + 1}; this epoch has no validation metrics",
@@ -122,24 +118,44 @@ def _train_epochs(model, x, data, val_data, callbacks, epochs, initial_epoch,
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
         training_logs, skip = epoch_logs, 0
-        if ran_out:
-            warn_ran_out_in_fit(epoch, epochs, batches.count, steps_per_epoch)
+        if ran_out and iterator.one_shot:       # it cannot start a new pass: stop
+            warn_ran_out_in_fit(epoch, epochs, batches.skip + batches.count, steps_per_epoch,
+                                batches.size)
             break
+        if ran_out:                             # the next epoch starts a new pass
+            warn_epoch_ran_out(epoch, epochs, batches.skip + batches.count,
+                               batches.expected, iterator.pass_length)
         if model.stop_training:
             break
     callbacks.on_train_end(logs=training_logs)
 
 
-def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)") -> dict | None:
-    """The logs of one pass over ``adapter``; None when it yields no batch (and then no
-    callback is called)."""
-    with EpochBatches(adapter) as batches:  # closed (its workers joined) however it ends
+def _train_batches(model, batches, callbacks) -> dict:
+    """One epoch's executions; the logs of the last."""
+    logs = {}
+    for begin, end, group in batches:
+        callbacks.on_train_batch_begin(begin)
+        # Fetched per execution: a callback may recompile (which drops the steps).
+        logs = pythonify_logs(run_execution(model.make_train_function(), group, to_device))
+        callbacks.on_train_batch_end(end, logs)
+        if model.stop_training:
+            break
+    return logs
+
+
+def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)",
+                   steps: int | None = None) -> dict | None:
+    """The logs of one pass over ``adapter`` (``steps`` batches of it, when given); None
+    when it yields no batch (and then no callback is called)."""
+    # closed (its workers joined) however it ends
+    with EpochIterator(adapter, steps) as iterator, \
+            iterator.epoch(steps_per_execution(model)) as batches:
         if batches.empty:
             return None
         model.reset_metrics()
         callbacks.on_test_begin()
         logs = {}
-        for begin, end, group in executions(batches, steps_per_execution(model)):
+        for begin, end, group in batches:
             callbacks.on_test_batch_begin(begin)
             logs = pythonify_logs(run_execution(model.make_test_function(), group,
                                                 to_device))
@@ -161,8 +177,8 @@ def evaluate_loop(model, x, y, batch_size, verbose, sample_weight, steps, callba
     data = make_adapter(x, y, sample_weight, batch_size=batch_size, steps=steps,
                         what="evaluate", pipeline=pipeline)
     with independent_run(model):
-        callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
-        logs = run_evaluation(model, data, callbacks, what="evaluate")
+        callbacks = _callbacks(model, callbacks, verbose, 1, steps or data.num_batches, False)
+        logs = run_evaluation(model, data, callbacks, what="evaluate", steps=steps)
     if logs is None:
         raise no_batches_error("evaluate", "x", x)
     return logs
@@ -175,28 +191,26 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
     steps = cap_steps(check.positive_int_or_none("predict", "steps", steps))
     data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict",
                         pipeline=pipeline)
-    with EpochBatches(data) as batches:
-        return _predict_batches(model, x, data, batches, verbose, steps, callbacks)
-
-
-def _predict_batches(model, x, data, batches, verbose, steps, callbacks):
-    if batches.empty:
-        raise no_batches_error("predict", "x", x)
-    callbacks = _callbacks(model, callbacks, verbose, 1, data.num_batches, False)
-    total = getattr(data, "size", None)
-    if total is not None and steps:
-        total = min(total, steps * data.batch_size)
-    outputs = OutputBuffer(total)
-    callbacks.on_predict_begin()
-    for begin, end, group in executions(batches, steps_per_execution(model)):
-        callbacks.on_predict_batch_begin(begin)
-        function = model.make_predict_function()
-        outs = [function(to_device((batch[0], None, None))) for batch in group]
-        for out in outs:
-            outputs.add(out)
-        callbacks.on_predict_batch_end(end, {"outputs": _concatenate(outs)})
+    size = steps_per_execution(model)
+    with EpochIterator(data, steps) as iterator, iterator.epoch(size) as batches:
+        if batches.empty:
+            raise no_batches_error("predict", "x", x)
+        callbacks = _callbacks(model, callbacks, verbose, 1, iterator.num_batches, False)
+        total = getattr(data, "size", None)
+        if total is not None and steps:
+            # Every execution draws `size` batches (Keras 3): steps rounds up to a multiple.
+            total = min(total, math.ceil(steps / size) * size * data.batch_size)
+        outputs = OutputBuffer(total)
+        callbacks.on_predict_begin()
+        for begin, end, group in batches:
+            callbacks.on_predict_batch_begin(begin)
+            function = model.make_predict_function()
+            outs = [function(to_device((batch[0], None, None))) for batch in group]
+            for out in outs:
+                outputs.add(out)
+            callbacks.on_predict_batch_end(end, {"outputs": _concatenate(outs)})
     if batches.ran_short():
-        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=5)
+        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=4)
     callbacks.on_predict_end()
     return outputs.result()
 
