@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from .. import initializers, ops
+from ..core.stateless_scope import StatelessScope
 from ..core.variable import Variable
 from ..backend import get_backend
+from ..dtype_policies.dtype_policy import DTypePolicy
 from ..dtypes import standardize
 from ..core.naming import to_snake_case, unique_name
 from ..registry import register_builtin
@@ -50,6 +52,11 @@ class Metric:
         self._metrics: list[Metric] = []
         self._variables: list[Variable] = []
         self.name = name if name is not None else unique_name(to_snake_case(cls))
+        # A policy ("mixed_float16" or a DTypePolicy) gives its compute dtype, as in Keras.
+        if isinstance(dtype, DTypePolicy):
+            dtype = dtype.compute_dtype
+        elif isinstance(dtype, str) and dtype.startswith("mixed_"):
+            dtype = dtype.removeprefix("mixed_")
         self._dtype = standardize(dtype)           # None -> floatx()
         self._backend = get_backend()              # the state lives where it was created
 
@@ -75,11 +82,53 @@ class Metric:
 
     @property
     def variables(self) -> list:
-        """This metric's state variables, then those of the metrics it holds."""
-        variables = list(self._variables)
+        """This metric's state variables, those held in its attributes (also in lists and
+        dicts), then those of the metrics it holds, each once."""
+        found, seen = [], set()
+
+        def add(variable):
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                found.append(variable)
+        for variable in self._variables:
+            add(variable)
+        held = [value for attr, value in vars(self).items()
+                if not attr.startswith("_") and not isinstance(value, Metric)]
+        for variable in _variables_in(held):
+            add(variable)
         for metric in self._metrics:
-            variables.extend(metric.variables)
-        return variables
+            for variable in metric.variables:
+                add(variable)
+        return found
+
+    # -- Keras 3's functional (stateless) API ------------------------------------------------
+    def _check_values(self, values, argument="metric_variables") -> list:
+        values = list(values)
+        if len(values) != len(self.variables):
+            raise ValueError(f"{type(self).__name__}: argument '{argument}' must hold one value "
+                             f"per variable of the metric ({len(self.variables)}); received "
+                             f"{len(values)}")
+        return values
+
+    def stateless_update_state(self, metric_variables, *args, **kwargs) -> list:
+        """The variables' values after ``update_state(*args, **kwargs)`` starting from
+        ``metric_variables``; the metric's own variables do not change."""
+        mapping = list(zip(self.variables, self._check_values(metric_variables)))
+        with StatelessScope(state_mapping=mapping) as scope:
+            self.update_state(*args, **kwargs)
+        return [scope.get_current_value(v) for v in self.variables]
+
+    def stateless_result(self, metric_variables):
+        """``result()`` computed from ``metric_variables`` instead of the variables."""
+        mapping = list(zip(self.variables, self._check_values(metric_variables)))
+        with StatelessScope(state_mapping=mapping):
+            return self.result()
+
+    def stateless_reset_state(self) -> list:
+        """The variables' values after ``reset_state()``, leaving the variables as they are."""
+        with StatelessScope() as scope:
+            self.reset_state()
+        return [scope.get_current_value(v) for v in self.variables]
 
     def reset_state(self) -> None:
         """Set every state variable back to zero (called at the start of each epoch)."""
@@ -107,10 +156,12 @@ class Metric:
         return cls(**config)
 
     def __setattr__(self, attr, value):
-        # Metrics held as attributes contribute their variables (Keras's tracker).
-        if isinstance(value, Metric) and "_metrics" in self.__dict__:
-            if not any(value is m for m in self._metrics):
-                self._metrics.append(value)
+        # Metrics held as attributes, also in lists and dicts, contribute their variables
+        # (Keras's tracker).
+        if "_metrics" in self.__dict__ and not attr.startswith("_"):
+            for metric in _metrics_in(value):
+                if not any(metric is m for m in self._metrics):
+                    self._metrics.append(metric)
         super().__setattr__(attr, value)
 
     def _check_super_called(self) -> None:
@@ -120,3 +171,22 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}>"
+
+
+def _walk(value):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _walk(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _walk(item)
+    else:
+        yield value
+
+
+def _variables_in(value) -> list:
+    return [v for v in _walk(value) if isinstance(v, Variable)]
+
+
+def _metrics_in(value) -> list:
+    return [m for m in _walk(value) if isinstance(m, Metric)]
