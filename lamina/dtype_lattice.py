@@ -2,10 +2,13 @@
 the dtypes on JAX's promotion lattice, where Python's ``int`` and ``float`` are *weak*
 types that defer to the other operand (``int32`` with ``float`` is float32; ``float16``
 with ``int`` stays float16), and an all-weak result takes ``floatx()``'s precision.
+Python's ``complex`` is not weak: it is complex64, as in Keras.
 
-One deliberate difference: Keras (following JAX without x64) turns every 64-bit result
-into its 32-bit kind; Lamina computes in float64 and int64 when asked to, so 64-bit
-results stay 64-bit here.
+Keras on JAX (JAX without x64) then turns every 64-bit result into its 32-bit kind.
+Lamina does the same where no input is 64-bit (``uint32`` with ``int16`` climbs the
+lattice to int64, and Keras gives int32), but computes in float64 and int64 when an input
+is 64-bit, so those results stay 64-bit (as in Keras's TensorFlow backend):
+``float64`` with ``int32`` is float64 here, float32 in Keras on JAX.
 """
 from __future__ import annotations
 
@@ -19,11 +22,14 @@ _LATTICE = {
     "bool": ["i*"],
     "uint8": ["int16", "uint16"], "uint16": ["int32", "uint32"],
     "uint32": ["int64", "uint64"], "uint64": ["f*"],
-    "i*": ["uint8", "int8"],
+    "i*": ["uint8", "int8", "complex64"],
     "int8": ["int16"], "int16": ["int32"], "int32": ["int64"], "int64": ["f*"],
     "f*": ["bfloat16", "float16"],
-    "bfloat16": ["float32"], "float16": ["float32"], "float32": ["float64"], "float64": [],
+    "bfloat16": ["float32"], "float16": ["float32"], "float32": ["float64", "complex64"],
+    "float64": ["complex128"], "complex64": ["complex128"], "complex128": [],
 }
+_TO_32 = {"int64": "int32", "uint64": "uint32", "float64": "float32",
+          "complex128": "complex64"}
 
 
 def _upper_bounds():
@@ -72,15 +78,23 @@ def _node(dtype):
 
 def result_type(*dtypes) -> str:
     """Keras's ``keras.backend.result_type``: the dtype an op on these dtypes returns; no
-    dtypes (or None) means ``floatx()``."""
+    dtypes (or None) means ``floatx()``. Python's ``int``/``float`` are weak types."""
     if not dtypes:
         return floatx()
-    nodes = [_node(floatx() if d is None else d) for d in dtypes]
+    default = floatx()
+    return _result_type(tuple(default if d is None else d for d in dtypes), default)
+
+
+@functools.lru_cache(maxsize=1024)
+def _result_type(dtypes: tuple, default: str) -> str:
+    nodes = [_node(d) for d in dtypes]
     strong = {n for n, weak in nodes if not weak}
     if len(nodes) > 1 and len(strong) == 1 and len({n for n, _ in nodes}) == 1:
         return strong.pop()
     out = _least_upper_bound(frozenset(n for n, _ in nodes))
+    if out in _TO_32 and not strong & _TO_32.keys():
+        return _TO_32[out]                    # promotion alone never widens to 64 bits
     if out in ("i*", "f*"):                   # only weak types: floatx()'s precision
-        bits = floatx()[-2:]
+        bits = default[-2:]
         return f"int{bits}" if out == "i*" else f"float{bits}"
     return out

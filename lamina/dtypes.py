@@ -1,4 +1,4 @@
-"""Dtype names and promotion, without importing an array library.
+"""Dtype names, without importing an array library (promotion: ``dtype_lattice.py``).
 
 Lamina names dtypes by strings ("float32", "int64", ...), as Keras 3 does. Arrays of either
 backend report the same names (``array.dtype.name``).
@@ -11,14 +11,15 @@ from .errors import DTypeError
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES
+ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES      # the real dtypes
+# Complex numbers (Keras's ``view_as_complex``, ``polar``): elementwise arithmetic, the
+# complex-number views and ``abs``; float-only ops refuse them (ops/complex_numbers.py).
+COMPLEX_DTYPES = ("complex64", "complex128")
 
-# Promotion order: bool < integers < floats. An integer meeting a float takes the float,
-# as in Keras 3 and JAX (not numpy's int64 + float16 -> float64).
-_RANK = {"bool": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "uint32": 5,
-         "int32": 6, "uint64": 7, "int64": 8, "float16": 10, "bfloat16": 10, "float32": 11, "float64": 12}
+# Promotion between these names is Keras's lattice, in ``dtype_lattice.py``.
+_KNOWN = frozenset(ALL_DTYPES + COMPLEX_DTYPES)
 _ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16",
-            "bool_": "bool", "boolean": "bool"}
+            "bool_": "bool", "boolean": "bool", "complex": "complex64"}
 
 # The largest finite value of each float dtype (numpy's ``finfo(dtype).max``; bfloat16's
 # is ml_dtypes.finfo's, (2 - 2**-7) * 2**127, which numpy.finfo cannot give), kept here as
@@ -58,8 +59,9 @@ def standardize(dtype) -> str:
     name = _ALIASES.get(name, name)
     if name == "bfloat16":
         _require_bfloat16()
-    if name not in _RANK:
-        raise DTypeError(f"unknown dtype {dtype!r}; expected one of {ALL_DTYPES}")
+    if name not in _KNOWN:
+        raise DTypeError(f"unknown dtype {dtype!r}; expected one of "
+                         f"{ALL_DTYPES + COMPLEX_DTYPES}")
     return name
 
 
@@ -84,15 +86,13 @@ def is_int(dtype: str) -> bool:
     return dtype in INT_DTYPES
 
 
-def result_dtype(*dtypes: str) -> str:
-    """The dtype of an elementwise op's result over inputs of these dtypes."""
-    best = dtypes[0]
-    for d in dtypes[1:]:
-        if _RANK[d] > _RANK[best]:
-            best = d
-        elif _RANK[d] == _RANK[best] and d != best and is_float(d):
-            best = "float32"        # float16 with bfloat16: neither holds the other (JAX)
-    return best
+def is_complex(dtype: str) -> bool:
+    return dtype in COMPLEX_DTYPES
+
+
+def real_dtype(dtype: str) -> str:
+    """The dtype of the parts of a complex dtype (complex64 -> float32); others as given."""
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
 
 def itemsize(dtype: str) -> int:

@@ -12,6 +12,7 @@ memory       asarray(data, dtype) · to_host(a) · empty(shape, dtype)
              · copy_(dst, src) · cast(a, dtype, out) · synchronize()
 elementwise  unary(fn, x, out) with fn in UNARY · binary(fn, a, b, out) with fn in BINARY
              · where(cond, a, b, out) · clip(x, lo, hi, out)
+             · make_complex(re, im, out): ``re + 1j * im`` from two float arrays
              · elementwise_chain(program, inputs, out): a fused tree of unary/binary
                steps (``lamina/ops/elementwise_chain.py``); generic: step by step
 reduction    reduce(fn, x, axis, keepdims, out) with fn in REDUCE · arg_reduce(fn, x, axis)
@@ -65,7 +66,8 @@ from .special import erf
 
 UNARY = ("negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
          "square", "reciprocal", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
-         "round", "logical_not", "isnan", "isinf", "isfinite")
+         "round", "logical_not", "isnan", "isinf", "isfinite",
+         "real", "imag", "conjugate", "absolute")       # the last four: complex input
 BINARY = ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
           "floor_divide", "mod", "equal", "not_equal", "less", "less_equal", "greater",
           "greater_equal", "logical_and", "logical_or", "logical_xor")
@@ -116,7 +118,8 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
     KERNELS = {
         "memory": ("asarray", "to_host", "empty", "full", "arange", "copy_", "cast",
                    "synchronize"),
-        "elementwise": ("unary", "binary", "where", "clip", "elementwise_chain"),
+        "elementwise": ("unary", "binary", "where", "clip", "elementwise_chain",
+                        "make_complex"),
         "reduction": ("reduce", "arg_reduce"),
         "contraction": ("matmul", "int8_matmul"),
         "movement": ("reshape", "transpose", "broadcast_to", "concatenate", "pad", "getitem",
@@ -165,6 +168,8 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
         self.xp.copyto(dst, src, casting="same_kind")
 
     def cast(self, a, dtype: str, out=None):
+        if a.dtype.kind == "c" and not str(dtype).startswith("complex"):
+            a = self.xp.real(a)       # complex -> real keeps the real part, as Keras (JAX)
         if out is None:
             return a.astype(dtype)
         self.xp.copyto(out, a, casting="unsafe")
@@ -199,6 +204,16 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
 
     def clip(self, x, lo, hi, out=None):
         return self.xp.clip(x, lo, hi, out=out)
+
+    def make_complex(self, re, im, out=None):
+        """``re + 1j * im`` exactly (no ``inf * 0``), from float arrays of one shape:
+        complex128 from float64 parts, complex64 from the others."""
+        if out is None:
+            dtype = "complex128" if re.dtype == self.xp.float64 else "complex64"
+            out = self.xp.empty(re.shape, dtype=dtype)
+        out.real = re
+        out.imag = im
+        return out
 
     def compiles_chain(self, program=None) -> bool:
         """Whether ``elementwise_chain`` runs ``program`` as one compiled kernel (None: any
@@ -532,11 +547,24 @@ def _reciprocal(backend, x, out):
     return backend.xp.divide(1, x, out=out)
 
 
+def _part(name):
+    """``real``/``imag`` of a complex array into a new real array (xp gives a view)."""
+    def kernel(backend, x, out):
+        part = getattr(backend.xp, name)(x)
+        if out is None:
+            return part.copy()
+        backend.xp.copyto(out, part)
+        return out
+    return kernel
+
+
 _UNARY_SPECIAL = {
     "sigmoid": _sigmoid,
     "rsqrt": _rsqrt,
     "reciprocal": _reciprocal,
     "erf": lambda backend, x, out: backend.erf(x, out),
+    "real": _part("real"),
+    "imag": _part("imag"),
 }
 
 

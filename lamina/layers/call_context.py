@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from ..core import layer_path as _layer_path
 from ..core.layer_path import current_layer_path, layer_names as _layer_names  # noqa: F401
 
 _state = threading.local()
@@ -52,16 +53,16 @@ def layer_call(training, name: str | None = None):
 
 
 def is_tracing() -> bool:
-    return _get("tracing", 0) > 0
+    return _layer_path.tracing_depth() > 0
 
 
 @contextlib.contextmanager
 def tracing():
-    _state.tracing = _get("tracing", 0) + 1
+    _layer_path.enter_tracing()          # kept in core: ops.shape asks it (layer_path.py)
     try:
         yield
     finally:
-        _state.tracing -= 1
+        _layer_path.leave_tracing()
 
 
 def current_scope() -> str | None:

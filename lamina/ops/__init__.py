@@ -17,6 +17,7 @@ from . import attention as _attention, patches as _patches, ctc as _ctc
 from . import associative as _associative, control_flow as _control_flow, loops as _loops
 from . import gradient_override as _gradient_override, gufunc as _gufunc
 from . import bitwise as _bitwise, exponents as _exponents, float_parts as _float_parts
+from . import complex_numbers as _complex_numbers
 from . import trig as _trig
 from . import counting as _counting, cumulative as _cumulative, nan_reductions as _nan_reductions
 from . import quantiles as _quantiles, statistics as _statistics
@@ -84,6 +85,7 @@ from .gufunc import *  # noqa: F401,F403
 from .bitwise import *  # noqa: F401,F403
 from .exponents import *  # noqa: F401,F403
 from .float_parts import *  # noqa: F401,F403
+from .complex_numbers import *  # noqa: F401,F403
 from .trig import *  # noqa: F401,F403
 from .counting import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
@@ -116,6 +118,7 @@ _FAMILIES += (_bitwise, _exponents, _float_parts, _trig, _counting, _cumulative,
 _FAMILIES += (_adaptive_pooling, _distances)
 _FAMILIES += (_closeness,)
 _FAMILIES += (_quantized,)
+_FAMILIES += (_complex_numbers,)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
 from . import random_rows as _random_rows  # draws by global row (lamina.distribution)

@@ -1,20 +1,25 @@
 """Getting values into tensors: conversion, implicit promotion, cast, constants.
 
-Python scalars are *weakly typed* (as in Keras 3 and JAX): ``x * 2.0`` keeps ``x``'s dtype.
+Python ints and floats are *weakly typed* (as in Keras 3 and JAX): ``x * 2.0`` keeps ``x``'s
+dtype; a Python complex is complex64 and a Python bool is bool (Keras's lattice,
+``lamina/dtype_lattice.py``).
 Host arrays keep their dtype; Python float data becomes ``floatx()`` ("float32").
 """
 from __future__ import annotations
 
+import warnings
+
 from ..core.tensor import Tensor, TensorBase
 from ..core.variable import Variable
 from ..backend import get_backend
-from ..dtypes import floatx, is_float, result_dtype, standardize
-from ..errors import BackendError, DTypeError
+from ..dtypes import floatx, is_complex, is_float, standardize
+from ..dtype_lattice import result_type
+from ..errors import BackendError, DTypeError, ShapeError
 from ..registry import register_tensor_type
 from ..core import mode as _mode
 from ..core.op import Op, Spec, register_op
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 def _infer_host_dtype(data) -> str:
@@ -33,13 +38,15 @@ def _infer_host_dtype(data) -> str:
             kinds.add("bool")
         elif isinstance(leaf, int):
             kinds.add("int32")
+        elif isinstance(leaf, complex):
+            kinds.add("complex64")          # Keras's dtype of Python's complex
         else:
             kinds.add(floatx())
     if not kinds:
         return floatx()
     if len(kinds) == 1:
         return kinds.pop()
-    return result_dtype(*kinds)
+    return result_type(*kinds)
 
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None) -> Tensor:
@@ -109,17 +116,20 @@ def as_tensors(op_name: str, *xs) -> list:
     if ref is None:
         return as_tensors(op_name, convert_to_tensor(xs[0]), *xs[1:])
     backend = ref.backend if isinstance(ref, Tensor) else get_backend()
-    strong = [x.dtype for x in xs if isinstance(x, TensorBase)]
+    kinds = []                   # Python scalars are weak types: Keras's lattice rule
     for x in xs:
-        if not isinstance(x, TensorBase) and not isinstance(x, _SCALARS):
+        if isinstance(x, TensorBase):
+            kinds.append(x.dtype)
+        elif isinstance(x, _SCALARS):
+            kinds.append(type(x) if type(x) in _SCALARS else
+                         next(t for t in _SCALARS if isinstance(x, t)))
+        else:
             if hasattr(x, "dtype") and not backend.is_array(x):
                 raise BackendError(f"{op_name}: a host array was mixed with a tensor on the "
                                    f"{backend.name} backend; convert it explicitly with "
                                    "lamina.ops.convert_to_tensor")
-            strong.append(_infer_host_dtype(x))
-    dtype = result_dtype(*strong)
-    if any(isinstance(x, float) for x in xs) and not is_float(dtype):
-        dtype = floatx()
+            kinds.append(_infer_host_dtype(x))
+    dtype = result_type(*kinds)
     out = []
     for x in xs:
         if isinstance(x, TensorBase):
@@ -157,17 +167,23 @@ class Cast(Op):
 
     def gradient(self, ctx, g):
         x = ctx.inputs[0]
-        if not is_float(x.dtype):
+        if not is_float(x.dtype) and not is_complex(x.dtype):
             return (None,)
-        return (cast(g, x.dtype),)
+        # a complex cotangent of a float input keeps its real part (JAX's transpose)
+        return (g if g.dtype == x.dtype else Cast(g, dtype=x.dtype),)
 
 
 def cast(x, dtype) -> TensorBase:
-    """``x`` converted to ``dtype``; gradients flow back between float dtypes."""
+    """``x`` converted to ``dtype``; gradients flow back between float (and complex)
+    dtypes. A complex tensor cast to a real dtype keeps its real part, with a warning (as
+    JAX's ComplexWarning)."""
     x = as_tensor("cast", x)
     dtype = standardize(dtype)
     if x.dtype == dtype:
         return unchanged(x)
+    if is_complex(x.dtype) and not is_complex(dtype):
+        warnings.warn(f"cast: casting {x.dtype} to {dtype} discards the imaginary part",
+                      stacklevel=2)
     return Cast(x, dtype=dtype)
 
 
@@ -248,17 +264,26 @@ def ones_like(x, dtype=None) -> TensorBase:
 
 
 def zeros(shape, dtype=None) -> Tensor:
-    return full(shape, 0, dtype)
+    return _full("zeros", shape, 0, dtype)
 
 
 def ones(shape, dtype=None) -> Tensor:
-    return full(shape, 1, dtype)
+    return _full("ones", shape, 1, dtype)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value``. A size that ``lamina.ops.shape``
     gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs."""
+    return _full("full", shape, fill_value, dtype)
+
+
+def _full(op_name: str, shape, fill_value, dtype) -> Tensor:
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d is None for d in shape):
+        raise ShapeError(f"{op_name}: argument 'shape' holds None (an unknown size, as "
+                         f"ops.shape gives it on a functional-API tensor); received "
+                         f"{shape!r}. Make the tensor inside a layer's call (a Lambda "
+                         "layer), where ops.shape gives a size read when the graph runs")
     from .introspection import DynamicDim, resolve_dims   # introspection builds on core.py
     if any(isinstance(d, DynamicDim) for d in shape):
         dims, like = resolve_dims("full", shape)

@@ -1,10 +1,7 @@
 """Elementwise functions about the parts of numbers: ``fabs``, ``trunc``, ``signbit``,
 ``isposinf``/``isneginf``, ``nextafter``, ``nan_to_num``, ``fmod``, ``fmax``/``fmin``,
-``heaviside``, ``divide_no_nan``, and the complex-number views ``real``, ``imag``,
-``conj``/``conjugate``, ``angle`` and ``isreal``, as Keras 3's ``keras.ops``.
-
-Lamina has no complex dtypes, so every tensor is real: ``real``/``conj`` return it, ``imag``
-is zeros, ``isreal`` is all true and ``angle`` is 0 or pi (``arctan2(0, x)``).
+``heaviside`` and ``divide_no_nan``, as Keras 3's ``keras.ops``. (The complex-number views
+``real``, ``imag``, ``conj``, ``angle`` and ``isreal`` are in ``complex_numbers.py``.)
 """
 from __future__ import annotations
 
@@ -12,15 +9,14 @@ from __future__ import annotations
 from ..dtypes import FLOAT_MAX, is_float
 from ..errors import DTypeError
 from .compare import Predicate, equal, greater, isinf, isnan, less, logical_and
-from .core import as_tensor, as_tensors, cast, full_like, unchanged, zeros_like
+from .core import as_tensor, as_tensors, cast, full_like, unchanged
 from .elementwise import Binary, Unary, unbroadcast
 from .math import abs as abs_, divide, maximum, minimum, multiply, negative, where
 from ..core.op import Spec, register_op
-from .trig import arctan2, to_float, to_floats
+from .trig import to_float, to_floats
 
 __all__ = ["fabs", "trunc", "signbit", "isposinf", "isneginf", "nextafter", "nan_to_num",
-           "fmod", "fmax", "fmin", "heaviside", "divide_no_nan", "real", "imag", "conj",
-           "conjugate", "angle", "isreal"]
+           "fmod", "fmax", "fmin", "heaviside", "divide_no_nan"]
 
 # The largest finite value of each float dtype (nan_to_num's default for infinities).
 _FLOAT_MAX = FLOAT_MAX
@@ -172,35 +168,3 @@ def divide_no_nan(x1, x2):
     a, b = to_floats("divide_no_nan", x1, x2)
     zero = equal(b, 0)
     return where(zero, 0.0, divide(a, where(zero, 1.0, b)))
-
-
-def real(x):
-    """The real part: ``x`` itself (Lamina's tensors are real)."""
-    return unchanged(as_tensor("real", x))
-
-
-def imag(x):
-    """The imaginary part: zeros of ``x``'s shape and dtype (Lamina's tensors are real)."""
-    return zeros_like(as_tensor("imag", x))
-
-
-def conj(x):
-    """The complex conjugate: ``x`` itself (Lamina's tensors are real)."""
-    return unchanged(as_tensor("conj", x))
-
-
-conjugate = conj
-
-
-def angle(x):
-    """The argument of ``x`` as a complex number: 0 for positive numbers and +0, pi for
-    negative numbers and -0 (``arctan2(0, x)``); integers give floatx()."""
-    x = to_float("angle", x)
-    return arctan2(zeros_like(x), x)
-
-
-def isreal(x):
-    """True everywhere (Lamina's tensors are real)."""
-    return full_like(as_tensor("isreal", x), True, dtype="bool")
-
-

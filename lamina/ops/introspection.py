@@ -2,14 +2,24 @@
 
 ``shape`` of a concrete tensor is a tuple of ints. A symbolic tensor (a functional model's
 input, or a tensor traced for a compiled ``fit``/``predict``, whose batch size is unknown
-until a batch arrives) has unknown sizes; ``shape`` gives a :class:`DynamicDim` for each,
-which says where the size will come from. Random draws accept it in their ``shape``
-(``keras.random.normal(shape=(ops.shape(z)[0], dim))``, the VAE ``Sampling`` layer of the
-Keras guides): the draw then takes that size from the tensor when the graph runs, so one
-graph serves every batch size, the last partial batch included.
+until a batch arrives) has unknown sizes, and ``shape`` follows Keras 3:
+
+- on a functional-API tensor, outside any layer's ``call`` (``ops.shape(keras.Input((3,)))``),
+  an unknown size is None, as Keras's ``KerasTensor.shape`` gives it, so user code's
+  ``if shape[0] is None:`` takes Keras's branch;
+- where code runs to be executed later — a layer's ``call`` on symbolic tensors (functional
+  building), a compiled step's trace, a custom ``train_step`` — Keras's backends give a
+  symbolic size (JAX's shape-polymorphic dimension, TensorFlow's ``tf.shape`` entry), never
+  None; here a :class:`DynamicDim`, which says where the size will come from. Random draws,
+  ``zeros``/``ones``/``full`` and ``reshape`` accept it in their ``shape``
+  (``keras.random.normal(shape=(ops.shape(z)[0], dim))``, the VAE ``Sampling`` layer of the
+  Keras guides): the op then takes that size from the tensor when the graph runs, so one
+  graph serves every batch size, the last partial batch included.
 """
 from __future__ import annotations
 
+from ..core import mode
+from ..core.layer_path import running_layer_code
 from ..core.tensor import Tensor, TensorBase
 from ..core.variable import Variable
 from ..errors import ShapeError
@@ -41,10 +51,14 @@ class DynamicDim:
 
 
 def shape(x) -> tuple:
-    """``x``'s shape as a tuple: ints, and a :class:`DynamicDim` for each size a symbolic
-    tensor does not know yet (the batch size of a functional or compiled model)."""
+    """``x``'s shape as a tuple: ints, and for each size a symbolic tensor does not know
+    yet (a batch size) None on a functional-API tensor outside any layer's ``call``
+    (Keras's ``KerasTensor.shape``), a :class:`DynamicDim` in code traced to run later."""
     x = x if isinstance(x, TensorBase) else as_tensor("shape", x)
-    return tuple(DynamicDim(x, i) if d is None else d for i, d in enumerate(x.shape))
+    dims = tuple(x.shape)
+    if None not in dims or not (running_layer_code() or mode.active_trace() is not None):
+        return dims
+    return tuple(DynamicDim(x, i) if d is None else d for i, d in enumerate(dims))
 
 
 def ndim(x) -> int:

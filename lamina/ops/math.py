@@ -9,7 +9,7 @@ no gradient at all.
 """
 from __future__ import annotations
 
-from ..dtypes import floatx, is_float
+from ..dtypes import floatx, is_complex, is_float
 from ..errors import DTypeError
 from .compare import greater, greater_equal, less, less_equal, logical_or
 from .core import (as_tensor, as_tensors, cast, convert_to_tensor, require_float,
@@ -33,8 +33,12 @@ def _mask(condition, like):
 
 
 def _to_float(op_name: str, x):
-    """``x`` as a tensor, integers and bools converted to floatx() as Keras does."""
+    """``x`` as a tensor, integers and bools converted to floatx() as Keras does; complex
+    tensors are refused (the float ops here are real functions)."""
     x = as_tensor(op_name, x)
+    if is_complex(x.dtype):
+        raise DTypeError(f"{op_name}: argument 'x' must be a real tensor (complex tensors "
+                         f"are not supported by this op); received dtype {x.dtype}")
     return x if is_float(x.dtype) else cast(x, floatx())
 
 
@@ -154,7 +158,7 @@ def multiply(x1, x2):
 def divide(x1, x2):
     """True division; integer inputs give a floatx() result."""
     a, b = as_tensors("divide", x1, x2)
-    if not is_float(a.dtype):
+    if not is_float(a.dtype) and not is_complex(a.dtype):
         a, b = cast(a, floatx()), cast(b, floatx())
     return Divide(a, b)
 
@@ -459,8 +463,13 @@ def negative(x):
 
 
 def abs(x):
-    """``|x|``; the gradient is ``sign(x)`` (0 at 0)."""
-    return Abs(as_tensor("abs", x))
+    """``|x|``; the gradient is ``sign(x)`` (0 at 0). A complex tensor gives its magnitude
+    (float32 for complex64)."""
+    x = as_tensor("abs", x)
+    if is_complex(x.dtype):
+        from .complex_numbers import complex_abs   # complex_numbers builds on math.py
+        return complex_abs(x)
+    return Abs(x)
 
 
 absolute = abs

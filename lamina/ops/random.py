@@ -157,6 +157,11 @@ def _shape(op_name: str, shape) -> tuple:
     """An int or a sequence of non-negative ints -> a tuple of ints (a ``DynamicDim`` from
     ``lamina.ops.shape`` of a symbolic tensor stays, for ``_draw`` to resolve)."""
     dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    if isinstance(dims, (tuple, list)) and any(d is None for d in dims):
+        raise ShapeError(f"{op_name}: argument 'shape' holds None (an unknown size, as "
+                         f"ops.shape gives it on a functional-API tensor); received "
+                         f"{shape!r}. Draw inside a layer's call (a Lambda layer), where "
+                         "ops.shape gives a size read when the graph runs")
     try:
         dims = tuple(d if isinstance(d, DynamicDim) else operator.index(d) for d in dims)
     except TypeError:

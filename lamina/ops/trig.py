@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math as _math
 
-from ..dtypes import floatx, is_float
+from ..dtypes import floatx, is_complex, is_float
+from ..errors import DTypeError
 from .core import as_tensor, as_tensors, cast
 from .elementwise import Binary, unbroadcast
 from .math import (FloatUnary, add, divide, multiply, negative, sin, sqrt, square,
@@ -23,14 +24,23 @@ _DEG = _math.pi / 180.0
 
 
 def to_float(op_name: str, x):
-    """``x`` as a tensor, integers and bools converted to floatx() as Keras does."""
+    """``x`` as a tensor, integers and bools converted to floatx() as Keras does; complex
+    tensors are refused (these are real functions)."""
     x = as_tensor(op_name, x)
+    _refuse_complex(op_name, "argument 'x' must be a real tensor", x)
     return x if is_float(x.dtype) else cast(x, floatx())
+
+
+def _refuse_complex(op_name: str, expected: str, x) -> None:
+    if is_complex(x.dtype):
+        raise DTypeError(f"{op_name}: {expected} (complex tensors are not supported by this "
+                         f"op); received dtype {x.dtype}")
 
 
 def to_floats(op_name: str, x1, x2):
     """Two operands promoted to one dtype, then to floatx() when that is not a float."""
     a, b = as_tensors(op_name, x1, x2)
+    _refuse_complex(op_name, "arguments must be real tensors", a)
     if not is_float(a.dtype):
         a, b = cast(a, floatx()), cast(b, floatx())
     return a, b

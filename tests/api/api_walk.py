@@ -31,12 +31,6 @@ EXCLUDED = {
     "keras.optimizers.legacy": "tf.keras legacy optimizers (TensorFlow only)",
     "keras.utils.legacy": "tf.keras legacy serialization (TensorFlow only)",
     "keras.wrappers": "scikit-learn wrappers; needs scikit-learn as the base class",
-    # Lamina has no complex dtypes (its dtypes are bool, ints and float16/bfloat16/32/64);
-    # FFTs take and return (real, imaginary) pairs, as Keras's do.
-    "keras.ops.polar": "returns complex numbers; Lamina has no complex dtype",
-    "keras.ops.nn.polar": "returns complex numbers; Lamina has no complex dtype",
-    "keras.ops.view_as_complex": "makes complex numbers; Lamina has no complex dtype",
-    "keras.ops.view_as_real": "reads complex numbers; Lamina has no complex dtype",
     "keras.export": "ExportArchive assembles a TensorFlow SavedModel (tf.Module endpoints "
                     "traced as tf.functions); Lamina deploys with model.export(path, "
                     "format='onnx') or its own graph format (format='lamina')",

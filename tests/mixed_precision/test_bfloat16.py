@@ -77,9 +77,9 @@ def test_missing_ml_dtypes_names_the_extra(monkeypatch, tmp_path):
 
 
 def test_promotion_with_float16():
-    assert dtypes.result_dtype("bfloat16", "float16") == "float32"
-    assert dtypes.result_dtype("bfloat16", "float32") == "float32"
-    assert dtypes.result_dtype("int32", "bfloat16") == "bfloat16"
+    assert lamina.backend.result_type("bfloat16", "float16") == "float32"
+    assert lamina.backend.result_type("bfloat16", "float32") == "float32"
+    assert lamina.backend.result_type("int32", "bfloat16") == "bfloat16"
     assert dtypes.itemsize("bfloat16") == 2
 
 

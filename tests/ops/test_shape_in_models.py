@@ -1,7 +1,8 @@
 """``ops.shape`` inside models: the keras-io VAE ``Sampling`` layer and the GAN guide's
-``ops.shape(real_images)[0]``, in eager mode, on a functional model's symbolic tensors and
-in compiled fit/predict, where the batch size is unknown until a batch arrives (the last
-partial batch included)."""
+``ops.shape(real_images)[0]``, in eager mode, in layer calls on a functional model's
+symbolic tensors and in compiled fit/predict, where the batch size is unknown until a batch
+arrives (the last partial batch included). On a functional-API tensor outside any call the
+unknown size is None, as in Keras (tests/ops/test_shape_none.py)."""
 import numpy as np
 import pytest
 
@@ -47,8 +48,15 @@ def test_shape_eager_and_symbolic():
     assert not ops.is_tensor(lamina.Variable([1.0, 2.0])) and not ops.is_tensor([1, 2])
     assert not ops.is_tensor(lamina.Input((2,)))
     inp = lamina.Input((3,))
-    batch, dim = ops.shape(inp)
-    assert isinstance(batch, DynamicDim) and dim == 3 and ops.ndim(inp) == 2
+    assert ops.shape(inp) == (None, 3) and ops.ndim(inp) == 2   # Keras: None on an Input
+    seen = []
+
+    def in_call(t):
+        seen.append(ops.shape(t))        # in a layer's call: a size read when the graph runs
+        return t
+    layers.Lambda(in_call)(inp)
+    batch, dim = seen[0]
+    assert isinstance(batch, DynamicDim) and dim == 3
     with pytest.raises(ShapeError, match=r"the size of axis 0 of .* is unknown until the "
                                          r"graph runs"):
         int(batch)
@@ -59,7 +67,7 @@ def test_shape_eager_and_symbolic():
 
 def test_sampling_draws_one_row_per_sample_of_each_batch():
     inp = lamina.Input((3,))
-    eps = lamina.random.normal(shape=(ops.shape(inp)[0], 2), seed=5)
+    eps = layers.Lambda(lambda t: lamina.random.normal(shape=(ops.shape(t)[0], 2), seed=5))(inp)
     model = lamina.Model(inp, eps)
     out = model.predict(np.zeros((7, 3), np.float32), batch_size=3, verbose=0)
     assert out.shape == (7, 2)
@@ -92,7 +100,8 @@ def test_vae_sampling_fit_and_predict_graph_equals_eager():
 def test_gan_batch_size_from_shape_in_train_step_style_code():
     # The GAN guide: batch_size = ops.shape(real_images)[0]; noise of that many rows.
     inp = lamina.Input((4,))
-    noise = lamina.random.uniform(shape=(ops.shape(inp)[0], 3), seed=2)
+    noise = layers.Lambda(lambda t: lamina.random.uniform(shape=(ops.shape(t)[0], 3),
+                                                          seed=2))(inp)
     model = lamina.Model(inp, layers.Concatenate()([inp, noise]))
     out = model.predict(np.ones((5, 4), np.float32), batch_size=2, verbose=0)
     assert out.shape == (5, 7)
@@ -167,8 +176,12 @@ def test_gan_guide_train_step_traces_once_and_matches_eager():
 
 def test_zeros_ones_full_take_a_dynamic_batch():
     inp = lamina.Input((3,))
-    b = ops.shape(inp)[0]
-    y = ops.concatenate([ops.ones((b, 1)), ops.zeros((b, 1)), ops.full((b, 1), 7.0)], axis=1)
+
+    def constants(t):
+        b = ops.shape(t)[0]
+        return ops.concatenate([ops.ones((b, 1)), ops.zeros((b, 1)), ops.full((b, 1), 7.0)],
+                               axis=1)
+    y = layers.Lambda(constants)(inp)
     assert y.shape == (None, 3)
     out = lamina.Model(inp, ops.add(inp, y)).predict(np.zeros((3, 3), np.float32),
                                                      batch_size=2, verbose=0)
