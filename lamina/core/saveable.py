@@ -40,6 +40,12 @@ def is_a(obj, kind: str) -> bool:
     return base is not None and isinstance(obj, base)
 
 
+def base_class(kind: str) -> type | None:
+    """The base class registered for ``kind`` (None if none is): the loader asks whether an
+    object overrides its base class's ``load_own_variables``."""
+    return _CLASSES.get(kind)
+
+
 def base_attributes(kind: str) -> frozenset:
     """The attribute names of a plain object of ``kind``'s base class (made once)."""
     if kind not in _ATTRIBUTES:

@@ -1,7 +1,9 @@
 """Keras 3's ``assets/`` in a ``.keras`` file: an object with ``save_assets(dir_path)``
-(the lookup layers: ``vocabulary.txt``) writes files into a folder that is stored as
-``assets/<object path>/<file>``; on load, ``load_assets(dir_path)`` reads them back
-(after the weights), with the object paths of :mod:`.object_graph`."""
+(the lookup layers: ``vocabulary.txt``) writes files, in sub-folders too, into a folder that
+is stored as ``assets/<object path>/<file>``; on load, ``load_assets(dir_path)`` gets a
+folder holding them again (after the weights), with the object paths of
+:mod:`.object_graph`. As in Keras, that folder also holds the folders of the objects below
+it (a model's holds its layers'); an object that saved nothing is not called."""
 from __future__ import annotations
 
 import os
@@ -26,15 +28,27 @@ def collect_assets(model) -> dict[str, bytes]:
             continue
         with tempfile.TemporaryDirectory() as folder:
             save(folder)
-            for name in sorted(os.listdir(folder)):
+            for name in _files_under(folder):
                 with open(os.path.join(folder, name), "rb") as f:
                     entries[f"{_asset_dir(saveable.path)}/{name}"] = f.read()
     return entries
 
 
+def _files_under(folder: str) -> list[str]:
+    """The files in ``folder`` and its sub-folders, as sorted '/'-separated paths."""
+    names = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        relative = os.path.relpath(root, folder)
+        for name in sorted(files):
+            path = name if relative == "." else os.path.join(relative, name)
+            names.append(path.replace(os.sep, "/"))
+    return names
+
+
 def restore_assets(model, read_entries) -> None:
     """Hand each object with ``load_assets`` its files; ``read_entries(prefix)`` gives
-    ``{file name: bytes}`` for the archive entries directly under ``prefix``."""
+    ``{relative path: bytes}`` for the archive entries under ``prefix``."""
     for saveable in saveables(model):
         load = getattr(saveable.obj, "load_assets", None)
         if load is None:
@@ -44,6 +58,8 @@ def restore_assets(model, read_entries) -> None:
             continue
         with tempfile.TemporaryDirectory() as folder:
             for name, data in files.items():
-                with open(os.path.join(folder, name), "wb") as f:
+                path = os.path.join(folder, *name.split("/"))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
                     f.write(data)
             load(folder)

@@ -18,6 +18,7 @@ import numpy as np
 from ..h5_guard import check_contained, create_checked, read_dataset
 from .errors import CorruptFileError
 from .object_graph import saveables
+from .own_variables import save_own_state
 from .keras_archive import METADATA, WEIGHTS, read_config, read_entry
 from .atomic import atomic_image
 
@@ -245,15 +246,18 @@ def _write(group, tree: dict) -> None:
 
 
 def _model_spec(model) -> dict:
+    """What each object of ``model`` would write (its ``save_own_variables``), by path."""
     spec: dict = {}
     for saveable in saveables(model):
-        variables = saveable.variables
-        if not variables:
+        stored: dict = {}
+        save_own_state(saveable.obj, stored, saveable.variables)
+        if not stored:
             continue
         node = spec
         for part in filter(None, saveable.path.split("/")):
             node = node.setdefault(part, {})
-        node.update({str(i): v for i, v in enumerate(variables)})
+        node.update({key: value if hasattr(value, "shape") else np.asarray(value)
+                     for key, value in stored.items()})
     return spec
 
 

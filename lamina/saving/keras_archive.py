@@ -178,16 +178,19 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
 
 
 def _entries_under(filepath: str, prefix: str) -> dict[str, bytes]:
-    """``{file name: bytes}`` of the archive's files directly under the folder ``prefix``."""
+    """``{path below prefix: bytes}`` of the archive's files under the folder ``prefix``."""
     if os.path.isdir(filepath):
         folder = os.path.join(filepath, prefix)
-        names = [n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n))] \
-            if os.path.isdir(folder) else []
+        names = []
+        for root, _, files in os.walk(folder):
+            relative = os.path.relpath(root, folder)
+            names += [(n if relative == "." else os.path.join(relative, n)).replace(os.sep, "/")
+                      for n in files if os.path.isfile(os.path.join(root, n))]
     else:
         with zipfile.ZipFile(filepath, "r") as zf:
             names = [n[len(prefix):] for n in zf.namelist()
-                     if n.startswith(prefix) and "/" not in n[len(prefix):]]
-    return {n: read_entry(filepath, prefix + n, cap=MAX_ASSET_BYTES) for n in names}
+                     if n.startswith(prefix) and not n.endswith("/")]
+    return {n: read_entry(filepath, prefix + n, cap=MAX_ASSET_BYTES) for n in sorted(names)}
 
 
 def load_weights_from_archive(model, filepath: str, skip_mismatch: bool = False,

@@ -1,6 +1,8 @@
 """Keras 3's ``.weights.h5`` layout: one ``<path>/vars`` group per layer or optimizer
 (see :mod:`.object_graph`), datasets ``"0"``, ``"1"``, ... in variable order, and an attribute
 ``name`` on each ``vars`` group. The same bytes are ``model.weights.h5`` in a ``.keras`` zip.
+Each group holds what the object's ``save_own_variables(store)`` writes, and is read back
+through its ``load_own_variables(store)`` when it overrides it (see :mod:`.own_variables`).
 
 Loading is all or nothing: every array is read and checked against the model first (counts,
 shapes, readable numbers); only then is anything assigned.
@@ -15,9 +17,11 @@ import numpy as np
 from ..core.saveable import saving_kind
 from ..errors import LaminaError, describe_shape
 from ..backend.half_precision import bfloat16_dtype
-from ..h5_guard import check_contained, create_checked, read_dataset
+from ..h5_guard import check_contained, read_dataset
 from .errors import CorruptFileError, WeightMismatchError
 from .object_graph import Saveable, saveables
+from .own_variables import (HookLoad, ReadStore, WriteStore, run_hook_loads, save_own_state,
+                            uses_plain_layout)
 
 _NUMERIC_KINDS = "biuf"
 
@@ -35,19 +39,20 @@ def write_weights(model, target, objects_to_skip=()) -> None:
     file object, in Keras 3's layout."""
     h5py = _h5py()
     with h5py.File(target, "w") as f:
+        last_written: list = []
         for saveable in saveables(model, objects_to_skip):
             group = f.create_group(saveable.group)
             group.attrs["name"] = str(getattr(saveable.obj, "name", ""))
-            for i, variable in enumerate(saveable.variables):
-                dataset = create_checked(group, str(i), variable.numpy())
-                if variable.dtype == "bfloat16":       # Keras's mark for its opaque bytes
-                    dataset.attrs["dtype"] = "bfloat16"
+            owner = f"{type(saveable.obj).__name__} '{getattr(saveable.obj, 'name', '')}'"
+            store = WriteStore(group, owner, last_written)
+            save_own_state(saveable.obj, store, saveable.variables)
 
 
 def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
                  objects_to_skip=()) -> list:
     """Check ``source`` (a path or binary file object) against ``model`` and return the
-    ``[(variable, array), ...]`` to assign; nothing is assigned here."""
+    plan for :func:`assign_weights`: ``(variable, array)`` pairs, and a ``HookLoad`` for
+    each object with its own ``load_own_variables``; nothing is assigned here."""
     h5py = _h5py()
     with _reading(filepath):
         f = h5py.File(source, "r")
@@ -65,8 +70,13 @@ def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
 
 
 def assign_weights(plan: list) -> None:
-    for variable, array in plan:
-        variable.assign(array)
+    """Carry out a plan of :func:`read_weights`: the objects' own ``load_own_variables``
+    first (undone if one fails), then the checked ``(variable, array)`` pairs."""
+    run_hook_loads([step for step in plan if isinstance(step, HookLoad)])
+    for step in plan:
+        if not isinstance(step, HookLoad):
+            variable, array = step
+            variable.assign(array)
 
 
 @contextlib.contextmanager
@@ -100,17 +110,21 @@ def _group(f, saveable: Saveable):
     return group
 
 
-def _stored_arrays(group, saveable: Saveable, filepath: str) -> list:
+def _stored_arrays(group, saveable: Saveable, filepath: str, numbered: bool = True) -> list:
+    """The datasets of ``group`` (checked to hold numbers), ``"0"``, ``"1"``, ... in order;
+    with ``numbered=False`` any names, in the file's order (for a ``load_own_variables``)."""
     if group is None:
         return []
     h5py = _h5py()
     if not isinstance(group, h5py.Group):
         raise CorruptFileError(f"'{filepath}': '{saveable.group}' should be a group of "
                                f"datasets '0', '1', ...; found a {type(group).__name__}")
-    keys = sorted(group.keys(), key=lambda k: (len(k), k))
-    if keys != [str(i) for i in range(len(keys))]:
-        raise CorruptFileError(f"'{filepath}': group '{saveable.group}' should hold "
-                               f"datasets named '0', '1', ...; found {keys}")
+    keys = list(group.keys())
+    if numbered:
+        keys = sorted(keys, key=lambda k: (len(k), k))
+        if keys != [str(i) for i in range(len(keys))]:
+            raise CorruptFileError(f"'{filepath}': group '{saveable.group}' should hold "
+                                   f"datasets named '0', '1', ...; found {keys}")
     arrays = []
     for key in keys:
         dataset = group[key]
@@ -139,9 +153,27 @@ def _describe(saveable: Saveable) -> str:
     return f"{what} '{saveable.obj.name}' (stored at '{saveable.group}')"
 
 
+def _read_array(dataset, filepath: str):
+    array = np.asarray(read_dataset(dataset, filepath))
+    if _is_bfloat16(dataset):           # Keras writes bfloat16 as opaque 2-byte values
+        array = array.view(bfloat16_dtype())
+    return array
+
+
+def _hook_step(saveable: Saveable, group, filepath: str, skip_mismatch: bool) -> HookLoad:
+    """The object's whole group, read and checked, for its own ``load_own_variables``."""
+    datasets = _stored_arrays(group, saveable, filepath, numbered=False)
+    arrays = {dataset.name.rpartition("/")[2]: _read_array(dataset, filepath)
+              for dataset in datasets}
+    return HookLoad(saveable.obj, ReadStore(arrays, saveable.group), _describe(saveable),
+                    filepath, skip_mismatch)
+
+
 def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list:
-    variables = saveable.variables
     group = _group(f, saveable)
+    if not uses_plain_layout(saveable.obj):
+        return [_hook_step(saveable, group, filepath, skip_mismatch)]
+    variables = saveable.variables
     if group is None and saving_kind(saveable.obj) == "Optimizer":
         return []                       # saved without optimizer state: nothing to skip
     stored = _stored_arrays(group, saveable, filepath)
@@ -165,9 +197,7 @@ def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list
                              f" weight {i} '{variable.name}': expected shape "
                              f"{describe_shape(variable.shape)}, found "
                              f"{describe_shape(dataset.shape)} in the file")
-        array = np.asarray(read_dataset(dataset, filepath))
-        if _is_bfloat16(dataset):       # Keras writes bfloat16 as opaque 2-byte values
-            array = array.view(bfloat16_dtype())
+        array = _read_array(dataset, filepath)
         if array.dtype != np.dtype(variable.dtype):
             array = array.astype(variable.dtype)
         plan.append((variable, array))

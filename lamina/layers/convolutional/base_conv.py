@@ -1,18 +1,23 @@
-"""The base of ``Conv1D`` and ``Conv2D``: ``filters`` kernels over ``groups`` channel groups."""
+"""The base of ``Conv1D``, ``Conv2D`` and ``Conv3D``: ``filters`` kernels over ``groups``
+channel groups."""
 from __future__ import annotations
 
 from ... import ops
+from ..lora import LoraMixin, adapted_weight
 from . import conv_utils as cu
 from .base_spatial_conv import BaseSpatialConv
 
 
-class BaseConv(BaseSpatialConv):
+class BaseConv(LoraMixin, BaseSpatialConv):
     """An N-D convolution (private; Keras's ``BaseConv``).
 
     Weights: ``kernel`` (*kernel_size, in_channels // groups, filters) and ``bias``
     (filters,). Each of the ``groups`` groups of input channels is convolved with its own
-    ``filters // groups`` filters.
+    ``filters // groups`` filters. ``lora_rank`` (or ``enable_lora(rank)``) adapts the
+    kernel by LoRA (``lora.py``).
     """
+
+    kernel = adapted_weight("kernel", "The kernel, with LoRA's update once it is enabled.")
 
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid",
                  data_format=None, dilation_rate=1, groups=1, activation=None, use_bias=True,
@@ -31,11 +36,9 @@ class BaseConv(BaseSpatialConv):
         if filters % groups:
             raise ValueError(f"{self.name}: argument 'groups' must divide 'filters'; "
                              f"received groups={groups}, filters={filters}")
-        if lora_rank is not None:
-            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
-                             f"received {lora_rank!r}")
         self._set_weight_arguments("kernel", kernel_initializer, kernel_regularizer,
                                    kernel_constraint)
+        self._init_lora(lora_rank, lora_alpha)
 
     def check_channels(self, channels, input_shape):
         if channels % self.groups:
@@ -70,6 +73,10 @@ class BaseConv(BaseSpatialConv):
         return conv(x, kernel, strides=self.strides, padding=self.padding,
                     dilation_rate=self.dilation_rate, groups=self.groups)
 
+    def build(self, input_shape):
+        super().build(input_shape)
+        self._build_lora()
+
     def get_config(self) -> dict:
         return {**super().get_config(), "filters": self.filters, "groups": self.groups,
-                **self._weight_config("kernel")}
+                **self._weight_config("kernel"), **self._lora_config()}

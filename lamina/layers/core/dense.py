@@ -5,18 +5,21 @@ from ... import activations, constraints, initializers, ops, quantizers, regular
 from ..input_spec import InputSpec
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from ..lora import LoraMixin, adapted_weight
 from . import int8_dense
 
 
-class Dense(Layer):
+class Dense(LoraMixin, Layer):
     """A fully connected layer (Keras 3's ``Dense``); works on the last axis of N-D input.
 
     Weights: ``kernel`` (input_dim, units) and ``bias`` (units,); quantized to int8
     (``quantize("int8")`` or an ``int8_from_*`` policy), ``kernel`` is int8 and
     ``kernel_scale`` (units,) holds its per-channel scales (see ``int8_dense.py``).
+    ``lora_rank`` (or ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
     """
 
     _quantized_variable_order = ("kernel", "bias", "kernel_scale")
+    kernel = adapted_weight("kernel", "The kernel, with LoRA's update once it is enabled.")
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -29,9 +32,7 @@ class Dense(Layer):
                              f"received {units!r}")
         self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
-        if lora_rank is not None:
-            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
-                             f"received {lora_rank!r}")
+        self._init_lora(lora_rank, lora_alpha)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -64,6 +65,7 @@ class Dense(Layer):
                                         constraint=self.bias_constraint)
         self.input_spec = InputSpec.described("(batch, ..., features)",
                                               min_ndim=2, axes={-1: input_dim})
+        self._build_lora()
 
     def call(self, inputs):
         if self.quantization_mode == "int8":
@@ -90,4 +92,5 @@ class Dense(Layer):
                 "bias_regularizer": regularizers.serialize(self.bias_regularizer),
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
-                "quantization_config": quantizers.serialize(self.quantization_config)}
+                "quantization_config": quantizers.serialize(self.quantization_config),
+                **self._lora_config()}

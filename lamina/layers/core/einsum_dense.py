@@ -5,11 +5,12 @@ from ... import activations, constraints, initializers, ops, quantizers, regular
 from ..input_spec import InputSpec
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from ..lora import LoraMixin, adapted_weight
 from . import int8_einsum
 from .einsum_equation import analyze, einsum, expand, split_equation
 
 
-class EinsumDense(Layer):
+class EinsumDense(LoraMixin, Layer):
     """A dense layer whose product is an einsum (Keras 3's ``EinsumDense``).
 
     ``equation`` has the form ``'ab,bc->ac'``, ``'...ab,bc->...ac'`` or
@@ -17,10 +18,12 @@ class EinsumDense(Layer):
     the ellipsis (None where the input gives it). Weights: ``kernel`` (shape from the
     equation) and, when ``bias_axes`` names output indices, ``bias`` shaped as Keras's;
     quantized to int8, ``kernel`` is int8 and ``kernel_scale`` holds its scales in Keras's
-    layout (see ``int8_einsum.py``).
+    layout (see ``int8_einsum.py``). ``lora_rank`` (or ``enable_lora(rank)``) adapts the
+    kernel by LoRA (``lora.py``).
     """
 
     _quantized_variable_order = ("kernel", "bias", "kernel_scale")
+    kernel = adapted_weight("kernel", "The kernel, with LoRA's update once it is enabled.")
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -44,9 +47,7 @@ class EinsumDense(Layer):
         if bias_axes is not None and not isinstance(bias_axes, str):
             raise ValueError(f"{self.name}: argument 'bias_axes' must be a string of output "
                              f"indices or None; received {bias_axes!r}")
-        if lora_rank is not None:
-            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
-                             f"received {lora_rank!r}")
+        self._init_lora(lora_rank, lora_alpha)
         self.equation = equation
         self.partial_output_shape = tuple(sizes)
         self.bias_axes = bias_axes
@@ -76,6 +77,7 @@ class EinsumDense(Layer):
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
         self.input_spec = InputSpec(ndim=len(input_shape))
+        self._build_lora()
 
     def call(self, inputs):
         if self.quantization_mode == "int8":
@@ -105,4 +107,5 @@ class EinsumDense(Layer):
                 "bias_regularizer": regularizers.serialize(self.bias_regularizer),
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
-                "quantization_config": quantizers.serialize(self.quantization_config)}
+                "quantization_config": quantizers.serialize(self.quantization_config),
+                **self._lora_config()}

@@ -6,10 +6,11 @@ from ...dtypes import is_float
 from ...ops.indexing import checked_take
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
+from ..lora import LoraMixin, adapted_weight
 from . import int8_embedding
 
 
-class Embedding(Layer):
+class Embedding(LoraMixin, Layer):
     """Maps integer ids in ``[0, input_dim)`` to vectors of size ``output_dim`` (Keras 3's
     ``Embedding``). Float ids are cast to int32; the output has the compute dtype.
 
@@ -18,9 +19,13 @@ class Embedding(Layer):
     ``weights=[array]`` sets the initial embeddings; ``input_length`` (Keras 2 configs) sets
     the input shape ``(None, input_length)``. Quantized to int8, ``embeddings`` is int8 and
     ``embeddings_scale`` (input_dim,) holds one scale per row (see ``int8_embedding.py``).
+    ``lora_rank`` (or ``enable_lora(rank)``) adapts the embeddings by LoRA (``lora.py``).
     """
 
     _quantized_variable_order = ("embeddings", "embeddings_scale")
+    _lora_target = "embeddings"
+    embeddings = adapted_weight("embeddings",
+                                "The embeddings, with LoRA's update once it is enabled.")
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
@@ -34,9 +39,7 @@ class Embedding(Layer):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{self.name}: argument '{arg}' must be a positive int; "
                                  f"received {value!r}")
-        if lora_rank is not None:
-            raise ValueError(f"{self.name}: argument 'lora_rank' is not supported by Lamina; "
-                             f"received {lora_rank!r}")
+        self._init_lora(lora_rank, lora_alpha)
         self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
         self.input_dim = input_dim
@@ -56,12 +59,13 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         if self.quantization_mode == "int8":
             int8_embedding.build(self)
-            return
-        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
-                                          name="embeddings",
-                                          initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer,
-                                          constraint=self.embeddings_constraint)
+        else:
+            self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
+                                              name="embeddings",
+                                              initializer=self.embeddings_initializer,
+                                              regularizer=self.embeddings_regularizer,
+                                              constraint=self.embeddings_constraint)
+        self._build_lora()
 
     def call(self, inputs):
         if is_float(inputs.dtype) or inputs.dtype == "bool":
@@ -95,4 +99,5 @@ class Embedding(Layer):
                 "activity_regularizer": regularizers.serialize(self.activity_regularizer),
                 "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
                 "mask_zero": self.mask_zero,
-                "quantization_config": quantizers.serialize(self.quantization_config)}
+                "quantization_config": quantizers.serialize(self.quantization_config),
+                **self._lora_config()}

@@ -96,7 +96,14 @@ def lambda_layer(r, s):
 
 
 LAMBDAS = ["ops.tanh(t) * 2.0", "t * ops.sigmoid(t)", "ops.square(t) * 0.5 - t",
-           "ops.flip(t, axis=-1)", "ops.abs(t) + ops.sin(t)"]
+           "ops.flip(t, axis=-1)", "ops.abs(t) + ops.sin(t)",
+           # ops.shape's batch size (a DynamicDim in a traced call)
+           "ops.reshape(ops.reshape(t, (ops.shape(t)[0], -1)), ops.shape(t))",
+           # complex numbers: polar, view_as_complex/real, conj, real/imag, abs
+           "ops.real(ops.polar(t, t * 0.5) * (0.5 - 1j))",
+           "ops.abs(ops.polar(t, t)) + ops.imag(ops.conj(ops.polar(t, t)))",
+           "ops.cast(ops.view_as_real(ops.view_as_complex(ops.stack([t, ops.tanh(t)], "
+           "axis=-1)) * 1j)[..., 0], t.dtype)"]
 
 
 def reshape_flat(r, s):
@@ -224,12 +231,39 @@ def image_reshaping(r, s):
                             f"layers.Reshape(({s[0] * s[1]}, {s[2]}))"]))
 
 
+# ---------------------------------------------------------------- LoRA (any rank)
+def lora(r, s):
+    """Dense, EinsumDense, Conv1D/2D/3D (by the input's rank) or ReversibleEmbedding's
+    reverse projection with LoRA: asked for in the constructor (``b`` starts at zeros: the
+    update shows once training moves it) or enabled on the built layer with a random ``b``,
+    so that the low-rank path counts from the first step."""
+    units, kernel, padding = _units(r), r.randint(1, 2), r.choice(PADDINGS)
+    if r.random() < 0.15:          # Embedding's LoRA on floats: the tied reverse projection
+        return Choice(f"layers.ReversibleEmbedding({units + 1}, {s[-1]}, "
+                      f"lora_rank={r.randint(1, 2)})", call="{layer}({x}, reverse=True)")
+    if len(s) == 1 or r.random() < 0.25:
+        code = f"layers.Dense({units}, activation={_act(r)!r}, use_bias={r.random() < 0.8})"
+    elif len(s) == 2 and r.random() < 0.5:
+        code = (f"layers.EinsumDense('abc,cd->abd', output_shape=({s[0]}, {units}), "
+                f"bias_axes={r.choice(['d', None])!r})")
+    elif len(s) in (2, 3, 4):
+        dims = len(s) - 1
+        code = f"layers.Conv{dims}D({units}, {kernel}, padding={padding!r})"
+    else:
+        return None
+    rank, alpha = r.randint(1, 3), r.choice([None, 0.5, 4])
+    if r.random() < 0.5:
+        return Choice(f"{code[:-1]}, lora_rank={rank}, lora_alpha={alpha})")
+    return Choice(f"(lambda q: (q.build({(None, *s)!r}), q.enable_lora({rank}, "
+                  f"lora_alpha={alpha}, b_initializer='random_normal'), q)[-1])({code})")
+
+
 RULES = [dense, activation, small_activation_layer, dropout, noise, batch_norm, layer_norm,
          group_norm, unit_norm, identity, dense_regularized, lambda_layer, reshape_flat,
          flatten,
          repeat_vector, reshape_to_sequence, conv1d, *_spatial_rules(1, _seq), rnn,
          sequence_reshaping, attention, multi_head_attention, conv2d,
-         *_spatial_rules(2, _image), image_reshaping]
+         *_spatial_rules(2, _image), image_reshaping, lora]
 
 # Shape-preserving layers (for a layer applied twice and for two merged branches).
 SAME_SHAPE = [lambda r, s: Choice(f"layers.Dense({s[-1]}, activation={_act(r)!r})"),

@@ -1,7 +1,7 @@
-"""First layers, on the raw input: Embedding and CategoryEncoding read integer ids,
-Discretization bins floats. Nothing has a gradient through them (ids; piecewise-constant
-bins), so they only come first, where nothing trainable feeds them -- and never in a GAN,
-whose generator trains through the discriminator's first layer.
+"""First layers, on the raw input: Embedding (half of them with LoRA) and CategoryEncoding
+read integer ids, Discretization bins floats. Nothing has a gradient through them (ids;
+piecewise-constant bins), so they only come first, where nothing trainable feeds them --
+and never in a GAN, whose generator trains through the discriminator's first layer.
 
 ``first(r, name)`` -> (input shape, vocabulary or 0 for a float input, constructor codes).
 """
@@ -15,7 +15,8 @@ def first(r, name=None):
     name = name or r.choice(NAMES)
     vocab, length = r.randint(5, 12), r.randint(3, 7)
     if name == "Embedding":
-        return (length,), vocab, [f"layers.Embedding({vocab}, {r.randint(2, 4)})"]
+        lora = f", lora_rank={r.randint(1, 2)}" if r.random() < 0.5 else ""
+        return (length,), vocab, [f"layers.Embedding({vocab}, {r.randint(2, 4)}{lora})"]
     if name == "CategoryEncoding":
         mode = r.choice(["multi_hot", "count", "one_hot"])
         shape = (1,) if mode == "one_hot" else (length,)

@@ -142,7 +142,8 @@ def test_kernel_larger_than_input():
     (dict(filters=4, kernel_size=3, data_format="NHWC"), r"argument 'data_format' must be "
                                                          r"'channels_last', 'channels_first' "
                                                          r"or None; received 'NHWC'"),
-    (dict(filters=4, kernel_size=3, lora_rank=2), r"argument 'lora_rank' is not supported"),
+    (dict(filters=4, kernel_size=3, lora_rank=-1), r"argument 'lora_rank' must be a positive "
+                                                    r"int or None; received -1"),
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=r"^bad_conv: " + message):

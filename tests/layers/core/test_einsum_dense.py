@@ -115,6 +115,10 @@ def test_einsum_dense_rejects_unknown_kernel_size():
         E("abc,cd->abd", (None, None))(np.ones((2, 3, 4), "float32"))
 
 
-def test_einsum_dense_rejects_lora():
-    with pytest.raises(ValueError, match=r"argument 'lora_rank' is not supported"):
-        E("ab,bc->ac", 3, lora_rank=2)
+def test_einsum_dense_rejects_bad_lora_arguments():
+    with pytest.raises(ValueError, match=r"argument 'lora_rank' must be a positive int or "
+                                         r"None; received 2.5"):
+        E("ab,bc->ac", 3, lora_rank=2.5)
+    with pytest.raises(ValueError, match=r"argument 'lora_alpha' must be a finite number or "
+                                         r"None; received 'big'"):
+        E("ab,bc->ac", 3, lora_rank=2, lora_alpha="big")

@@ -107,9 +107,10 @@ def test_embedding_rejects_bad_sizes(arg):
         layers.Embedding(**kwargs)
 
 
-def test_embedding_rejects_lora_and_bad_quantization_configs():
-    with pytest.raises(ValueError, match=r"argument 'lora_rank' is not supported"):
-        layers.Embedding(4, 2, lora_rank=2)
+def test_embedding_rejects_bad_lora_and_quantization_configs():
+    with pytest.raises(ValueError, match=r"argument 'lora_rank' must be a positive int or "
+                                         r"None; received 0"):
+        layers.Embedding(4, 2, lora_rank=0)
     # int8 configs are accepted (tests/quantizers); a dict that is not one is an error.
     with pytest.raises(ValueError, match=r"embedding_q: argument 'quantization_config' is "
                                          r"not a serialized QuantizationConfig"):
