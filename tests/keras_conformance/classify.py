@@ -1,0 +1,30 @@
+"""The reason class of one Keras test's outcome on Lamina, read from its failure line."""
+import re
+
+INTERNAL = "uses Keras internals"
+PASSED = "passed"
+MESSAGE = "message differs"
+
+_RULES = (
+    (INTERNAL, re.compile(r"keras-internal|needs tensorflow|No module named '(tensorflow|torch|"
+                          r"jax|grain|flax|openvino|tf_keras)")),
+    ("missing in Lamina", re.compile(r"missing-in-lamina")),
+    (MESSAGE, re.compile(r"does not match|Regex pattern did not match")),
+    ("no error raised", re.compile(r"not raised|DID NOT RAISE|DID NOT WARN")),
+    ("numbers differ", re.compile(r"Not equal to tolerance|Arrays are not|Mismatched elements")),
+    ("timeout", re.compile(r"^timeout|TestTookTooLong")),
+    ("assertion", re.compile(r"^AssertionError")),
+)
+
+
+def reason(outcome: str, detail: str) -> str:
+    if outcome == "passed":
+        return PASSED
+    if outcome == "skipped":
+        return "skipped on Lamina"
+    for name, pattern in _RULES:
+        if pattern.search(detail):
+            return name
+    match = re.match(r"([\w.]+?)(?::|$)", detail)
+    kind = match.group(1).rsplit(".", 1)[-1] if match else "error"
+    return f"raises {kind}"

@@ -1,0 +1,267 @@
+"""The import shim that runs Keras 3.15.1's own unit tests against Lamina.
+
+``install()`` puts a finder first on ``sys.meta_path`` that answers every ``keras`` import:
+
+- ``keras`` and ``keras.<namespace>`` are Lamina's public modules (``keras.layers`` is
+  ``lamina.layers``);
+- a ``keras.src`` module is a proxy whose attributes come from fixtures/keras_names.json
+  (made from Keras itself): a name that Keras also exports publicly resolves to Lamina's
+  object of that public name (``keras.src.ops.numpy.add`` -> ``lamina.ops.add``), a plain
+  constant (a dtype list) is Keras's own value, and a name with no public counterpart raises
+  ``KerasInternal`` (the test is then listed as reaching Keras's internals);
+- Keras's test modules (``*_test``) and ``keras.src.testing.test_utils`` are Keras's own
+  source, read from the installed ``keras`` distribution and run unchanged;
+- ``keras.src.testing`` is the port of Keras's ``TestCase`` (keras_test_case.py).
+
+The few Keras internals every test leans on (``backend.backend()``,
+``backend.convert_to_numpy``...) have Lamina counterparts of the same meaning, listed in
+``COUNTERPARTS``."""
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import json
+import os
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERAS_VERSION = "3.15.1"
+BACKEND_NAME = "lamina"
+
+
+class KerasInternal(AttributeError):
+    """A ``keras.src`` name that Keras does not export publicly."""
+
+
+class MissingInLamina(AttributeError):
+    """A public Keras name that Lamina does not have."""
+
+
+def keras_source_root() -> str:
+    """The folder holding the installed keras 3.15.1 distribution's ``keras/`` package,
+    found from its metadata (the package itself is never imported)."""
+    try:
+        dist = importlib.metadata.distribution("keras")
+    except importlib.metadata.PackageNotFoundError:
+        raise RuntimeError("the conformance suite reads Keras's tests from the keras=="
+                           f"{KERAS_VERSION} distribution: pip install -e '.[conformance]'")
+    if dist.version != KERAS_VERSION:
+        raise RuntimeError(f"the conformance fixtures were made with keras=={KERAS_VERSION}; "
+                           f"keras=={dist.version} is installed")
+    return str(dist.locate_file(""))
+
+
+def _names() -> dict:
+    with open(os.path.join(HERE, "fixtures", "keras_names.json")) as f:
+        return json.load(f)
+
+
+def _lamina_object(public: str):
+    """``keras.ops.add`` -> ``lamina.ops.add``; None when Lamina lacks it."""
+    parts = public.split(".")[1:]
+    obj = importlib.import_module("lamina")
+    for index, part in enumerate(parts):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = importlib.import_module(".".join(["lamina", *parts[:index + 1]]))
+            except ImportError:
+                return None
+    return obj
+
+
+def _counterparts() -> dict:
+    """Keras internals that tests use everywhere, with the Lamina object of the same
+    meaning (all public in Lamina)."""
+    import lamina
+    from lamina import ops
+    from . import keras_test_case
+    return {
+        "keras.src.backend.backend": lambda: BACKEND_NAME,
+        "keras.src.backend.convert_to_numpy": ops.convert_to_numpy,
+        "keras.src.backend.convert_to_tensor": ops.convert_to_tensor,
+        "keras.src.backend.is_tensor": ops.is_tensor,
+        "keras.src.backend.Variable": lamina.Variable,
+        "keras.src.backend.random": lamina.random,
+        "keras.src.backend.numpy": ops,
+        "keras.src.backend.nn": ops,
+        "keras.src.backend.math": ops,
+        "keras.src.backend.linalg": ops.linalg,
+        "keras.src.backend.core": ops,
+        "keras.src.backend.image": ops.image,
+        "keras.src.backend.common.dtypes.result_type": lamina.backend.result_type,
+        "keras.src.utils.module_utils.tensorflow": _Unavailable("tensorflow"),
+        "keras.src.testing.test_case.TestCase": keras_test_case.TestCase,
+        "keras.src.testing.TestCase": keras_test_case.TestCase,
+    }
+
+
+class _Unavailable(types.ModuleType):
+    """A framework Keras's test reaches for (TensorFlow for tf.data) that Lamina's
+    environment does not have: the test fails naming it, the module still imports."""
+
+    def __init__(self, name):
+        super().__init__(name)
+
+    def __getattr__(self, attr):
+        raise KerasInternal(f"needs {self.__name__}: keras test uses {self.__name__}.{attr}")
+
+
+class _AbsentMeta(type):
+    """The type of a stand-in for a name the shim cannot give: importing it works (so one
+    test's helper does not fail its whole file), any use raises the reason."""
+
+    def _refuse(cls, *args, **kwargs):
+        raise cls.error(cls.reason)
+
+    __call__ = _refuse
+    __instancecheck__ = _refuse
+    __subclasscheck__ = _refuse
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise cls.error(cls.reason)
+
+
+def absent(name: str, error: type, reason: str):
+    return _AbsentMeta(name, (), {"error": error, "reason": reason})
+
+
+class ShimModule(types.ModuleType):
+    """A ``keras.src`` module whose attributes resolve as the module docstring says."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        value = _FINDER.resolve(self.__name__, attr)
+        setattr(self, attr, value)
+        return value
+
+
+class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self):
+        self.root = keras_source_root()
+        self.names = _names()
+        self.counterparts = None
+
+    # -- attribute resolution -------------------------------------------------------------
+    def resolve(self, module: str, attr: str):
+        full = f"{module}.{attr}"
+        if self.counterparts is None:
+            self.counterparts = _counterparts()
+        if full in self.counterparts:
+            return self.counterparts[full]
+        entry = self.names.get(module, {}).get("names", {}).get(attr)
+        if entry is None:
+            if full in self.names or self._is_source(full):
+                return importlib.import_module(full)
+            raise AttributeError(f"module {module!r} has no attribute {attr!r} "
+                                 "(Keras 3.15.1's has none either)")
+        if entry and entry[0] == "<module>":
+            return importlib.import_module(entry[1])
+        if entry and entry[0] == "<value>":
+            kind, data = entry[1], entry[2]
+            return {"tuple": tuple, "set": set, "frozenset": frozenset}.get(
+                kind, lambda v: v)(data)
+        if not entry:
+            return absent(attr, KerasInternal,
+                          f"keras-internal: {full} has no public counterpart in Keras")
+        for public in entry:
+            value = _lamina_object(public)
+            if value is not None:
+                return value
+        return absent(attr, MissingInLamina,
+                      f"missing-in-lamina: {entry[0]} (reached as {full})")
+
+    # -- the import protocol -------------------------------------------------------------
+    def _source_path(self, name: str) -> str | None:
+        path = os.path.join(self.root, *name.split("."))
+        for candidate in (path + ".py", os.path.join(path, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def _is_source(self, name: str) -> bool:
+        """Keras's own test modules and pure test helpers run from Keras's source."""
+        return (name.endswith("_test") or name == "keras.src.testing.test_utils") and \
+            self._source_path(name) is not None
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "keras" and not name.startswith("keras."):
+            return None
+        if self._is_source(name):
+            return importlib.util.spec_from_file_location(name, self._source_path(name))
+        if name in ("keras.src.testing", "keras.src.testing.test_case"):
+            return importlib.machinery.ModuleSpec(name, _PortLoader())
+        if name == "keras" or name.startswith("keras.src") and name in self.names \
+                or name == "keras.src":
+            spec = importlib.machinery.ModuleSpec(name, self, is_package=True)
+            return spec
+        if not name.startswith("keras.src"):
+            return importlib.machinery.ModuleSpec(name, _PublicLoader())
+        raise ModuleNotFoundError(f"keras-internal: no module {name} in Keras's importable "
+                                  "source (a backend-specific or optional-package module)",
+                                  name=name)
+
+    def create_module(self, spec):
+        if spec.name == "keras":
+            return _KerasTop("keras")
+        module = ShimModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+class _KerasTop(types.ModuleType):
+    """``keras`` itself: ``keras.layers`` is ``lamina.layers``."""
+    __path__: list = []
+
+    def __getattr__(self, attr):
+        if attr == "src":
+            return importlib.import_module("keras.src")
+        value = _lamina_object(f"keras.{attr}")
+        if value is None:
+            raise MissingInLamina(f"missing-in-lamina: keras.{attr}")
+        return value
+
+
+class _PublicLoader(importlib.abc.Loader):
+    """``import keras.layers`` gives Lamina's public module of that name."""
+
+    def create_module(self, spec):
+        value = _lamina_object(spec.name)
+        if not isinstance(value, types.ModuleType):
+            raise ModuleNotFoundError(f"missing-in-lamina: module {spec.name}", name=spec.name)
+        return value
+
+    def exec_module(self, module):
+        pass
+
+
+class _PortLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        from . import keras_test_case
+        keras_test_case.__path__ = []            # keras.src.testing.test_utils lies below
+        return keras_test_case
+
+    def exec_module(self, module):
+        pass
+
+
+_FINDER: KerasFinder | None = None
+
+
+def install() -> KerasFinder:
+    global _FINDER
+    if _FINDER is None:
+        for name in [n for n in sys.modules if n == "keras" or n.startswith("keras.")]:
+            del sys.modules[name]
+        _FINDER = KerasFinder()
+        sys.meta_path.insert(0, _FINDER)
+    return _FINDER

@@ -1,0 +1,88 @@
+"""The conformance runner's own tests: the shim, the classes of failure, the table."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.keras_conformance import report
+from tests.keras_conformance.classify import reason
+from tests.keras_conformance.run import REPO
+
+
+def _in_child(code: str) -> str:
+    """Run code with the shim installed in a fresh interpreter (the shim takes over every
+    ``keras`` import of its process)."""
+    prelude = "from tests.keras_conformance import shim; shim.install()\n"
+    done = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_shim_gives_lamina_objects_for_keras_public_names():
+    out = _in_child("""
+        import lamina
+        from keras.src import layers, ops
+        from keras.src.ops import numpy as knp
+        from keras.src.backend.common import dtypes
+        import keras
+        assert layers.Dense is lamina.layers.Dense and knp.add is lamina.ops.add
+        assert ops.conv is lamina.ops.conv and keras.layers is lamina.layers
+        assert "float32" in dtypes.ALLOWED_DTYPES           # Keras's own constant
+        from keras.src import backend
+        print(backend.backend())
+    """)
+    assert out.strip() == "lamina"
+
+
+def test_a_keras_internal_imports_but_fails_when_used():
+    out = _in_child("""
+        from keras.src.ops.numpy import Add                 # Keras's op class: internal
+        try:
+            Add()
+        except AttributeError as e:
+            print(type(e).__name__, e)
+    """)
+    assert out.startswith("KerasInternal keras-internal: keras.src.ops.numpy.Add")
+    assert reason("failed", out) == "uses Keras internals"
+
+
+def test_keras_test_modules_run_from_keras_source():
+    out = _in_child("""
+        from keras.src.testing.test_utils import named_product
+        from keras.src.testing import TestCase
+        import keras.src.losses.losses_test as t
+        print(t.__file__, TestCase.__module__)
+    """)
+    path, module = out.split()
+    assert path.endswith("keras/src/losses/losses_test.py")
+    assert module == "tests.keras_conformance.keras_test_case"
+
+
+@pytest.mark.parametrize("outcome, detail, expected", [
+    ("passed", "", "passed"),
+    ("failed", 'AssertionError: "Invalid value" does not match "ExampleLoss: bad"',
+     "message differs"),
+    ("failed", "AssertionError: ValueError not raised", "no error raised"),
+    ("failed", "AssertionError: \nNot equal to tolerance rtol=1e-06", "numbers differ"),
+    ("failed", "lamina.errors.ShapeError: accuracy: argument ... @ lamina/metrics/x.py:3",
+     "raises ShapeError"),
+    ("failed", "missing-in-lamina: keras.ops.foo (reached as keras.src.ops.foo)",
+     "missing in Lamina"),
+    ("skipped", "requires jax", "skipped on Lamina"),
+])
+def test_failures_are_classified(outcome, detail, expected):
+    assert reason(outcome, detail) == expected
+
+
+def test_the_table_counts_internals_apart():
+    baseline = {"keras/src/a/x_test.py::T::t1": "passed", "keras/src/a/x_test.py::T::t2":
+                "passed", "keras/src/a/x_test.py::T::t3": "passed",
+                "keras/src/a/x_test.py::T::t4": "failed"}
+    results = {"keras/src/a/x_test.py::T::t1": ["passed", ""],
+               "keras/src/a/x_test.py::T::t2": ["failed", "KerasInternal: keras-internal: x"],
+               "keras/src/a/x_test.py::T::t3": ["failed", "AssertionError: x not raised"]}
+    row = report.total(report.classify_all(baseline, results))
+    assert (row.baseline, row.public, row.passed) == (3, 2, 1)
+    assert row.share == 0.5
