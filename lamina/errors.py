@@ -14,6 +14,16 @@ class DTypeError(LaminaError, TypeError):
     """An argument has the wrong dtype."""
 
 
+class DTypeArgumentError(DTypeError, ValueError):
+    """A ``dtype`` argument names a dtype the function does not take. Also a ValueError,
+    the type Keras raises for it, so code written against either catches it."""
+
+
+class ArgumentTypeError(LaminaError, TypeError, ValueError):
+    """An argument of a kind the function does not take (a seed that is not an int, an
+    unknown keyword argument). Also a ValueError, the type Keras raises for it."""
+
+
 class IndexRangeError(LaminaError, IndexError, ValueError):
     """An index or label is outside the range of the axis it selects from."""
 

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from ..registry import register_family, serialize_keras_object
 from ..registry.lookup import deserialize_from, get_from
 from .constant_initializers import Constant, Identity, Ones, Zeros
+from .from_values import ValuesInitializer, is_values
 from .initializer import Initializer
 from .orthogonal import Orthogonal
 from .random_initializers import RandomInitializer, RandomNormal, RandomUniform, TruncatedNormal
@@ -59,10 +60,13 @@ def deserialize(config, custom_objects: dict | None = None) -> Any:
 
 def get(identifier) -> Initializer | Callable | None:
     """An initializer from None (returned as None), a name such as "glorot_uniform", a
-    config dict, an instance, an Initializer class (instantiated) or any callable
-    ``(shape, dtype=None) -> Tensor``."""
+    config dict, an instance, an Initializer class (instantiated), any callable
+    ``(shape, dtype=None) -> Tensor``, or a tensor or numpy array: the initial values
+    themselves (the initializer then takes only their shape)."""
     if identifier is None:
         return None
+    if is_values(identifier):
+        return ValuesInitializer(identifier)
     return get_from("initializer", identifier, ALL_OBJECTS)
 
 

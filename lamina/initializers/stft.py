@@ -9,34 +9,9 @@ from ..core.tensor import Tensor
 from ..errors import ShapeError, describe_shape
 from ..registry import register_builtin
 from .initializer import Initializer, check_dtype, check_shape
+from .windows import WINDOWS, window_values
 
-# scipy.signal.windows' cosine-sum coefficients: w[n] = sum_k (-1)^k a_k cos(2 pi k n / M).
-_COSINE_WINDOWS = {"hann": (0.5, 0.5), "hanning": (0.5, 0.5), "hamming": (0.54, 0.46),
-                   "blackman": (0.42, 0.5, 0.08)}
-WINDOWS = tuple(sorted({*_COSINE_WINDOWS, "bartlett", "boxcar", "rect", "rectangular",
-                        "ones"}))
-
-
-def window_values(name: str, length: int, periodic: bool):
-    """scipy.signal.get_window(name, length, fftbins=periodic), float64: a periodic window
-    is the symmetric one of ``length + 1`` points, less its last."""
-    if name not in WINDOWS:
-        raise ValueError(f"STFT: argument 'window' must be None, an array of frame_length "
-                         f"values or one of {list(WINDOWS)}; received {name!r}")
-    if length == 1:
-        return ops.ones((1,), "float64")
-    span = length if periodic else length - 1          # M - 1 of the symmetric window
-    n = ops.arange(length, dtype="float64")
-    if name in _COSINE_WINDOWS:
-        total = None
-        for k, a in enumerate(_COSINE_WINDOWS[name]):
-            term = ops.multiply(ops.cos(ops.multiply(n, 2 * math.pi * k / span)),
-                                a * (-1) ** k)
-            total = term if total is None else ops.add(total, term)
-        return total
-    if name == "bartlett":
-        return ops.subtract(1.0, ops.abs(ops.subtract(ops.multiply(n, 2.0 / span), 1.0)))
-    return ops.ones((length,), "float64")
+__all__ = ["STFT", "WINDOWS", "window_values"]
 
 
 @register_builtin

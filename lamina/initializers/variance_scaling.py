@@ -56,20 +56,24 @@ class VarianceScaling(RandomInitializer):
         # usual rule, see compute_fans).
         self.input_axes = None if input_axes is None else list(input_axes)
         self.output_axes = None if output_axes is None else list(output_axes)
-        self.scale = check_number(name, "scale", scale, positive=True)
+        # The messages lead with Keras's phrases ("Invalid `mode` argument:").
+        self.scale = check_number(name, "scale", scale)
+        if self.scale <= 0:
+            raise ValueError(f"{name}: Argument `scale` must be positive float; received "
+                             f"scale={self.scale}")
         if mode not in MODES:
-            raise ValueError(f"{name}: argument 'mode' must be one of {MODES}; received "
-                             f"{mode!r}")
+            raise ValueError(f"{name}: Invalid `mode` argument: {mode!r}; expected one of "
+                             f"{MODES}")
+        expected = f"{DISTRIBUTIONS} (or 'normal', meaning 'truncated_normal')"
         if not isinstance(distribution, str):
-            raise ValueError(f"{name}: argument 'distribution' must be one of "
-                             f"{DISTRIBUTIONS}; received {distribution!r}")
+            raise ValueError(f"{name}: Invalid `distribution` argument: {distribution!r}; "
+                             f"expected one of {expected}")
         distribution = distribution.lower()
         if distribution == "normal":
             distribution = "truncated_normal"
         if distribution not in DISTRIBUTIONS:
-            raise ValueError(f"{name}: argument 'distribution' must be one of "
-                             f"{DISTRIBUTIONS} (or 'normal', meaning 'truncated_normal'); "
-                             f"received {distribution!r}")
+            raise ValueError(f"{name}: Invalid `distribution` argument: {distribution!r}; "
+                             f"expected one of {expected}")
         self.mode = mode
         self.distribution = distribution
         super().__init__(seed)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..registry import UnknownObjectError, register_family, serialize_keras_object
 from ..registry.lookup import deserialize_from, get_from
+from .auto_crossentropy import AutoCrossentropy, is_crossentropy_alias
 from .crossentropy import (BinaryCrossentropy, CategoricalCrossentropy,
                            SparseCategoricalCrossentropy, binary_crossentropy,
                            categorical_crossentropy, sparse_categorical_crossentropy)
@@ -66,6 +67,8 @@ ALL_OBJECTS.update({
     "mape": mean_absolute_percentage_error, "MAPE": mean_absolute_percentage_error,
     "msle": mean_squared_logarithmic_error, "MSLE": mean_squared_logarithmic_error,
     "logcosh": log_cosh, "huber_loss": huber,
+    # What "crossentropy" / "ce" give (see get): in the table so its config reads back.
+    "AutoCrossentropy": AutoCrossentropy,
 })
 
 
@@ -93,9 +96,15 @@ def deserialize(name, custom_objects: dict | None = None) -> Loss | Callable:
 
 def get(identifier) -> Loss | Callable | None:
     """A loss from None (returned as None), a name, a config dict, an instance, a ``Loss``
-    class (instantiated with its defaults) or any callable ``(y_true, y_pred)``."""
+    class (instantiated with its defaults) or any callable ``(y_true, y_pred)``.
+
+    ``"crossentropy"`` and ``"ce"`` (any case) give an :class:`AutoCrossentropy`: the
+    binary, sparse or categorical crossentropy the shapes call for, as ``compile`` does
+    with these names in Keras."""
     if identifier is None:
         return None
+    if is_crossentropy_alias(identifier):
+        return AutoCrossentropy()
     try:
         return get_from("loss", identifier, ALL_OBJECTS)
     except (UnknownObjectError, TypeError) as exc:

@@ -28,9 +28,9 @@ _AVERAGES = ("sum_over_batch_size", "mean")
 def standardize_reduction(owner: str, reduction):
     """``reduction`` checked against Keras 3's names."""
     if not (reduction is None or isinstance(reduction, str)) or reduction not in REDUCTIONS:
-        raise ValueError(f"{owner}: argument 'reduction' must be one of 'sum_over_batch_size', "
-                         f"'sum', 'mean', 'mean_with_sample_weight', 'none' or None; received "
-                         f"{reduction!r}")
+        raise ValueError(f"{owner}: Invalid value for argument `reduction`: it must be one "
+                         f"of 'sum_over_batch_size', 'sum', 'mean', 'mean_with_sample_weight', "
+                         f"'none' or None; received {reduction!r}")
     return reduction
 
 

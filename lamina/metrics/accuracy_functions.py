@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..dtypes import floatx, is_float
+from ..core.op import broadcast_shapes
 from ..errors import ShapeError, describe_shape
 from ..ops.indexing import checked_take_along_axis
 from ..registry import register_builtin
@@ -60,10 +61,19 @@ def sparse_categorical_accuracy(y_true, y_pred):
     if y_true.ndim == y_pred.ndim and y_true.shape[-1] == 1:
         y_true = ops.squeeze(y_true, -1)
     predicted = ops.cast(ops.argmax(y_pred, axis=-1), y_true.dtype)
-    check_matching("sparse_categorical_accuracy",
-                   "integer labels y_true of the shape of y_pred without its last axis",
-                   y_true, predicted, true_shape, pred_shape)
-    matches = ops.reshape(_hits(y_true, predicted), true_shape)
+    expected = "integer labels y_true of the shape of y_pred without its last axis"
+    if tuple(y_true.shape) != tuple(predicted.shape):
+        # As Keras: labels and predicted classes of different shapes are compared
+        # broadcast ((2, 1) labels against (1, 2) predictions give (2, 2) hits), when they
+        # broadcast.
+        try:
+            broadcast_shapes("sparse_categorical_accuracy", y_true.shape, predicted.shape)
+        except ShapeError:
+            check_matching("sparse_categorical_accuracy", f"{expected} (or broadcastable "
+                           f"to it)", y_true, predicted, true_shape, pred_shape)
+        matches = _hits(y_true, predicted)
+    else:
+        matches = ops.reshape(_hits(y_true, predicted), true_shape)
     if matches.ndim > 1 and matches.shape[-1] == 1:
         matches = ops.squeeze(matches, -1)
     return matches

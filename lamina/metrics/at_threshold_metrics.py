@@ -23,11 +23,11 @@ class _RateAtRate(Metric):
         self._direction = "up"
         if isinstance(value, bool) or not isinstance(value, numbers.Real) \
                 or not 0 <= value <= 1:
-            raise ValueError(f"{owner}: argument '{target}' must be a number in [0, 1]; "
-                             f"received {target}={value!r}")
+            raise ValueError(f"{owner}: Argument `{target}` must be in the range [0, 1] (a "
+                             f"number); received {target}={value!r}")
         if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) \
                 or num_thresholds <= 0:
-            raise ValueError(f"{owner}: argument 'num_thresholds' must be an integer > 0; "
+            raise ValueError(f"{owner}: Argument `num_thresholds` must be an integer > 0; "
                              f"received num_thresholds={num_thresholds!r}")
         setattr(self, target, value)
         self.value = value

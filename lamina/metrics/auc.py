@@ -4,7 +4,9 @@ As in Keras, the thresholds are ``-eps, 1/(T-1), ..., (T-2)/(T-1), 1+eps`` (T =
 ``num_thresholds``, eps = ``backend.epsilon()``) or, when ``thresholds`` is given, the
 sorted list between the same two end points. ``result()`` is a Riemann sum over the
 curve's points, one per threshold: for ROC the x axis is the false positive rate and y
-the recall; for PR x is the recall and y the precision. ``summation_method`` picks the
+the recall; for PR x is the recall and y the precision; for PRGAIN (Flach & Kull's
+precision-recall-gain curve) x is the recall gain and y the precision gain (see
+:meth:`AUC.prgain_curve`). ``summation_method`` picks the
 height of each slice: 'interpolation' (the mean of its two ends; for PR, Davis &
 Goadrich's interpolation of tp and fp instead), 'minoring' (the smaller end) or
 'majoring' (the larger).
@@ -19,7 +21,8 @@ from .confusion_utils import evenly_distributed, parse_thresholds, ratio, update
 from .metric import Metric
 from .metrics_utils import divide_no_nan, to_tensor
 
-_CURVES = {"ROC": "ROC", "roc": "ROC", "PR": "PR", "pr": "PR"}
+_CURVES = {"ROC": "ROC", "roc": "ROC", "PR": "PR", "pr": "PR", "PRGAIN": "PRGAIN",
+           "prgain": "PRGAIN"}
 _SUMMATIONS = {"interpolation": "interpolation", "Interpolation": "interpolation",
                "majoring": "majoring", "Majoring": "majoring",
                "minoring": "minoring", "Minoring": "minoring"}
@@ -40,13 +43,14 @@ class AUC(Metric):
                  summation_method: str = "interpolation", name: str | None = None, dtype=None,
                  thresholds=None, multi_label: bool = False, num_labels: int | None = None,
                  label_weights=None, from_logits: bool = False):
+        # Keras's phrases lead ('Invalid AUC curve value: "x".'), then the choices.
         if curve not in _CURVES:
-            raise ValueError(f"AUC: argument 'curve' must be one of 'ROC' or 'PR'; received "
-                             f"curve={curve!r}")
+            raise ValueError(f'AUC: Invalid AUC curve value: "{curve}". Argument \'curve\' '
+                             f"must be one of 'ROC', 'PR' or 'PRGAIN'")
         if summation_method not in _SUMMATIONS:
-            raise ValueError(f"AUC: argument 'summation_method' must be one of "
-                             f"'interpolation', 'majoring' or 'minoring'; received "
-                             f"summation_method={summation_method!r}")
+            raise ValueError(f'AUC: Invalid AUC summation method value: "{summation_method}". '
+                             f"Argument 'summation_method' must be one of 'interpolation', "
+                             f"'majoring' or 'minoring'")
         self._init_from_thresholds = thresholds is not None
         if thresholds is not None:
             inner = sorted(parse_thresholds("AUC", thresholds, 0.5))
@@ -55,7 +59,7 @@ class AUC(Metric):
         else:
             if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) \
                     or num_thresholds <= 1:
-                raise ValueError(f"AUC: argument 'num_thresholds' must be an integer > 1; "
+                raise ValueError(f"AUC: Argument `num_thresholds` must be an integer > 1; "
                                  f"received num_thresholds={num_thresholds!r}")
             self.num_thresholds = num_thresholds
             inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
@@ -142,17 +146,33 @@ class AUC(Metric):
         positives = ops.maximum(ops.add(tp[1:], fn[1:]), 0.0)
         return self._aggregate(divide_no_nan(area, positives))
 
+    def prgain_curve(self):
+        """(recall gain, precision gain) at each threshold, as Keras computes them:
+        ``1 - (P / N) * fn / tp`` and ``1 - (P / N) * fp / tp`` (P and N the positives and
+        negatives). Where tp is 0 the gains are 0 and 1, and a negative recall gain (recall
+        below the positive rate) is 0: both fixes overestimate the area of a classifier
+        anti-correlated with the labels at some threshold, as in Keras."""
+        tp, fp, tn, fn = self._counts()
+        scale = divide_no_nan(ops.add(tp, fn), ops.add(tn, fp))
+        recall_gain = ops.subtract(1.0, ops.multiply(scale, divide_no_nan(fn, tp)))
+        precision_gain = ops.subtract(1.0, ops.multiply(scale, divide_no_nan(fp, tp)))
+        no_tp = ops.equal(tp, 0.0)
+        recall_gain = ops.where(no_tp, ops.zeros_like(recall_gain), recall_gain)
+        precision_gain = ops.where(no_tp, ops.ones_like(precision_gain), precision_gain)
+        return ops.maximum(recall_gain, 0.0), precision_gain
+
     def result(self):
         if not self._built:                 # multi_label before the first update
             return ops.zeros((), self.dtype)
         if self.curve == "PR" and self.summation_method == "interpolation":
             return self.interpolate_pr_auc()
         tp, fp, tn, fn = self._counts()
-        recall = ratio(tp, fn)
         if self.curve == "ROC":
-            x, y = ratio(fp, tn), recall
+            x, y = ratio(fp, tn), ratio(tp, fn)
+        elif self.curve == "PR":
+            x, y = ratio(tp, fn), ratio(tp, fp)
         else:
-            x, y = recall, ratio(tp, fp)
+            x, y = self.prgain_curve()
         if self.summation_method == "interpolation":
             heights = ops.multiply(ops.add(y[:-1], y[1:]), 0.5)
         elif self.summation_method == "minoring":

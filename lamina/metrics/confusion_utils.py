@@ -27,10 +27,13 @@ def parse_thresholds(owner: str, thresholds, default: float) -> list:
     if hasattr(thresholds, "tolist"):
         thresholds = thresholds.tolist()
     values = list(thresholds) if isinstance(thresholds, (list, tuple)) else [thresholds]
-    if not values or any(isinstance(t, bool) or not isinstance(t, numbers.Real)
-                         or not 0 <= t <= 1 for t in values):
-        raise ValueError(f"{owner}: argument 'thresholds' must be a float or a list of "
-                         f"floats in [0, 1]; received thresholds={thresholds!r}")
+    invalid = [t for t in values if isinstance(t, bool) or not isinstance(t, numbers.Real)
+               or not 0 <= t <= 1]
+    if invalid or not values:
+        # Keras's phrase lists the values out of range; then the whole argument.
+        raise ValueError(f"{owner}: Threshold values must be in [0, 1]. Received: {invalid} "
+                         f"(argument 'thresholds' must be a float or a non-empty list of "
+                         f"floats in [0, 1]; received thresholds={thresholds!r})")
     return [float(t) for t in values]
 
 
@@ -99,9 +102,11 @@ def update_confusion_matrix(owner: str, variables: dict, y_true, y_pred, thresho
         y_pred = filter_top_k(y_pred, top_k)
     if class_id is not None:
         if y_pred.ndim < 2 or not 0 <= class_id < y_pred.shape[-1]:
-            raise ValueError(f"{owner}: class_id={class_id} needs y_pred of shape "
-                             f"(batch, num_classes) with num_classes > {class_id}; received "
-                             f"shape {describe_shape(y_pred.shape)}")
+            # Keras's phrase, then the class the shape must have room for.
+            raise ValueError(f"{owner}: When class_id is provided, y_pred must be a 2D array "
+                             f"with shape (num_samples, num_classes), found shape: "
+                             f"{describe_shape(y_pred.shape)} (class_id={class_id} needs "
+                             f"num_classes > {class_id})")
         y_true = y_true[..., class_id:class_id + 1]
         y_pred = y_pred[..., class_id:class_id + 1]
     weights = None

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from .. import ops
 from ..settings import epsilon
-from ..errors import ShapeError, describe_shape
 from ..registry import register_builtin
 from .metric import Metric
-from .metrics_utils import to_tensor
+from .metrics_utils import check_two_dimensional, to_tensor
 
 _AVERAGES = (None, "micro", "macro", "weighted")
 
@@ -27,16 +26,24 @@ class FBetaScore(Metric):
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
         self._direction = "up"
+        # Keras's texts (its f_score_metrics_test.py matches them), after the metric's name.
         if average not in _AVERAGES:
-            raise ValueError(f"{owner}: argument 'average' must be one of {_AVERAGES}; "
-                             f"received {average!r}")
-        if not isinstance(beta, float) or not beta > 0.0:
-            raise ValueError(f"{owner}: argument 'beta' must be a Python float > 0; received "
-                             f"{beta!r} of type {type(beta).__name__}")
-        if threshold is not None and (not isinstance(threshold, float)
-                                      or not 0.0 < threshold <= 1.0):
-            raise ValueError(f"{owner}: argument 'threshold' must be a Python float with "
-                             f"0 < threshold <= 1, or None; received {threshold!r}")
+            raise ValueError(f"{owner}: Invalid `average` argument value. Expected one of: "
+                             f"{{None, 'micro', 'macro', 'weighted'}}. Received: "
+                             f"average={average}")
+        if not isinstance(beta, float):
+            raise ValueError(f"{owner}: Invalid `beta` argument value. It should be a Python "
+                             f"float. Received: beta={beta!r} of type {type(beta).__name__}")
+        if not beta > 0.0:
+            raise ValueError(f"{owner}: Invalid `beta` argument value. It should be > 0. "
+                             f"Received: beta={beta}")
+        if threshold is not None and not isinstance(threshold, float):
+            raise ValueError(f"{owner}: Invalid `threshold` argument value. It should be a "
+                             f"Python float. Received: threshold={threshold} of type "
+                             f"'{type(threshold)}'")
+        if threshold is not None and not 0.0 < threshold <= 1.0:
+            raise ValueError(f"{owner}: Invalid `threshold` argument value. It should verify "
+                             f"0 < threshold <= 1. Received: threshold={threshold}")
         self.average = average
         self.beta = beta
         self.threshold = threshold
@@ -44,11 +51,7 @@ class FBetaScore(Metric):
         self._built = False
 
     def _build(self, true_shape, pred_shape) -> None:
-        if len(pred_shape) != 2 or len(true_shape) != 2 or pred_shape[-1] is None:
-            raise ShapeError(f"{type(self).__name__}: expected 2-D y_true and y_pred of shape "
-                             f"(batch_size, num_classes) with num_classes known; received "
-                             f"y_true.shape={describe_shape(true_shape)} and y_pred.shape="
-                             f"{describe_shape(pred_shape)}")
+        check_two_dimensional(type(self).__name__, true_shape, pred_shape)
         shape = () if self.average == "micro" else (pred_shape[-1],)
         for name in ("true_positives", "false_positives", "false_negatives",
                      "intermediate_weights"):

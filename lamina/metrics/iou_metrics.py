@@ -52,8 +52,8 @@ class _IoUBase(Metric):
             weight = to_tensor(sample_weight, like=y_true)
             if is_float(weight.dtype) and not is_float(self.dtype):
                 warnings.warn(f"{self.name}: sample_weight is float but the metric's dtype "
-                              f"is {self.dtype}, so the weights are truncated to integers; "
-                              f"pass integer weights or a float dtype", UserWarning,
+                              f"is {self.dtype}: type casting truncates the weights to "
+                              f"integers; pass integer weights or a float dtype", UserWarning,
                               stacklevel=2)
             weight = ops.cast(weight, self.dtype)
             if weight.ndim > 1:

@@ -105,3 +105,16 @@ def check_matching(owner: str, expected: str, a, b, true_shape, pred_shape) -> N
         raise ShapeError(f"{owner}: expected {expected}; received y_true of shape "
                          f"{describe_shape(true_shape)} and y_pred of shape "
                          f"{describe_shape(pred_shape)}")
+
+
+def check_two_dimensional(owner: str, true_shape, pred_shape) -> None:
+    """A ShapeError unless both shapes are ``(batch_size, output_dim)`` with ``output_dim``
+    known (R2Score and the F-scores; Keras's text, with the metric's name)."""
+    received = (f"Received input shapes: y_pred.shape={describe_shape(pred_shape)} and "
+                f"y_true.shape={describe_shape(true_shape)}.")
+    if len(pred_shape) != 2 or len(true_shape) != 2:
+        raise ShapeError(f"{owner} expects 2D inputs with shape (batch_size, output_dim). "
+                         f"{received}")
+    if pred_shape[-1] is None or true_shape[-1] is None:
+        raise ShapeError(f"{owner} expects 2D inputs with shape (batch_size, output_dim), "
+                         f"with output_dim fully defined (not None). {received}")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import warnings
 
 from .. import ops
-from ..errors import ShapeError, describe_shape
 from ..graph.trace import active as active_trace
 from ..registry import register_builtin
 from .metric import Metric
-from .metrics_utils import squeeze_or_expand_to_same_rank, to_tensor
+from .metrics_utils import check_two_dimensional, squeeze_or_expand_to_same_rank, to_tensor
 
 _AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
 
@@ -33,23 +32,19 @@ class R2Score(Metric):
         super().__init__(name=name, dtype=dtype)
         self._direction = "up"
         if class_aggregation not in _AGGREGATIONS:
-            raise ValueError(f"R2Score: argument 'class_aggregation' must be one of "
-                             f"{_AGGREGATIONS}; received {class_aggregation!r}")
+            raise ValueError(f"R2Score: Invalid value for argument `class_aggregation`: it "
+                             f"must be one of {_AGGREGATIONS}; received {class_aggregation!r}")
         if isinstance(num_regressors, bool) or not isinstance(num_regressors, int) \
                 or num_regressors < 0:
-            raise ValueError(f"R2Score: argument 'num_regressors' must be an integer >= 0; "
-                             f"received {num_regressors!r}")
+            raise ValueError(f"R2Score: Invalid value for argument `num_regressors`: it must "
+                             f"be an integer >= 0; received {num_regressors!r}")
         self.class_aggregation = class_aggregation
         self.num_regressors = num_regressors
         self.num_samples = self.add_variable((), "zeros", name="num_samples")
         self._built = False
 
     def _build(self, true_shape, pred_shape) -> None:
-        if len(pred_shape) != 2 or len(true_shape) != 2 or pred_shape[-1] is None:
-            raise ShapeError(f"R2Score: expected 2-D y_true and y_pred of shape (batch_size, "
-                             f"output_dim) with output_dim known; received y_true.shape="
-                             f"{describe_shape(true_shape)} and y_pred.shape="
-                             f"{describe_shape(pred_shape)}")
+        check_two_dimensional("R2Score", true_shape, pred_shape)
         columns = (pred_shape[-1],)
         self.squared_sum = self.add_variable(columns, "zeros", name="squared_sum")
         self.sum = self.add_variable(columns, "zeros", name="sum")

@@ -32,10 +32,10 @@ from ..core.tensor import Tensor, TensorBase
 from ..backend import get_backend
 from ..backend.rng import UNIFORM_BITS
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
-from ..errors import DTypeError, ShapeError, describe_shape
-from .core import as_tensor, cast, require_float, unchanged
+from ..errors import DTypeArgumentError, DTypeError, ShapeError, describe_shape
+from .core import as_tensor, cast, require_float, unchanged, zeros_like
 from .introspection import DynamicDim, resolve_dims
-from .math import add, multiply, subtract
+from .math import add, multiply, subtract, where
 from .random_rows import draw_by_rows
 from .seed_generator import draw_state
 from ..core.op import Op, Spec, register_op, shape_from_like
@@ -173,14 +173,22 @@ def _shape(op_name: str, shape) -> tuple:
     return dims
 
 
+_KINDS = {FLOAT_DTYPES: "a floating point", INT_DTYPES: "an integer"}
+
+
 def _dtype(op_name: str, dtype, allowed: tuple, default: str) -> str:
     try:
         name = default if dtype is None else standardize(dtype)
     except DTypeError:
         name = None
     if name not in allowed:
-        raise DTypeError(f"{op_name}: argument 'dtype' must be one of {allowed}; received "
-                         f"{dtype!r}")
+        # Keras's phrase ("`keras.random.uniform` requires a floating point `dtype`") names
+        # the public function the user called; Lamina's names the op and lists the choices.
+        kind = _KINDS.get(allowed)
+        keras_phrase = "" if kind is None else \
+            f"`keras.random.{op_name.removeprefix('random_')}` requires {kind} `dtype`; "
+        raise DTypeArgumentError(f"{op_name}: {keras_phrase}argument 'dtype' must be one of "
+                                 f"{allowed}; received {dtype!r}")
     return name
 
 
@@ -316,7 +324,8 @@ def dropout(x, rate, noise_shape=None, seed=None) -> TensorBase:
 
     Args:
         x: a float tensor.
-        rate: the drop probability, in [0, 1). 0 returns ``x`` unchanged.
+        rate: the drop probability, in [0, 1]. 0 returns ``x`` unchanged, 1 zeros (as
+            Keras: every element dropped, none scaled; the generator still advances).
         noise_shape: the mask's shape, broadcast against ``x`` (e.g. ``(batch, 1, 1, C)``
             drops whole channels); None entries take ``x``'s size. Default: ``x.shape``.
         seed: an int, a ``lamina.random.SeedGenerator`` or None.
@@ -327,14 +336,20 @@ def dropout(x, rate, noise_shape=None, seed=None) -> TensorBase:
     x = as_tensor("dropout", x)
     require_float("dropout", "x", x)
     rate = _number("dropout", "rate", rate)
-    if not 0.0 <= rate < 1.0:
-        raise ValueError(f"dropout: argument 'rate' must be in [0, 1); received {rate}")
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"dropout: argument 'rate' must be in [0, 1]; received {rate}")
     if rate == 0:
         return unchanged(x)
     mask_shape = _noise_shape(x, noise_shape)
     backend = x.backend if isinstance(x, Tensor) else get_backend()
     like = x if any(d is None for d in mask_shape) else None
     keep = 1.0 - float(rate)
+    if keep == 0.0:
+        # Everything dropped: exact zeros (also for inf or NaN inputs) and a zero gradient,
+        # through an all-false mask drawn as any other, so the generator advances as in Keras.
+        mask = _draw(RandomBernoulli, "dropout", mask_shape, seed, backend, like=like,
+                     dtype="bool", p=0.0)
+        return where(mask, x, zeros_like(x))
     mask = _draw(RandomBernoulli, "dropout", mask_shape, seed, backend, like=like,
                  dtype=x.dtype, p=keep)
     return multiply(x, multiply(mask, 1.0 / keep))

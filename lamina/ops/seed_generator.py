@@ -28,6 +28,8 @@ import secrets
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 from ..backend import rng
+from ..errors import ArgumentTypeError
+from ..registry import register_builtin
 
 # Stream 0 belongs to int seeds and stream 1 to the global generator; unseeded
 # SeedGenerators take 2, 3, ...
@@ -42,14 +44,16 @@ _generator_names = itertools.count()
 
 
 def check_seed(op_name: str, seed) -> int:
-    """An int seed reduced to [0, 2**64), or TypeError naming the argument."""
+    """An int seed reduced to [0, 2**64), or ArgumentTypeError (a TypeError, and the
+    ValueError Keras raises) naming the argument."""
     if isinstance(seed, bool):
-        raise TypeError(f"{op_name}: argument 'seed' must be an int; received {seed!r}")
+        raise ArgumentTypeError(f"{op_name}: argument 'seed' must be an int; received "
+                                f"{seed!r}")
     try:
         value = operator.index(seed)
     except TypeError:
-        raise TypeError(f"{op_name}: argument 'seed' must be an int; received "
-                        f"{seed!r}") from None
+        raise ArgumentTypeError(f"{op_name}: argument 'seed' must be an int; received "
+                                f"{seed!r}") from None
     return value % rng.WORD
 
 
@@ -74,6 +78,7 @@ def set_seed(seed: int) -> None:
     _global_generator = None
 
 
+@register_builtin
 class SeedGenerator:
     """A stream of random draws (Keras 3's ``keras.random.SeedGenerator``).
 
@@ -86,12 +91,14 @@ class SeedGenerator:
     >>> c = lamina.random.uniform((2,), seed=42)       # equals a: counter 0 of key (42, 0)
     """
 
+    _keras_module = "keras.random"          # its module in a config, as Keras writes it
+
     def __init__(self, seed: int | None = None, name: str | None = None, **kwargs) -> None:
         # Keras's only keyword is ``backend`` (where the state variable lives).
         backend = kwargs.pop("backend", None)
         if kwargs:
-            raise TypeError(f"SeedGenerator: unrecognized keyword arguments {sorted(kwargs)}; "
-                            "expected only 'backend'")
+            raise ArgumentTypeError(f"SeedGenerator: Unrecognized keyword arguments "
+                                    f"{sorted(kwargs)}; expected only 'backend'")
         if seed is None:
             self._initial_seed = None
             self._init_key(global_seed(), next(_streams), name, backend)
@@ -159,7 +166,7 @@ def draw_state(op_name: str, seed, backend):
     if isinstance(seed, SeedGenerator):
         return seed.key, seed.counter_for(backend), seed
     if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-        raise TypeError(f"{op_name}: argument 'seed' must be an int, a "
-                        f"lamina.random.SeedGenerator or None; received {seed!r}")
+        raise ArgumentTypeError(f"{op_name}: argument 'seed' must be an int, a "
+                                f"lamina.random.SeedGenerator or None; received {seed!r}")
     key = (check_seed(op_name, seed), _INT_SEED_STREAM)
     return key, Tensor._wrap(backend.full((), 0, "int64"), backend), None

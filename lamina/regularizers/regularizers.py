@@ -133,16 +133,18 @@ class OrthogonalRegularizer(Regularizer):
 
     def __init__(self, factor: float = 0.01, mode: str = "rows") -> None:
         self.factor = check_penalty("OrthogonalRegularizer", "factor", factor, 0.01)
+        # Keras's exact messages (its regularizers_test.py compares the whole text); they
+        # name what was expected and received.
         if mode not in self.MODES:
-            raise ValueError(f"OrthogonalRegularizer: argument 'mode' must be one of "
-                             f"{self.MODES}; received {mode!r}")
+            raise ValueError(f'Invalid value for argument `mode`. Expected one of '
+                             f'{{"rows", "columns"}}. Received: mode={mode}')
         self.mode = mode
 
     def __call__(self, x) -> Tensor:
         x = _as_tensor(x)
         if x.ndim != 2:
-            raise ShapeError(f"OrthogonalRegularizer: the weight must have rank 2; received "
-                             f"shape {describe_shape(x.shape)}")
+            raise ShapeError(f"Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                             f"inputs.shape={describe_shape(x.shape)}")
         if self.mode == "rows":
             vectors = _normalize(x, axis=1)
         else:

@@ -154,3 +154,37 @@ def test_uninterpretable_identifiers():
     with pytest.raises(TypeError, match="initializers.deserialize: argument 'config' must be "
                                         "a string or a dict"):
         initializers.deserialize(3.5)
+
+
+def test_tensors_and_arrays_are_their_own_initial_values():
+    # Keras 3: initializers.get(tensor or numpy array) gives a function returning those
+    # values, cast to the dtype asked for (floatx() by default), for their shape only.
+    from lamina import ops
+    from lamina.errors import ShapeError
+    values = np.arange(6, dtype="float64").reshape(2, 3) / 4
+    init = initializers.get(values)
+    out = init(shape=(2, 3))
+    assert out.dtype == "float32"
+    np.testing.assert_array_equal(out.numpy(), values.astype("float32"))
+    assert init((2, 3), dtype="float64").dtype == "float64"
+    tensor = ops.convert_to_tensor(np.array([[1, 2], [3, 4]], dtype="int64"))
+    from_tensor = initializers.get(tensor)
+    np.testing.assert_array_equal(from_tensor((2, 2), "int32").numpy(), [[1, 2], [3, 4]])
+    assert initializers.get(np.float32(2.5))(()).numpy() == 2.5
+    with pytest.raises(ShapeError, match=r"initializers.get: Expected `shape` to be \(2, 3\) "
+                                         r"for a tensor given as initializer; received "
+                                         r"shape=\(3, 2\)"):
+        init(shape=(3, 2))
+    # A Variable holds state, not initial values: as in Keras, it is not an initializer.
+    import lamina
+    with pytest.raises(TypeError, match="could not interpret initializer identifier"):
+        initializers.get(lamina.Variable(np.ones(2)))
+
+
+def test_a_layer_weight_initialized_from_an_array_copies_it():
+    import lamina
+    values = np.array([[0.5, -1.0], [2.0, 3.0]], dtype="float32")
+    layer = lamina.layers.Dense(2, kernel_initializer=values, use_bias=False)
+    layer.build((None, 2))
+    values[0, 0] = 100.0
+    np.testing.assert_array_equal(layer.kernel.numpy(), [[0.5, -1.0], [2.0, 3.0]])

@@ -24,6 +24,51 @@ def test_stft_kernels_match_keras(key):
     np.testing.assert_allclose(kernel.numpy(), fixture(key)["y"], rtol=1e-5, atol=1e-6)
 
 
+# Window values (kernel[:, 0, 0] with side="real", scaling=None: cos(0) = 1 times the
+# window) from Keras 3.15.1's STFT initializer, which calls scipy.signal.get_window.
+KERAS_WINDOWS = {
+    ("tukey", 7, False): [0.0, 0.75, 1.0, 1.0, 1.0, 0.75, 0.0],
+    ("tukey", 8, False): [0.0, 0.6112604669781572, 1.0, 1.0, 1.0, 1.0, 0.6112604669781576, 0.0],
+    ("tukey", 9, True): [0.0, 0.41317591116653485, 0.9698463103929542, 1.0, 1.0, 1.0, 1.0,
+                         0.9698463103929542, 0.4131759111665352],
+    ("triang", 7, False): [0.25, 0.5, 0.75, 1.0, 0.75, 0.5, 0.25],
+    ("triang", 8, False): [0.125, 0.375, 0.625, 0.875, 0.875, 0.625, 0.375, 0.125],
+    ("triang", 9, True): [0.1, 0.3, 0.5, 0.7, 0.9, 0.9, 0.7, 0.5, 0.3],
+    ("cosine", 7, False): [0.2225209339563144, 0.6234898018587335, 0.9009688679024191, 1.0,
+                           0.9009688679024191, 0.6234898018587336, 0.2225209339563145],
+    ("bohman", 7, False): [0.0, 0.10899778104422927, 0.6089977810442293, 1.0,
+                           0.6089977810442295, 0.10899778104422961, 0.0],
+    ("barthann", 6, True): [0.0, 0.27, 0.73, 1.0, 0.73, 0.27],
+    ("parzen", 7, False): [0.0058309037900874695, 0.15743440233236156, 0.6501457725947521, 1.0,
+                           0.6501457725947521, 0.15743440233236156, 0.0058309037900874695],
+    ("parzen", 8, False): [0.00390625, 0.10546875, 0.47265625, 0.91796875, 0.91796875,
+                           0.47265625, 0.10546875, 0.00390625],
+    ("parzen", 9, True): [0.002, 0.054, 0.25, 0.622, 0.946, 0.946, 0.622, 0.25, 0.054],
+    ("blackmanharris", 7, False): [6.0e-05, 0.055645, 0.520575, 1.0, 0.520575, 0.055645,
+                                   6.0e-05],
+    ("nuttall", 6, True): [0.0003628, 0.0613345, 0.5292298, 1.0, 0.5292298, 0.0613345],
+    ("flattop", 7, False): [-0.000421051, -0.051263156, 0.19821053, 1.000000003, 0.19821053,
+                            -0.051263156, -0.000421051],
+}
+
+
+@pytest.mark.parametrize("name, length, periodic", sorted(KERAS_WINDOWS))
+def test_scipy_named_windows_match_keras(name, length, periodic):
+    kernel = initializers.STFT("real", name, None, periodic)((length, 1, 3), "float64")
+    np.testing.assert_allclose(kernel.numpy()[:, 0, 0], KERAS_WINDOWS[name, length, periodic],
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_tukey_kernel_matches_keras():
+    # Keras 3.15.1: STFT("imag", "tukey", "density", False)((6, 1, 3), "float32")[:, 0, :]
+    expected = [[0.0, 0.0, 0.0], [0.0, -0.4743342995643616, 4.146762222489997e-08],
+                [0.0, 4.584547497188396e-08, -9.169094994376792e-08],
+                [0.0, 0.5244110822677612, 1.2507079816259647e-08],
+                [0.0, -8.293524444979994e-08, -1.6587048889959988e-07], [0.0, 0.0, 0.0]]
+    kernel = initializers.STFT("imag", "tukey", "density", False)((6, 1, 3), "float32")
+    np.testing.assert_allclose(kernel.numpy()[:, 0, :], expected, rtol=1e-5, atol=1e-6)
+
+
 def test_aliases_config_and_array_window():
     assert initializers.STFTInitializer is initializers.STFT is initializers.stft
     assert initializers.IdentityInitializer is initializers.Identity

@@ -97,20 +97,22 @@ def test_input_and_output_axes_choose_the_fans():
 
 
 def test_argument_errors():
-    with pytest.raises(ValueError, match="VarianceScaling: argument 'scale' must be positive; "
-                                         "received 0.0"):
+    # Keras's phrases lead (its random_initializers_test.py matches them), then what was
+    # received and expected.
+    with pytest.raises(ValueError, match="VarianceScaling: Argument `scale` must be positive "
+                                         "float; received scale=0.0"):
         VarianceScaling(scale=0)
-    with pytest.raises(ValueError, match="VarianceScaling: argument 'scale' must be positive; "
-                                         "received -1.0"):
+    with pytest.raises(ValueError, match="VarianceScaling: Argument `scale` must be positive "
+                                         "float; received scale=-1.0"):
         VarianceScaling(scale=-1)
-    with pytest.raises(ValueError, match=r"VarianceScaling: argument 'mode' must be one of "
-                                         r"\('fan_in', 'fan_out', 'fan_avg'\); received 'fan'"):
+    with pytest.raises(ValueError, match=r"VarianceScaling: Invalid `mode` argument: 'fan'; "
+                                         r"expected one of \('fan_in', 'fan_out', 'fan_avg'\)"):
         VarianceScaling(mode="fan")
-    with pytest.raises(ValueError, match=r"VarianceScaling: argument 'distribution' must be "
-                                         r"one of \('truncated_normal', 'untruncated_normal', "
-                                         r"'uniform'\) \(or 'normal', meaning "
-                                         r"'truncated_normal'\); received 'gamma'"):
+    with pytest.raises(ValueError, match=r"VarianceScaling: Invalid `distribution` argument: "
+                                         r"'gamma'; expected one of \('truncated_normal', "
+                                         r"'untruncated_normal', 'uniform'\) \(or 'normal', "
+                                         r"meaning 'truncated_normal'\)"):
         VarianceScaling(distribution="gamma")
-    with pytest.raises(ValueError, match="VarianceScaling: argument 'distribution' must be "
-                                         "one of"):
+    with pytest.raises(ValueError, match="VarianceScaling: Invalid `distribution` argument: 3; "
+                                         "expected one of"):
         VarianceScaling(distribution=3)

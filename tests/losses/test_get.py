@@ -152,10 +152,11 @@ def test_none_instances_classes_and_callables():
 
 def test_errors():
     with pytest.raises(UnknownObjectError, match=r"losses.get: unknown loss 'typo' \(argument "
-                                                 r"'identifier'\); expected one of 'BCE'"):
+                                                 r"'identifier'\); expected one of "
+                                                 r"'AutoCrossentropy', 'BCE'"):
         losses.get("typo")
     with pytest.raises(UnknownObjectError, match=r"unknown loss 'Foo'.*Lamina's built-in "
-                                                 r"losses are 'BCE'"):
+                                                 r"losses are 'AutoCrossentropy', 'BCE'"):
         losses.deserialize({"class_name": "Foo", "config": {}})
     with pytest.raises(TypeError, match="losses.get: could not interpret loss identifier 42"):
         losses.get(42)

@@ -145,10 +145,12 @@ def test_weights_that_do_not_broadcast_are_an_error():
 
 
 def test_invalid_reduction():
-    with pytest.raises(ValueError, match="MeanSquaredError: argument 'reduction' must be one "
-                                         "of 'sum_over_batch_size', 'sum', 'mean', "
+    # Keras's phrase ("Invalid value for argument `reduction`"), then the choices.
+    with pytest.raises(ValueError, match="MeanSquaredError: Invalid value for argument "
+                                         "`reduction`: it must be one of "
+                                         "'sum_over_batch_size', 'sum', 'mean', "
                                          "'mean_with_sample_weight', 'none' or None; "
                                          "received 'avg'"):
         MeanSquaredError(reduction="avg")
-    with pytest.raises(ValueError, match="loss: argument 'reduction'"):
+    with pytest.raises(ValueError, match="loss: Invalid value for argument `reduction`"):
         reduce_weighted_values(ops.ones((2,)), reduction="auto")

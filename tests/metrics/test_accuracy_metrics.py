@@ -171,3 +171,18 @@ def test_mismatched_shapes_are_shape_errors():
     with pytest.raises(ShapeError, match=r"with from_sorted_ids=True, y_pred must hold at "
                                          r"least k=5 ids"):
         SparseTopKCategoricalAccuracy(from_sorted_ids=True).update_state([1], [[1, 2, 3]])
+
+
+def test_sparse_labels_broadcast_against_predicted_classes_as_in_keras():
+    # Keras 3.15.1: labels (2, 1) against predictions (1, 2, 3) compare as (2, 2) hits
+    # (accuracy_metrics_test.py::test_reshape_matches); these give 1.0 and 0.5 there.
+    same = np.array([[[0.9, 0.1, 0.0], [0.8, 0.15, 0.05]]], "float32")
+    m = SparseCategoricalAccuracy()
+    m.update_state(np.array([[0], [0]]), same)
+    assert float(m.result()) == 1.0
+    mixed = np.array([[[0.9, 0.1, 0.0], [0.1, 0.15, 0.75]]], "float32")
+    m = SparseCategoricalAccuracy()
+    m.update_state(np.array([[0], [2]]), mixed)
+    assert float(m.result()) == 0.5
+    hits = metrics.sparse_categorical_accuracy(np.array([[0], [2]]), mixed)
+    np.testing.assert_array_equal(hits.numpy(), [[1.0, 0.0], [0.0, 1.0]])

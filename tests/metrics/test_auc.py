@@ -181,18 +181,21 @@ def test_config_is_keras_shaped():
 
 
 def test_invalid_arguments_are_rejected():
-    with pytest.raises(ValueError, match=r"AUC: argument 'num_thresholds' must be an integer "
+    # Keras's phrases lead (its confusion_metrics_test.py matches them).
+    with pytest.raises(ValueError, match=r"AUC: Argument `num_thresholds` must be an integer "
                                          r"> 1; received num_thresholds=1"):
         AUC(num_thresholds=1)
-    with pytest.raises(ValueError, match=r"AUC: argument 'curve' must be one of 'ROC' or "
-                                         r"'PR'; received curve='PRGAIN'"):
-        AUC(curve="PRGAIN")
-    with pytest.raises(ValueError, match=r"argument 'summation_method' .*received "
-                                         r"summation_method='trapezoid'"):
+    with pytest.raises(ValueError, match=r"AUC: Invalid AUC curve value: \"PRG\". Argument "
+                                         r"'curve' must be one of 'ROC', 'PR' or 'PRGAIN'"):
+        AUC(curve="PRG")
+    with pytest.raises(ValueError, match=r"AUC: Invalid AUC summation method value: "
+                                         r"\"trapezoid\". Argument 'summation_method' must be "
+                                         r"one of 'interpolation', 'majoring' or 'minoring'"):
         AUC(summation_method="trapezoid")
     with pytest.raises(ValueError, match=r"'num_labels' is used only with multi_label=True"):
         AUC(num_labels=3)
-    with pytest.raises(ValueError, match=r"AUC: argument 'thresholds' must be .*\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"AUC: Threshold values must be in \[0, 1\]. "
+                                         r"Received: \[2.0\]"):
         AUC(thresholds=[0.5, 2.0])
     with pytest.raises(ValueError, match=r"with multi_label=True y_pred must have rank 2 "
                                          r"\(batch, labels\); received shape \(2, 2, 2\)"):
@@ -200,3 +203,40 @@ def test_invalid_arguments_are_rejected():
     with pytest.raises(ShapeError, match=r"argument 'label_weights' of shape \(3,\) does not "
                                          r"broadcast to y_pred's shape \(2, 2\)"):
         AUC(label_weights=[1, 2, 3]).update_state([[1, 0], [0, 1]], [[0.2, 0.1], [0.3, 0.6]])
+
+
+# Keras 3.15.1's AUC(curve="PRGAIN") on these labels and scores, unweighted and weighted,
+# by (summation_method, num_thresholds).
+PRGAIN_PRED = np.array([0.1, 0.4, 0.35, 0.8, 0.65, 0.2, 0.9, 0.55], "float32")
+PRGAIN_TRUE = np.array([0, 0, 1, 1, 1, 0, 1, 0], "float32")
+PRGAIN_WEIGHTS = np.array([1, 2, 3, 4, 0.5, 1.5, 2.5, 1], "float32")
+KERAS_PRGAIN = {
+    ("interpolation", 3): (0.6666666269302368, 0.48051944375038147),
+    ("interpolation", 10): (0.8611111044883728, 0.6862877011299133),
+    ("interpolation", 200): (0.805555522441864, 0.48389267921447754),
+    ("majoring", 3): (0.8888888359069824, 0.7976049780845642),
+    ("majoring", 200): (0.8333333134651184, 0.5749704837799072),
+    ("minoring", 3): (0.4444443881511688, 0.16343392431735992),
+    ("minoring", 10): (0.8333333134651184, 0.5749704837799072),
+    ("minoring", 200): (0.7777777314186096, 0.3928149342536926),
+}
+
+
+@pytest.mark.parametrize("summation, num_thresholds", sorted(KERAS_PRGAIN))
+def test_prgain_matches_keras(summation, num_thresholds):
+    unweighted, weighted = KERAS_PRGAIN[summation, num_thresholds]
+    m = AUC(num_thresholds=num_thresholds, curve="PRGAIN", summation_method=summation)
+    m.update_state(PRGAIN_TRUE, PRGAIN_PRED)
+    np.testing.assert_allclose(float(m.result()), unweighted, rtol=1e-5)
+    m = AUC(num_thresholds=num_thresholds, curve="prgain", summation_method=summation)
+    m.update_state(PRGAIN_TRUE, PRGAIN_PRED, sample_weight=PRGAIN_WEIGHTS)
+    np.testing.assert_allclose(float(m.result()), weighted, rtol=1e-5)
+    assert m.get_config()["curve"] == "PRGAIN"
+
+
+def test_prgain_multi_label_matches_keras():
+    y_true = np.array([[0, 1], [1, 0], [1, 1], [0, 0], [1, 0]], "float32")
+    y_pred = np.array([[0.2, 0.7], [0.6, 0.3], [0.9, 0.4], [0.3, 0.1], [0.45, 0.8]], "float32")
+    m = AUC(num_thresholds=5, curve="PRGAIN", multi_label=True, label_weights=[0.3, 0.7])
+    m.update_state(y_true, y_pred)
+    np.testing.assert_allclose(float(m.result()), 0.5548610687255859, rtol=1e-5)

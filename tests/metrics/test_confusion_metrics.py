@@ -129,12 +129,21 @@ def test_config_keeps_the_thresholds_as_given():
 
 
 def test_invalid_arguments_are_rejected():
-    with pytest.raises(ValueError, match=r"Precision: argument 'thresholds' must be a float "
-                                         r"or a list of floats in \[0, 1\]; received "
-                                         r"thresholds=\[0.5, 1.5\]"):
+    # Keras's phrase (the values out of range) leads, then the whole argument.
+    with pytest.raises(ValueError, match=r"Precision: Threshold values must be in \[0, 1\]. "
+                                         r"Received: \[1.5\] \(argument 'thresholds' must be "
+                                         r"a float or a non-empty list of floats in \[0, 1\]; "
+                                         r"received thresholds=\[0.5, 1.5\]\)"):
         Precision(thresholds=[0.5, 1.5])
-    with pytest.raises(ValueError, match=r"TruePositives: argument 'thresholds'"):
+    with pytest.raises(ValueError, match=r"TruePositives: Threshold values must be in "
+                                         r"\[0, 1\]. Received: \[-1, 2\] .*"
+                                         r"thresholds=\[-1, 0.5, 2\]"):
+        TruePositives(thresholds=[-1, 0.5, 2])
+    with pytest.raises(ValueError, match=r"TruePositives: .*argument 'thresholds'"):
         TruePositives(thresholds="high")
+    with pytest.raises(ValueError, match=r"Recall: Threshold values must be in \[0, 1\]. "
+                                         r"Received: \[\] .*received thresholds=\[\]"):
+        Recall(thresholds=[])
     with pytest.raises(ValueError, match=r"Recall: argument 'top_k' must be a positive "
                                          r"integer; received 0"):
         Recall(top_k=0)
@@ -144,11 +153,13 @@ def test_invalid_arguments_are_rejected():
 
 
 def test_bad_inputs_are_reported_with_the_metric_name():
-    with pytest.raises(ValueError, match=r"recall: class_id=3 needs y_pred of shape "
-                                         r"\(batch, num_classes\) with num_classes > 3; "
-                                         r"received shape \(3, 3\)"):
+    # Keras's phrase, then the class the shape must have room for.
+    with pytest.raises(ValueError, match=r"recall: When class_id is provided, y_pred must be "
+                                         r"a 2D array with shape \(num_samples, num_classes\), "
+                                         r"found shape: \(3, 3\) \(class_id=3 needs "
+                                         r"num_classes > 3\)"):
         Recall(class_id=3, name="recall").update_state(CLASS_TRUE, CLASS_PRED)
-    with pytest.raises(ValueError, match=r"class_id=0 needs y_pred of shape"):
+    with pytest.raises(ValueError, match=r"found shape: \(2,\) \(class_id=0 needs"):
         Precision(class_id=0).update_state([1, 0], [0.3, 0.8])
     with pytest.raises(ShapeError, match=r"y_true and y_pred must have the same shape .*"
                                          r"received \(3,\) and \(2,\)"):

@@ -110,3 +110,14 @@ def test_bad_name_and_dtype_are_rejected():
         Mean(name=3)
     with pytest.raises(DTypeError, match=r"unknown dtype 'float13'"):
         Mean(dtype="float13")
+
+
+def test_add_variable_takes_a_tensor_as_its_initial_value():
+    # Keras's iou_metrics_test.py::test_big_chunk starts MeanIoU's matrix this way.
+    start = np.array([[18729664, 18728760], [18727297, 18726105]])
+    m = lamina.metrics.MeanIoU(num_classes=2)
+    m.total_cm = m.add_variable(name="total_confusion_matrix", shape=(2, 2),
+                                initializer=ops.convert_to_tensor(start), dtype="int32")
+    assert m.total_cm.dtype == "int32"
+    m.update_state([0, 1, 1, 0], [0, 1, 0, 0])
+    np.testing.assert_array_equal(m.total_cm.numpy(), start + [[2, 0], [1, 1]])

@@ -8,36 +8,61 @@ from lamina.errors import ShapeError
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"class_aggregation": "median"}, r"R2Score: argument 'class_aggregation' must be one of "
+    ({"class_aggregation": "median"}, r"R2Score: Invalid value for argument "
+                                      r"`class_aggregation`: it must be one of "
                                       r"\(None, 'uniform_average', 'variance_weighted_average'"
                                       r"\); received 'median'"),
-    ({"num_regressors": -1}, r"R2Score: argument 'num_regressors' must be an integer >= 0; "
-                             r"received -1"),
+    ({"num_regressors": -1}, r"R2Score: Invalid value for argument `num_regressors`: it must "
+                             r"be an integer >= 0; received -1"),
 ])
 def test_r2_score_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         metrics.R2Score(**kwargs)
 
 
-@pytest.mark.parametrize("cls", [metrics.R2Score, metrics.F1Score])
-def test_two_dimensional_inputs_are_required(cls):
-    with pytest.raises(ShapeError, match=rf"{cls.__name__}: expected 2-D y_true and y_pred "
-                       r"of shape \(batch_size, .*received y_true.shape=\(3,\) and "
-                       r"y_pred.shape=\(3,\)"):
-        cls().update_state([1.0, 0.0, 1.0], [0.5, 0.2, 0.9])
+def test_r2_score_needs_two_dimensional_inputs():
+    with pytest.raises(ShapeError, match=r"^R2Score expects 2D inputs with shape "
+                       r"\(batch_size, output_dim\)\. Received input shapes: "
+                       r"y_pred\.shape=\(3,\) and y_true\.shape=\(3,\)\.$"):
+        metrics.R2Score().update_state([1.0, 0.0, 1.0], [0.5, 0.2, 0.9])
+    with pytest.raises(ShapeError, match=r"^R2Score expects 2D inputs .*with output_dim "
+                       r"fully defined \(not None\)\. Received input shapes: "
+                       r"y_pred\.shape=\(None, None\) and y_true\.shape=\(None, 2\)\.$"):
+        metrics.R2Score()._build((None, 2), (None, None))
+
+
+def test_f_scores_need_two_dimensional_inputs_with_known_classes():
+    # Keras's texts, with the metric's own name.
+    with pytest.raises(ShapeError, match=r"^F1Score expects 2D inputs with shape "
+                       r"\(batch_size, output_dim\)\. Received input shapes: "
+                       r"y_pred\.shape=\(3,\) and y_true\.shape=\(3,\)\.$"):
+        metrics.F1Score().update_state([1.0, 0.0, 1.0], [0.5, 0.2, 0.9])
+    with pytest.raises(ShapeError, match=r"^FBetaScore expects 2D inputs with shape "
+                       r"\(batch_size, output_dim\), with output_dim fully defined \(not "
+                       r"None\)\. Received input shapes: y_pred\.shape=\(2, None\) and "
+                       r"y_true\.shape=\(2, 3\)\.$"):
+        metrics.FBetaScore()._build((2, 3), (2, None))
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"average": "samples"}, r"FBetaScore: argument 'average' must be one of \(None, 'micro', "
-                             r"'macro', 'weighted'\); received 'samples'"),
-    ({"beta": 2}, r"FBetaScore: argument 'beta' must be a Python float > 0; received 2 of "
-                  r"type int"),
-    ({"beta": -1.0}, r"FBetaScore: argument 'beta' must be a Python float > 0; received -1.0"),
-    ({"threshold": 0.0}, r"FBetaScore: argument 'threshold' must be a Python float with "
-                         r"0 < threshold <= 1, or None; received 0.0"),
-    ({"threshold": 1}, r"FBetaScore: argument 'threshold' must be a Python float"),
+    ({"average": "samples"}, r"FBetaScore: Invalid `average` argument value. Expected one of: "
+                             r"\{None, 'micro', 'macro', 'weighted'\}. Received: "
+                             r"average=samples$"),
+    ({"beta": 2}, r"FBetaScore: Invalid `beta` argument value. It should be a Python float. "
+                  r"Received: beta=2 of type int$"),
+    ({"beta": "1.0"}, r"FBetaScore: Invalid `beta` argument value. It should be a Python "
+                      r"float. Received: beta='1.0' of type str$"),
+    ({"beta": -1.0}, r"FBetaScore: Invalid `beta` argument value. It should be > 0. "
+                     r"Received: beta=-1.0$"),
+    ({"beta": float("nan")}, r"FBetaScore: Invalid `beta` argument value. It should be > 0. "
+                             r"Received: beta=nan$"),
+    ({"threshold": 0.0}, r"FBetaScore: Invalid `threshold` argument value. It should verify "
+                         r"0 < threshold <= 1. Received: threshold=0.0$"),
+    ({"threshold": 1}, r"FBetaScore: Invalid `threshold` argument value. It should be a "
+                       r"Python float. Received: threshold=1 of type '<class 'int'>'$"),
 ])
 def test_fbeta_arguments(kwargs, message):
+    # Keras's texts (its f_score_metrics_test.py matches them), after the metric's name.
     with pytest.raises(ValueError, match=message):
         metrics.FBetaScore(**kwargs)
 
@@ -47,10 +72,10 @@ def test_fbeta_arguments(kwargs, message):
     (metrics.SensitivityAtSpecificity, "specificity"),
     (metrics.SpecificityAtSensitivity, "sensitivity")])
 def test_rate_targets_and_threshold_counts(cls, arg):
-    with pytest.raises(ValueError, match=rf"{cls.__name__}: argument '{arg}' must be a number "
-                       rf"in \[0, 1\]; received {arg}=1.5"):
+    with pytest.raises(ValueError, match=rf"{cls.__name__}: Argument `{arg}` must be in the "
+                       rf"range \[0, 1\] \(a number\); received {arg}=1.5"):
         cls(1.5)
-    with pytest.raises(ValueError, match=rf"{cls.__name__}: argument 'num_thresholds' must be "
+    with pytest.raises(ValueError, match=rf"{cls.__name__}: Argument `num_thresholds` must be "
                        r"an integer > 0; received num_thresholds=0"):
         cls(0.5, num_thresholds=0)
 
@@ -66,8 +91,9 @@ def test_iou_arguments():
 
 def test_iou_warns_that_float_weights_are_truncated():
     m = metrics.MeanIoU(2)
+    # Keras's test matches r"weight.*float.*int.*casting".
     with pytest.warns(UserWarning, match=r"sample_weight is float but the metric's dtype is "
-                      r"int32, so the weights are truncated to integers"):
+                      r"int32: type casting truncates the weights to integers"):
         m.update_state([0, 1], [0, 1], sample_weight=np.array([0.5, 1.5]))
     # 0.5 -> 0 and 1.5 -> 1: only class 1 was seen, once.
     np.testing.assert_array_equal(m.total_cm.numpy(), [[0, 0], [0, 1]])

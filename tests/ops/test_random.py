@@ -4,7 +4,7 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.errors import DTypeError, ShapeError
+from lamina.errors import DTypeArgumentError, DTypeError, ShapeError
 from lamina.graph import SymbolicTensor
 from lamina.ops import random as random_ops
 from tests.harness import case, rand, rand_away_from, run_case
@@ -272,12 +272,39 @@ def test_dropout_gradient_is_the_scaled_mask(backend):
     np.testing.assert_allclose(g.numpy(), mask / 0.6, rtol=1e-12)
 
 
-@pytest.mark.parametrize("rate", [1.0, -0.1, 1.5])
+@pytest.mark.parametrize("rate", [-0.1, 1.5])
 def test_dropout_rejects_rate_outside_zero_one(backend, rate):
     x = ops.convert_to_tensor(rand(2, 2))
-    with pytest.raises(ValueError, match=rf"dropout: argument 'rate' must be in \[0, 1\); "
+    with pytest.raises(ValueError, match=rf"dropout: argument 'rate' must be in \[0, 1\]; "
                                          rf"received {rate}"):
         ops.dropout(x, rate, seed=1)
+
+
+def test_dropout_rate_one_drops_everything_and_advances_the_generator(backend):
+    # Keras: rate=1.0 gives zeros (random_test.py::test_dropout), also where x is inf or
+    # NaN, with a zero gradient; the generator advances as for any other rate.
+    x = ops.convert_to_tensor(np.array([[1.5, -2.0, np.inf], [np.nan, 0.0, 3.0]]))
+    gen = lamina.random.SeedGenerator(3)
+    with lamina.GradientTape() as tape:
+        tape.watch(x)
+        y = ops.dropout(x, 1.0, seed=gen)
+        total = ops.sum(ops.multiply(y, 2.0))
+    np.testing.assert_array_equal(host(y), np.zeros((2, 3)))
+    assert y.dtype == x.dtype
+    (g,) = tape.gradient(total, [x])
+    np.testing.assert_array_equal(g.numpy(), np.zeros((2, 3)))
+    assert int(gen.state.numpy()) == 1
+    np.testing.assert_array_equal(host(ops.dropout(ops.ones((4, 4)), 1, seed=0)),
+                                  np.zeros((4, 4)))
+
+
+def test_dropout_rate_one_in_a_compiled_model():
+    inputs = lamina.Input((3,))
+    outputs = lamina.layers.Lambda(lambda t: ops.dropout(t, 1.0, seed=5))(inputs)
+    model = lamina.Model(inputs, outputs)
+    x = np.array([[1.0, np.inf, -2.0], [np.nan, 2.0, 3.0]], "float32")
+    np.testing.assert_array_equal(model.predict(x, verbose=0), np.zeros((2, 3)))
+    np.testing.assert_array_equal(model(x).numpy(), np.zeros((2, 3)))
 
 
 def test_dropout_argument_errors(backend):
@@ -313,14 +340,19 @@ def test_shape_errors(backend):
 
 
 def test_dtype_errors(backend):
-    with pytest.raises(DTypeError, match=r"random_uniform: argument 'dtype' must be one of "
-                                         r"\('float16', 'bfloat16', 'float32', 'float64'\); "
-                                         r"received 'int32'"):
+    # DTypeArgumentError: a DTypeError (TypeError) and the ValueError Keras raises, with
+    # Keras's phrase naming the public function.
+    with pytest.raises(DTypeArgumentError,
+                       match=r"random_uniform: `keras.random.uniform` requires a floating "
+                             r"point `dtype`; argument 'dtype' must be one of "
+                             r"\('float16', 'bfloat16', 'float32', 'float64'\); "
+                             r"received 'int32'"):
         ops.random_uniform((2,), dtype="int32")
-    with pytest.raises(DTypeError, match=r"random_truncated_normal: argument 'dtype' must be "
-                                         r"one of .*received 'complex'"):
+    with pytest.raises(ValueError, match=r"random_truncated_normal: .*argument 'dtype' must "
+                                         r"be one of .*received 'complex'"):
         ops.random_truncated_normal((2,), dtype="complex")
-    with pytest.raises(DTypeError, match=r"random_randint: argument 'dtype' must be one of "
+    with pytest.raises(DTypeError, match=r"random_randint: `keras.random.randint` requires an "
+                                         r"integer `dtype`; argument 'dtype' must be one of "
                                          r"\('int8', .*received 'float32'"):
         ops.random_randint((2,), 0, 4, dtype="float32")
     with pytest.raises(DTypeError, match=r"random_bernoulli: argument 'dtype' .*received "

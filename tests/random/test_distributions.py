@@ -94,6 +94,6 @@ def test_bad_arguments_name_the_function_and_argument():
     with pytest.raises(ShapeError, match=r"random_gamma: a parameter of shape \(3,\) does not "
                                          r"broadcast to the draw's shape \(2,\)"):
         random.gamma((2,), np.ones(3), seed=1)
-    with pytest.raises(TypeError, match=r"SeedGenerator: unrecognized keyword arguments "
+    with pytest.raises(TypeError, match=r"SeedGenerator: Unrecognized keyword arguments "
                                         r"\['sead'\]"):
         random.SeedGenerator(sead=1)
