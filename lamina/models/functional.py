@@ -117,6 +117,11 @@ class Functional(Model):
                     return values[id(x)] if isinstance(x, SymbolicTensor) else x
                 args = tree.map_structure(fill, step.args)
                 kwargs = tree.map_structure(fill, step.kwargs)
+                if training is not None:
+                    # Keras 3: the model's training value (passed, inherited, or fit's,
+                    # evaluate's, predict's) replaces the one the call recorded, so
+                    # base(x, training=False) trains under fit (keras-team/keras#20285)
+                    kwargs["training"] = training
                 result = step.layer(*args, **kwargs)
                 for ref, value in zip(step.output_tensors, tree.flatten(result)):
                     values[id(ref)] = value
