@@ -58,14 +58,14 @@ def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
         f = h5py.File(source, "r")
     with f:
         with _reading(filepath):
-            check_contained(f, filepath)
-            group = f.get("optimizer/vars")
+            index = check_contained(f, filepath)
+            group = index.get("optimizer/vars")
             saved_optimizer = len(group) if isinstance(group, h5py.Group) else 0
         _prepare_optimizer(model, saved_optimizer)
         plan = []
         for saveable in saveables(model, objects_to_skip):
             with _reading(filepath):
-                plan.extend(_plan_one(saveable, f, filepath, skip_mismatch))
+                plan.extend(_plan_one(saveable, index, filepath, skip_mismatch))
         return plan
 
 
@@ -102,15 +102,16 @@ def _prepare_optimizer(model, saved_variables: int) -> None:
         optimizer.build(model.trainable_weights)
 
 
-def _group(f, saveable: Saveable):
-    group = f.get(saveable.group)
-    if group is None and saveable.path and "_layer_checkpoint_dependencies" in f:
+def _group(index, saveable: Saveable):
+    group = index.get(saveable.group)
+    if group is None and saveable.path and index.get("_layer_checkpoint_dependencies"):
         # tf.keras 2.13 wrote `_layer_checkpoint_dependencies` where Keras 3 writes `layers`.
-        group = f.get(saveable.group.replace("layers", "_layer_checkpoint_dependencies", 1))
+        group = index.get(saveable.group.replace("layers", "_layer_checkpoint_dependencies", 1))
     return group
 
 
-def _stored_arrays(group, saveable: Saveable, filepath: str, numbered: bool = True) -> list:
+def _stored_arrays(group, saveable: Saveable, filepath: str, index,
+                   numbered: bool = True) -> list:
     """The datasets of ``group`` (checked to hold numbers), ``"0"``, ``"1"``, ... in order;
     with ``numbered=False`` any names, in the file's order (for a ``load_own_variables``)."""
     if group is None:
@@ -119,15 +120,15 @@ def _stored_arrays(group, saveable: Saveable, filepath: str, numbered: bool = Tr
     if not isinstance(group, h5py.Group):
         raise CorruptFileError(f"'{filepath}': '{saveable.group}' should be a group of "
                                f"datasets '0', '1', ...; found a {type(group).__name__}")
-    keys = list(group.keys())
+    children = index.children(group)
     if numbered:
-        keys = sorted(keys, key=lambda k: (len(k), k))
+        children = sorted(children, key=lambda kv: (len(kv[0]), kv[0]))
+        keys = [key for key, _ in children]
         if keys != [str(i) for i in range(len(keys))]:
             raise CorruptFileError(f"'{filepath}': group '{saveable.group}' should hold "
                                    f"datasets named '0', '1', ...; found {keys}")
     arrays = []
-    for key in keys:
-        dataset = group[key]
+    for key, dataset in children:
         if not isinstance(dataset, h5py.Dataset):
             raise CorruptFileError(f"'{filepath}': '{saveable.group}/{key}' should be a "
                                    f"dataset; found a {type(dataset).__name__}")
@@ -160,23 +161,24 @@ def _read_array(dataset, filepath: str):
     return array
 
 
-def _hook_step(saveable: Saveable, group, filepath: str, skip_mismatch: bool) -> HookLoad:
+def _hook_step(saveable: Saveable, group, filepath: str, skip_mismatch: bool,
+               index) -> HookLoad:
     """The object's whole group, read and checked, for its own ``load_own_variables``."""
-    datasets = _stored_arrays(group, saveable, filepath, numbered=False)
+    datasets = _stored_arrays(group, saveable, filepath, index, numbered=False)
     arrays = {dataset.name.rpartition("/")[2]: _read_array(dataset, filepath)
               for dataset in datasets}
     return HookLoad(saveable.obj, ReadStore(arrays, saveable.group), _describe(saveable),
                     filepath, skip_mismatch)
 
 
-def _plan_one(saveable: Saveable, f, filepath: str, skip_mismatch: bool) -> list:
-    group = _group(f, saveable)
+def _plan_one(saveable: Saveable, index, filepath: str, skip_mismatch: bool) -> list:
+    group = _group(index, saveable)
     if not uses_plain_layout(saveable.obj):
-        return [_hook_step(saveable, group, filepath, skip_mismatch)]
+        return [_hook_step(saveable, group, filepath, skip_mismatch, index)]
     variables = saveable.variables
     if group is None and saving_kind(saveable.obj) == "Optimizer":
         return []                       # saved without optimizer state: nothing to skip
-    stored = _stored_arrays(group, saveable, filepath)
+    stored = _stored_arrays(group, saveable, filepath, index)
     if len(stored) != len(variables):
         if saving_kind(saveable.obj) == "Optimizer":
             warnings.warn(f"Skipping variable loading for optimizer '{saveable.obj.name}', "

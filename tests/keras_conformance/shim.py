@@ -93,10 +93,19 @@ def _counterparts() -> dict:
         "keras.src.backend.core": ops,
         "keras.src.backend.image": ops.image,
         "keras.src.backend.common.dtypes.result_type": lamina.backend.result_type,
+        "keras.src.backend.get_keras_mask": lambda x: getattr(x, "_keras_mask", None),
+        "keras.src.backend.set_keras_mask": _set_keras_mask,
+        "keras.src.saving.saving_lib.save_model": lamina.saving.save_model,
+        "keras.src.saving.saving_lib.load_model": lamina.saving.load_model,
         "keras.src.utils.module_utils.tensorflow": _Unavailable("tensorflow"),
         "keras.src.testing.test_case.TestCase": keras_test_case.TestCase,
         "keras.src.testing.TestCase": keras_test_case.TestCase,
     }
+
+
+def _set_keras_mask(x, mask):
+    """Lamina keeps a tensor's mask where Keras does, in ``_keras_mask``."""
+    x._keras_mask = mask
 
 
 class _Unavailable(types.ModuleType):
