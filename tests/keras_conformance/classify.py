@@ -1,13 +1,14 @@
 """The reason class of one Keras test's outcome on Lamina, read from its failure line."""
 import re
 
-INTERNAL = "uses Keras internals"
+INTERNAL = "uses Keras internals or another framework"
 PASSED = "passed"
 MESSAGE = "message differs"
 
 _RULES = (
-    (INTERNAL, re.compile(r"keras-internal|needs tensorflow|No module named '(tensorflow|torch|"
-                          r"jax|grain|flax|openvino|tf_keras)")),
+    (INTERNAL, re.compile(r"keras-internal|needs (tensorflow|jax|torch|grain|tf_keras|flax|pandas)|"
+                          r"No module named '(tensorflow|torch|jax|grain|flax|openvino|"
+                          r"tf_keras)")),
     ("missing in Lamina", re.compile(r"missing-in-lamina")),
     (MESSAGE, re.compile(r"does not match|Regex pattern did not match")),
     ("no error raised", re.compile(r"not raised|DID NOT RAISE|DID NOT WARN")),

@@ -98,6 +98,7 @@ def _counterparts() -> dict:
         "keras.src.saving.saving_lib.save_model": lamina.saving.save_model,
         "keras.src.saving.saving_lib.load_model": lamina.saving.load_model,
         "keras.src.utils.module_utils.tensorflow": _Unavailable("tensorflow"),
+        "keras.src.utils.module_utils.jax": _Unavailable("jax"),
         "keras.src.testing.test_case.TestCase": keras_test_case.TestCase,
         "keras.src.testing.TestCase": keras_test_case.TestCase,
     }
@@ -108,15 +109,32 @@ def _set_keras_mask(x, mask):
     x._keras_mask = mask
 
 
+OTHER_FRAMEWORKS = ("tensorflow", "jax", "torch", "grain", "tf_keras", "flax", "pandas")
+
+
 class _Unavailable(types.ModuleType):
-    """A framework Keras's test reaches for (TensorFlow for tf.data) that Lamina's
-    environment does not have: the test fails naming it, the module still imports."""
+    """A framework Keras's tests reach for (TensorFlow for tf.data, JAX, grain) that
+    Lamina's environment does not have: the test module still imports, and a test fails
+    naming the framework when it calls into it."""
 
     def __init__(self, name):
         super().__init__(name)
+        self.__spec__ = importlib.machinery.ModuleSpec(name, None)
+        self.__path__ = []
 
     def __getattr__(self, attr):
-        raise KerasInternal(f"needs {self.__name__}: keras test uses {self.__name__}.{attr}")
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        child = _Unavailable(f"{self.__name__}.{attr}")
+        setattr(self, attr, child)
+        return child
+
+    def __call__(self, *args, **kwargs):
+        root = self.__name__.split(".")[0]
+        raise KerasInternal(f"needs {root}: the keras test calls {self.__name__}")
+
+    def __iter__(self):
+        return self.__call__()
 
 
 class _AbsentMeta(type):
@@ -156,6 +174,7 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.root = keras_source_root()
         self.names = _names()
         self.counterparts = None
+        self._frameworks: dict[str, bool] = {}
 
     # -- attribute resolution -------------------------------------------------------------
     def resolve(self, module: str, attr: str):
@@ -187,6 +206,15 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                       f"missing-in-lamina: {entry[0]} (reached as {full})")
 
     # -- the import protocol -------------------------------------------------------------
+    def _absent(self, root: str) -> bool:
+        if root not in self._frameworks:
+            sys.meta_path.remove(self)
+            try:
+                self._frameworks[root] = importlib.util.find_spec(root) is None
+            finally:
+                sys.meta_path.insert(0, self)
+        return self._frameworks[root]
+
     def _source_path(self, name: str) -> str | None:
         path = os.path.join(self.root, *name.split("."))
         for candidate in (path + ".py", os.path.join(path, "__init__.py")):
@@ -200,6 +228,8 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             self._source_path(name) is not None
 
     def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in OTHER_FRAMEWORKS and self._absent(name.split(".")[0]):
+            return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
         if name != "keras" and not name.startswith("keras."):
             return None
         if self._is_source(name):
@@ -253,10 +283,19 @@ class _PublicLoader(importlib.abc.Loader):
         pass
 
 
+class _UnavailableLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return _Unavailable(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
 class _PortLoader(importlib.abc.Loader):
     def create_module(self, spec):
         from . import keras_test_case
         keras_test_case.__path__ = []            # keras.src.testing.test_utils lies below
+        keras_test_case.test_case = keras_test_case  # from keras.src.testing import test_case
         return keras_test_case
 
     def exec_module(self, module):
