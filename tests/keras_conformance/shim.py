@@ -73,6 +73,13 @@ def _lamina_object(public: str):
     return obj
 
 
+def _excluded_names() -> dict:
+    """Public Keras names Lamina leaves out by design (JAX, Orbax, torch, TF SavedModel),
+    from the API walk's list."""
+    from tests.api.api_walk import EXCLUDED
+    return EXCLUDED
+
+
 def _counterparts() -> dict:
     """Keras internals that tests use everywhere, with the Lamina object of the same
     meaning (all public in Lamina)."""
@@ -202,6 +209,11 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             value = _lamina_object(public)
             if value is not None:
                 return value
+        excluded = _excluded_names()
+        for public in entry:
+            if public in excluded:
+                return absent(attr, KerasInternal, f"keras-internal: {public} belongs to "
+                              f"another framework ({excluded[public]})")
         return absent(attr, MissingInLamina,
                       f"missing-in-lamina: {entry[0]} (reached as {full})")
 
