@@ -91,7 +91,8 @@ def spatial_output(op: str, what: str, in_hw, kernel_hw, strides, dilation, padd
         span = tuple((k - 1) * d + 1 for k, d in zip(kernel_hw, dilation))
         mode = repr(padding) if isinstance(padding, str) else f"pads {padding}"
         raise ShapeError(f"{op}: the {what} {describe_shape(span)} is larger than the "
-                         f"input's spatial size {describe_shape(in_hw)} with padding {mode}")
+                         f"input's spatial size {describe_shape(in_hw)} with padding {mode} "
+                         f"(Computed output size would be zero or negative.)")
     return out
 
 
@@ -186,7 +187,11 @@ def _check_backprop_shapes(op, image_shape, dy, kernel_shape, strides, padding, 
 
 @register_op
 class Conv2DBackpropInput(_ConvOp):
-    """The gradient of ``conv2d`` with respect to its input (also: transposed convolution)."""
+    """The gradient of ``conv2d`` with respect to its input (also: transposed convolution).
+
+    ``input_shape`` gives the output's sizes; on a symbolic input of unknown spatial size a
+    transposed convolution leaves those sizes None (its output's too): such a node only
+    describes shapes, and a trace at concrete sizes gives the one that runs."""
     name = "conv2d_backprop_input"
     kernel = "conv2d_backprop_input"
 
@@ -206,6 +211,9 @@ class Conv2DBackpropInput(_ConvOp):
     def forward(self, backend, dy, w, out=None, input_shape=None, strides=None, padding=None,
                 dilation=None, groups=1):
         shape = (dy.shape[0],) + tuple(input_shape[1:])
+        if None in shape:       # only a symbolic transposed convolution leaves a size unknown
+            raise ShapeError(f"{self.name}: attribute 'input_shape' must give every size but "
+                             f"the batch to run; received {describe_shape(input_shape)}")
         pads = self.pads(padding, shape[1:1 + self.rank], w.shape, strides, dilation)
         return getattr(backend, self.kernel)(dy, w, shape, strides, pads, dilation, groups,
                                              out=out)
@@ -394,9 +402,6 @@ def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_
                          f"{kernel.shape[-1]} (its last axis); received 'x' of shape "
                          f"{describe_shape(x.shape)} and 'kernel' of shape "
                          f"{describe_shape(kernel.shape)}")
-    if any(d is None for d in x.shape[1:1 + r]):
-        raise ShapeError(f"{op}: the input's spatial size must be known; received 'x' of "
-                         f"shape {describe_shape(x.shape)}")
     pads, sizes = [], []
     for axis in range(r):
         extra = None if output_padding is None else output_padding[axis]
@@ -407,7 +412,8 @@ def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_
         axis_pads, grown = _transpose_pads(kernel.shape[axis], strides[axis],
                                            dilation_rate[axis], padding, extra)
         pads.append(axis_pads)
-        sizes.append((x.shape[1 + axis] - 1) * strides[axis] + 1 + grown)
+        size = x.shape[1 + axis]     # unknown on a symbolic input: an unknown output size
+        sizes.append(None if size is None else (size - 1) * strides[axis] + 1 + grown)
     input_shape = (x.shape[0], *sizes, kernel.shape[-2])
     return primitive(x, kernel, input_shape=input_shape, strides=strides,
                      padding=tuple(pads), dilation=dilation_rate, groups=1)

@@ -451,12 +451,29 @@ class _SpecOnly:
         self.shape, self.dtype = shape, dtype
 
 
-def test_transpose_needs_a_known_spatial_size():
-    from lamina.ops.conv import _conv_transpose2d
-    with pytest.raises(ShapeError, match=r"conv2d_transpose: the input's spatial size must "
-                       r"be known; received 'x' of shape \(None, None, 4, 3\)"):
-        _conv_transpose2d("conv2d_transpose", _SpecOnly((None, None, 4, 3)),
-                          _SpecOnly((3, 3, 2, 3)), (1, 1), "valid", None, (1, 1))
+@pytest.mark.parametrize("padding, output_padding, width", [
+    ("valid", None, 9), ("same", None, 8), ("valid", 1, 10), ("same", 1, 8)])
+def test_transpose_of_an_unknown_spatial_size_is_unknown(padding, output_padding, width):
+    # Keras 3.15.1: Conv2DTranspose(2, 3, strides=2) of (None, None, 4, 3) gives
+    # (None, None, width, 2); the known width follows Keras's formula.
+    from lamina.core.symbolic import SymbolicTensor
+    y = ops.conv2d_transpose(SymbolicTensor((None, None, 4, 3), "float32"),
+                             SymbolicTensor((3, 3, 2, 3), "float32"), strides=2,
+                             padding=padding, output_padding=output_padding)
+    assert tuple(y.shape) == (None, None, width, 2)
+
+
+def test_backprop_input_runs_only_with_known_sizes():
+    # A symbolic transposed convolution may leave 'input_shape' sizes unknown; running
+    # such a node is refused with the op's name rather than failing inside a kernel.
+    from lamina.backend import get_backend
+    with pytest.raises(ShapeError, match=r"conv2d_backprop_input: attribute 'input_shape' "
+                       r"must give every size but the batch to run; received "
+                       r"\(None, None, 9, 2\)"):
+        Conv2DBackpropInput.forward(get_backend(), np.zeros((1, 4, 4, 3), "float32"),
+                                      np.zeros((3, 3, 2, 3), "float32"),
+                                      input_shape=(None, None, 9, 2), strides=(2, 2),
+                                      padding=((0, 0), (0, 0)), dilation=(1, 1), groups=1)
 
 
 def test_unknown_batch_and_size_propagate_through_output_specs():

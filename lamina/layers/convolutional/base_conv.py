@@ -32,10 +32,14 @@ class BaseConv(LoraMixin, BaseSpatialConv):
                          activity_regularizer=activity_regularizer,
                          bias_constraint=bias_constraint, **kwargs)
         self.filters = cu.positive_int(self.name, "filters", filters)
-        self.groups = cu.positive_int(self.name, "groups", groups)
+        self.groups = cu.positive_int(
+            self.name, "groups", groups,
+            f"The number of groups must be a positive integer. Received: groups={groups!r}.")
         if filters % groups:
             raise ValueError(f"{self.name}: argument 'groups' must divide 'filters'; "
-                             f"received groups={groups}, filters={filters}")
+                             f"received groups={groups}, filters={filters} (The number of "
+                             f"filters must be evenly divisible by the number of groups. "
+                             f"Received: groups={groups}, filters={filters}.)")
         self._set_weight_arguments("kernel", kernel_initializer, kernel_regularizer,
                                    kernel_constraint)
         self._init_lora(lora_rank, lora_alpha)

@@ -37,7 +37,8 @@ class BaseConvTranspose(BaseSpatialConv):
                 raise ValueError(f"{self.name}: argument 'output_padding' must be smaller "
                                  f"than 'strides' on every axis; received "
                                  f"output_padding={self.output_padding}, "
-                                 f"strides={self.strides}")
+                                 f"strides={self.strides} (`output_padding` must be strictly "
+                                 f"less than `strides` for all dimensions)")
         self._set_weight_arguments("kernel", kernel_initializer, kernel_regularizer,
                                    kernel_constraint)
 

@@ -33,7 +33,9 @@ class BaseSpatialConv(Layer):
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(f"{name}: strides > 1 cannot be combined with dilation_rate > 1 "
                              f"(as in Keras); received strides={self.strides} and "
-                             f"dilation_rate={self.dilation_rate}")
+                             f"dilation_rate={self.dilation_rate} (`strides > 1` not "
+                             f"supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate})")
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self._set_weight_arguments("bias", bias_initializer, bias_regularizer, bias_constraint)

@@ -27,14 +27,25 @@ def standardize_tuple(layer: str, arg: str, value, rank: int, allow_zero: bool =
         kind = "non-negative" if allow_zero else "positive"
         expected = (f"a {kind} int (or a tuple of one)" if rank == 1 else
                     f"an int or a tuple of {rank} ints, all {kind}")
-        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {value!r}")
+        # Keras's wording follows, so a test written against either message matches.
+        keras = f"The `{arg}` argument must be a tuple of {rank} integers. Received {arg}={value}"
+        bad = {v for v in items if isinstance(v, int) and v < minimum}
+        if len(items) == rank and bad:
+            keras += (f", including values {bad} that do not satisfy "
+                      f"`value {'>=' if allow_zero else '>'} 0`")
+        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {value!r} "
+                         f"({keras})")
     return items
 
 
-def positive_int(layer: str, arg: str, value) -> int:
+def positive_int(layer: str, arg: str, value, keras_phrase: str | None = None) -> int:
+    """``value`` if it is an int > 0, else a ValueError naming the layer and ``arg``, with
+    Keras's wording (``keras_phrase``, or Keras's usual one) after Lamina's."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        keras = keras_phrase or (f"Invalid value for argument `{arg}`. Expected a strictly "
+                                 f"positive value. Received {arg}={value!r}.")
         raise ValueError(f"{layer}: argument '{arg}' must be a positive int; "
-                         f"received {value!r}")
+                         f"received {value!r} ({keras})")
     return value
 
 
@@ -132,4 +143,5 @@ def check_window_fits(layer: str, what: str, input_shape, data_format: str, wind
                          f"input's spatial size "
                          f"{describe_shape(spatial_dims(input_shape, data_format))} with "
                          f"padding {padding!r}; received input shape "
-                         f"{describe_shape(input_shape)}")
+                         f"{describe_shape(input_shape)} (Computed output size would be zero "
+                         f"or negative.)")

@@ -23,7 +23,7 @@ class BaseGlobalPooling(Layer):
         self.rank = pool_dimensions
         self.input_spec = InputSpec.described(cu.layout(pool_dimensions, self.data_format),
                                               ndim=pool_dimensions + 2)
-        self.built = True
+        self._build_at_init()           # stateless: built now unless a subclass builds
 
     @property
     def spatial_axes(self) -> tuple:

@@ -28,6 +28,7 @@ class BasePooling(Layer):
         self.rank = pool_dimensions
         self.input_spec = InputSpec.described(cu.layout(pool_dimensions, self.data_format),
                                               ndim=pool_dimensions + 2)
+        self._build_at_init()           # stateless: built now unless a subclass builds
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)          # errors name the layer

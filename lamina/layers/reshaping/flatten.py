@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ... import ops
-from ...errors import ShapeError, describe_shape
 from ..input_spec import InputSpec
 from ..layer import Layer
 from .spatial import standardize_data_format
@@ -25,13 +24,13 @@ class Flatten(Layer):
         rank = len(inputs.shape)
         if self.data_format == "channels_first" and rank > 2:
             inputs = ops.transpose(inputs, (0, *range(2, rank), 1))
-        features = 1
-        for size in inputs.shape[1:]:
-            if size is None:
-                raise ShapeError(f"{self.name}: every non-batch size must be known to "
-                                 f"flatten; received shape {describe_shape(inputs.shape)}")
-            features *= size
+        features = self.compute_output_shape(inputs.shape)[1]
         batch = inputs.shape[0]
+        if features is None and batch is None:
+            # Only a symbolic input leaves both unknown: its output is (None, None).
+            return ops.reshape(inputs, (ops.shape(inputs)[0], -1))
+        if features is None:
+            return ops.reshape(inputs, (batch, -1))
         return ops.reshape(inputs, (-1 if batch is None else batch, features))
 
     def compute_output_shape(self, input_shape):

@@ -21,7 +21,9 @@ class Permute(Layer):
                 or sorted(dims) != list(range(1, len(dims) + 1)):
             raise ValueError(f"{self.name}: argument 'dims' must be a permutation of 1..n "
                              f"(1-indexed; the batch axis 0 is not included); received "
-                             f"{dims!r}")
+                             f"{dims!r} (Invalid permutation argument `dims` for Permute "
+                             f"Layer. The set of indices in `dims` must be consecutive and "
+                             f"start from 1.)")
         self.dims = dims
         self.input_spec = InputSpec(ndim=len(dims) + 1)
 

@@ -13,10 +13,11 @@ class RepeatVector(Layer):
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
         if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(f"{self.name}: argument 'n' must be an int; received {n!r}")
+            raise TypeError(f"{self.name}: argument 'n' must be an int; received {n!r} "
+                            f"(Expected an integer value for `n`, got {type(n)}.)")
         if n <= 0:
             raise ValueError(f"{self.name}: argument 'n' must be a positive int; "
-                             f"received {n}")
+                             f"received {n} (Argument `n` should be a positive integer.)")
         self.n = n
         self.input_spec = InputSpec.described("(batch, features)", ndim=2)
 

@@ -8,7 +8,8 @@ from ..layer import Layer
 
 class Reshape(Layer):
     """Reshapes every sample to ``target_shape`` (Keras 3's ``Reshape``); the batch axis is
-    kept. One entry of ``target_shape`` may be -1: it is inferred from the input's size."""
+    kept. One entry of ``target_shape`` may be -1: it is inferred from the input's size.
+    A size may be 0 (an empty sample), as in Keras."""
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -19,14 +20,18 @@ class Reshape(Layer):
         except TypeError:
             target_shape = None
         if target_shape is None or not all(
-                isinstance(d, int) and not isinstance(d, bool) and (d > 0 or d == -1)
+                isinstance(d, int) and not isinstance(d, bool) and d >= -1
                 for d in target_shape):
             raise ValueError(f"{self.name}: argument 'target_shape' must be a tuple of "
-                             f"positive ints (one may be -1), without the batch size; "
-                             f"received {target_shape!r}")
+                             f"non-negative ints (one may be -1), without the batch size; "
+                             f"received {target_shape!r} (Each dimension in `target_shape` "
+                             f"must be a non-negative integer, or `-1` for a single unknown "
+                             f"dimension. Received: target_shape={target_shape}.)")
         if target_shape.count(-1) > 1:
             raise ValueError(f"{self.name}: argument 'target_shape' may contain at most one "
-                             f"-1; received {target_shape}")
+                             f"-1; received {target_shape} (There must be at most one unknown "
+                             f"dimension (-1) in `target_shape`. Received: "
+                             f"target_shape={target_shape}.)")
         self.target_shape = target_shape
 
     def _resolve(self, input_shape) -> tuple:

@@ -94,10 +94,15 @@ def crop(layer: str, inputs, pairs, data_format: str):
     for i, (axis, (before, after)) in enumerate(zip(spatial_axes(rank, data_format), pairs)):
         size = inputs.shape[axis]
         if size is not None and before + after >= size:
+            # Keras's wording follows: Cropping1D's, or that of Cropping2D and 3D.
+            keras = ("`cropping` parameter of `Cropping1D` layer must be smaller than the "
+                     "input length" if rank == 1 else
+                     "Values in `cropping` argument should be smaller than the corresponding "
+                     "spatial dimension of the input.")
             raise ShapeError(f"{layer}: argument 'cropping' {_cropping_repr(pairs)} removes "
                              f"{before + after} of the {size} values of axis {axis} "
                              f"({spatial_name(rank, i)}); it must leave at least one. "
-                             f"Received input shape {describe_shape(inputs.shape)}")
+                             f"Received input shape {describe_shape(inputs.shape)} ({keras})")
         key[axis] = slice(before, -after if after else None)
     return ops.getitem(inputs, tuple(key))
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import ops
+from ...errors import ArgumentTypeError
 from ..input_spec import InputSpec
 from ..layer import Layer
 
@@ -12,9 +13,14 @@ class UpSampling1D(Layer):
 
     def __init__(self, size=2, **kwargs):
         super().__init__(**kwargs)
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise ArgumentTypeError(f"{self.name}: argument 'size' must be a positive int; "
+                                    f"received {size!r} (Expected an integer value for "
+                                    f"`size`, got {type(size)}.)")
+        if size <= 0:
             raise ValueError(f"{self.name}: argument 'size' must be a positive int; "
-                             f"received {size!r}")
+                             f"received {size!r} (Argument `size` should be a positive "
+                             f"integer.)")
         self.size = size
         self.input_spec = InputSpec.described("(batch, steps, features)", ndim=3)
 

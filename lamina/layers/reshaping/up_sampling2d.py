@@ -1,4 +1,5 @@
-"""``UpSampling2D``: rows and columns repeated ("nearest") or interpolated ("bilinear")."""
+"""``UpSampling2D``: rows and columns repeated ("nearest") or interpolated ("bilinear",
+"bicubic", "lanczos3", "lanczos5")."""
 from __future__ import annotations
 
 from ... import ops
@@ -9,7 +10,7 @@ from ..layer import Layer
 from .spatial import int_tuple, layout, spatial_axes, standardize_data_format
 from ...ops.core import to_backend_tensor
 
-_INTERPOLATIONS = ("nearest", "bilinear")
+_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "lanczos3", "lanczos5")
 
 
 class UpSampling2D(Layer):
@@ -18,7 +19,9 @@ class UpSampling2D(Layer):
     ``interpolation="nearest"`` repeats rows and columns. ``"bilinear"`` interpolates with
     half-pixel centres, as Keras's ``ops.image.resize`` does on every backend (TensorFlow's
     ``half_pixel_centers=True``): output pixel ``o`` samples the input at
-    ``(o + 0.5) / size - 0.5``, clamped to the edge pixels.
+    ``(o + 0.5) / size - 0.5``, clamped to the edge pixels. "bicubic", "lanczos3" and
+    "lanczos5" resize with ``ops.image.resize`` (no antialiasing), as Keras does. An integer
+    input is interpolated in the layer's compute dtype.
     """
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
@@ -27,22 +30,36 @@ class UpSampling2D(Layer):
         self.size = int_tuple(self.name, "size", size, 2)
         mode = interpolation.lower() if isinstance(interpolation, str) else interpolation
         if mode not in _INTERPOLATIONS:
-            raise ValueError(f"{self.name}: argument 'interpolation' must be 'nearest' or "
-                             f"'bilinear' (Keras's 'bicubic', 'lanczos3', 'lanczos5' and "
-                             f"'area' are not supported); received {interpolation!r}")
+            names = ", ".join(repr(m) for m in _INTERPOLATIONS[:-1])
+            raise ValueError(f"{self.name}: argument 'interpolation' must be {names} or "
+                             f"{_INTERPOLATIONS[-1]!r}; received {interpolation!r} (Invalid "
+                             f"value for argument `interpolation`. Expected of one "
+                             f"{_INTERPOLATIONS}. Received: interpolation={interpolation})")
         self.interpolation = mode
         self.input_spec = InputSpec.described(layout(2, self.data_format), ndim=4)
 
     def call(self, inputs):
         axes = spatial_axes(2, self.data_format)
-        if self.interpolation == "bilinear" and not is_float(inputs.dtype):
+        if self.interpolation != "nearest" and not is_float(inputs.dtype):
             inputs = ops.cast(inputs, self.compute_dtype)
+        if self.interpolation not in ("nearest", "bilinear"):
+            return self._resize(inputs, axes)
         for axis, factor in zip(axes, self.size):
             if self.interpolation == "nearest":
                 inputs = ops.repeat(inputs, factor, axis=axis)
             else:
                 inputs = self._linear(inputs, axis, factor)
         return inputs
+
+    def _resize(self, x, axes):
+        """The kernel methods: ``ops.image.resize`` to the scaled height and width."""
+        sizes = [x.shape[axis] for axis in axes]
+        if None in sizes:
+            raise ShapeError(f"{self.name}: interpolation {self.interpolation!r} needs known "
+                             f"spatial sizes; received shape {describe_shape(x.shape)}")
+        target = tuple(size * factor for size, factor in zip(sizes, self.size))
+        return ops.image.resize(x, target, interpolation=self.interpolation,
+                                data_format=self.data_format)
 
     def _linear(self, x, axis: int, factor: int):
         """Half-pixel linear interpolation along ``axis``: a gather of the two neighbours

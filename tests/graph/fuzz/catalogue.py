@@ -225,10 +225,14 @@ def conv2d(r, s):
 
 @_image
 def image_reshaping(r, s):
-    return Choice(r.choice(["layers.Cropping2D(((1, 0), (0, 1)))", "layers.ZeroPadding2D(1)",
-                            "layers.UpSampling2D(2)", "layers.Permute((2, 1, 3))",
-                            f"layers.SpatialDropout2D(0.3, seed={r.randint(0, 9)})",
-                            f"layers.Reshape(({s[0] * s[1]}, {s[2]}))"]))
+    code = r.choice(["layers.Cropping2D(((1, 0), (0, 1)))", "layers.ZeroPadding2D(1)",
+                     "layers.UpSampling2D(2)", "layers.Permute((2, 1, 3))",
+                     f"layers.SpatialDropout2D(0.3, seed={r.randint(0, 9)})",
+                     f"layers.Reshape(({s[0] * s[1]}, {s[2]}))"])
+    if code.startswith("layers.UpSampling2D"):
+        method = r.choice(["nearest", "bilinear", "bicubic", "lanczos3", "lanczos5"])
+        code = f"layers.UpSampling2D(2, interpolation={method!r})"
+    return Choice(code)
 
 
 # ---------------------------------------------------------------- LoRA (any rank)

@@ -150,6 +150,27 @@ def test_bad_arguments(kwargs, message):
         layers.Conv2D(name="bad_conv", **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, keras_phrase", [
+    (dict(filters=0, kernel_size=1), r"Invalid value for argument `filters`. Expected a "
+                                     r"strictly positive value. Received filters=0."),
+    (dict(filters=2, kernel_size=(2, 2), strides=(1, 0)),
+     r"The `strides` argument must be a tuple of 2 integers. Received strides=\(1, 0\), "
+     r"including values \{0\} that do not satisfy `value > 0`"),
+    (dict(filters=2, kernel_size=(2, 2), strides=2, dilation_rate=(2, 1)),
+     r"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+     r"strides=\(2, 2\) and dilation_rate=\(2, 1\)"),
+    (dict(filters=5, kernel_size=(2, 2), groups=0),
+     r"The number of groups must be a positive integer. Received: groups=0."),
+    (dict(filters=5, kernel_size=(2, 2), groups=2),
+     r"The number of filters must be evenly divisible by the number of groups. Received: "
+     r"groups=2, filters=5."),
+])
+def test_bad_arguments_carry_keras_phrases(kwargs, keras_phrase):
+    # Keras 3.15.1's conv_test.py test_bad_init_args matches these phrases.
+    with pytest.raises(ValueError, match=keras_phrase):
+        layers.Conv2D(**kwargs)
+
+
 def test_groups_must_divide_input_channels():
     with pytest.raises(ValueError, match=r"^g: argument 'groups' \(2\) must divide the "
                                          r"input's 3 channels; received input shape "

@@ -126,3 +126,49 @@ def test_config_and_aliases():
     assert "groups" not in config
     assert layers.Convolution2DTranspose is layers.Conv2DTranspose
     assert layers.Convolution1DTranspose is layers.Conv1DTranspose
+
+
+@pytest.mark.parametrize("padding, output_padding", [("valid", None), ("same", None),
+                                                     ("valid", 1), ("same", 1)])
+def test_unknown_spatial_sizes_stay_unknown(padding, output_padding):
+    # Keras 3.15.1: Input((None, None, 3)) -> Conv2DTranspose(2, ...) has shape
+    # (None, None, None, 2); a model of it runs images of any size.
+    import lamina
+    x = lamina.layers.Input((None, None, 3))
+    layer = layers.Conv2DTranspose(2, 3, strides=2, padding=padding,
+                                   output_padding=output_padding)
+    model = lamina.Model(x, layer(x))
+    assert model.output_shape == (None, None, None, 2)
+    image = np.random.default_rng(0).standard_normal((2, 5, 4, 3)).astype("float32")
+    fixed = layers.Conv2DTranspose(2, 3, strides=2, padding=padding,
+                                   output_padding=output_padding)
+    fixed(image)
+    fixed.set_weights(layer.get_weights())
+    np.testing.assert_allclose(model.predict(image, verbose=0), fixed(image).numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_unknown_spatial_sizes_train_in_graph_mode():
+    import lamina
+    x = lamina.layers.Input((None, None, 3))
+    model = lamina.Model(x, layers.Conv2DTranspose(2, 3, strides=2, padding="same")(x))
+    model.compile("sgd", "mse")
+    for size in (3, 5):
+        image = np.ones((4, size, size + 1, 3), "float32")
+        history = model.fit(image, np.zeros((4, 2 * size, 2 * size + 2, 2), "float32"),
+                            verbose=0)
+        assert np.isfinite(history.history["loss"][0])
+
+
+def test_bad_arguments_carry_keras_phrases():
+    with pytest.raises(ValueError, match=r"Invalid value for argument `filters`. Expected a "
+                                         r"strictly positive value. Received filters=0."):
+        layers.Conv1DTranspose(filters=0, kernel_size=1)
+    with pytest.raises(ValueError, match=r"The `kernel_size` argument must be a tuple of 2 "
+                                         r"integers. Received kernel_size=\(1, 0\), including "
+                                         r"values \{0\} that do not satisfy `value > 0`"):
+        layers.Conv2DTranspose(filters=2, kernel_size=(1, 0))
+    with pytest.raises(ValueError, match=r"`output_padding` must be strictly less than "
+                                         r"`strides`"):
+        layers.Conv2DTranspose(filters=2, kernel_size=3, strides=(2, 3),
+                               output_padding=(1, 3))

@@ -88,3 +88,14 @@ def test_config_uses_depthwise_argument_names():
     assert config["depth_multiplier"] == 2
     assert config["depthwise_initializer"]["class_name"] == "GlorotUniform"
     assert "kernel_initializer" not in config and "filters" not in config
+
+
+def test_errors_carry_keras_phrases():
+    # Keras 3.15.1's depthwise_conv_test.py matches these phrases.
+    with pytest.raises(ValueError, match=r"Invalid value for argument `depth_multiplier`. "
+                                         r"Expected a strictly positive value. Received "
+                                         r"depth_multiplier=0."):
+        layers.DepthwiseConv1D(depth_multiplier=0, kernel_size=1)
+    layer = layers.DepthwiseConv1D(11, strides=5, padding="valid")
+    with pytest.raises(ValueError, match=r"Computed output size would be zero or negative."):
+        layer(np.zeros((4, 10, 3), "float32"))

@@ -152,3 +152,24 @@ def test_keras_3_config_round_trips():
             assert json.loads(json.dumps(config)) == entry["config"]
             seen.add(entry["class_name"])
     assert seen == {"MaxPooling2D", "GlobalAveragePooling2D"}
+
+
+@pytest.mark.parametrize("cls", [layers.MaxPooling1D, layers.MaxPooling2D,
+                                 layers.MaxPooling3D, layers.AveragePooling1D,
+                                 layers.AveragePooling2D, layers.AveragePooling3D,
+                                 layers.GlobalMaxPooling2D, layers.GlobalAveragePooling1D])
+def test_stateless_pooling_is_built_at_init_unless_build_is_overridden(cls):
+    # Keras 3.15.1: a layer that keeps the default build() is built once constructed; a
+    # subclass that defines build() is built on its first call.
+    kwargs = {} if "Global" in cls.__name__ else dict(pool_size=2)
+    assert cls(**kwargs).built
+
+    class OwnBuild(cls):
+        def build(self, input_shape):
+            self.seen = tuple(input_shape)
+
+    layer = OwnBuild(**kwargs)
+    assert not layer.built
+    rank = 3 if "1D" in cls.__name__ else 4 if "2D" in cls.__name__ else 5
+    layer(np.zeros((1,) + (4,) * (rank - 2) + (2,), "float32"))
+    assert layer.built and layer.seen == (1,) + (4,) * (rank - 2) + (2,)

@@ -77,3 +77,18 @@ def test_cropping3d_rejects_bad_cropping():
     with pytest.raises(ValueError, match=r"argument 'cropping' must be a non-negative int, a "
                                          r"tuple of 3 such ints or a tuple of 3 pairs"):
         layers.Cropping3D(((1, 1), (1, 1)))
+
+
+def test_excessive_cropping_carries_keras_phrases():
+    # Keras 3.15.1's cropping tests match these phrases (Cropping1D has its own).
+    with pytest.raises(ValueError, match=r"`cropping` parameter of `Cropping1D` layer must be "
+                                         r"smaller than"):
+        layers.Cropping1D((3, 3))(np.zeros((3, 5, 7), "float32"))
+    with pytest.raises(ValueError, match=r"Values in `cropping` argument should be smaller "
+                                         r"than the corresponding spatial dimension of the "
+                                         r"input."):
+        layers.Cropping2D(((4, 5), (0, 0)))(np.zeros((1, 9, 5, 2), "float32"))
+    with pytest.raises(ValueError, match=r"Values in `cropping` argument should be smaller "
+                                         r"than the"):
+        layers.Cropping3D(((8, 1), (1, 1), (1, 1)))(lamina.layers.Input(batch_shape=(3, 7, 9,
+                                                                                     13, 5)))

@@ -38,10 +38,15 @@ def test_flatten_symbolic_shape():
     assert layers.Flatten().compute_output_shape((None, 4, 5)) == (None, 20)
 
 
-def test_flatten_rejects_unknown_sizes():
-    with pytest.raises(ValueError, match=r"flat: every non-batch size must be known to "
-                                         r"flatten; received shape \(None, None, 3\)"):
-        layers.Flatten(name="flat")(lamina.layers.Input(shape=(None, 3)))
+def test_flatten_symbolic_unknown_sizes_as_keras():
+    # Keras 3.15.1: unknown sizes flatten to an unknown feature count.
+    assert layers.Flatten()(lamina.layers.Input(batch_shape=(5, 2, None))).shape == (5, None)
+    assert layers.Flatten()(lamina.layers.Input(shape=(None, 3))).shape == (None, None)
+    x = lamina.layers.Input(shape=(2, None))
+    model = lamina.Model(x, layers.Flatten()(x))
+    data = np.arange(24, dtype="float32").reshape(3, 2, 4)
+    np.testing.assert_array_equal(model.predict(data, verbose=0), data.reshape(3, 8))
+    np.testing.assert_array_equal(model(data[:, :, :3]).numpy(), data[:, :, :3].reshape(3, 6))
 
 
 def test_flatten_rejects_bad_data_format():

@@ -34,3 +34,10 @@ def test_permute_rejects_wrong_rank():
     with pytest.raises(ValueError, match=r"pm expects input of rank 3; received shape "
                                          r"\(2, 3\)"):
         layers.Permute((2, 1), name="pm")(np.zeros((2, 3), "float32"))
+
+
+@pytest.mark.parametrize("bad", [(0, 1, 2), (1, 4, 2)])
+def test_permute_error_carries_keras_phrase(bad):
+    with pytest.raises(ValueError, match=r"Invalid permutation argument `dims` for Permute "
+                                         r"Layer"):
+        layers.Permute(bad)

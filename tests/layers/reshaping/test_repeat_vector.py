@@ -34,3 +34,11 @@ def test_repeat_vector_rejects_non_positive():
 def test_repeat_vector_rejects_rank_3():
     with pytest.raises(ValueError, match=r"expects input of rank 2 \(batch, features\)"):
         layers.RepeatVector(2)(np.zeros((2, 3, 4), "float32"))
+
+
+def test_repeat_vector_errors_carry_keras_phrases():
+    for bad in ("3", 3.5):
+        with pytest.raises(TypeError, match=r"Expected an integer value for `n`"):
+            layers.RepeatVector(bad)
+    with pytest.raises(ValueError, match=r"should be a positive integer"):
+        layers.RepeatVector(-1)

@@ -50,11 +50,27 @@ def test_reshape_rejects_two_minus_ones():
         layers.Reshape((-1, -1))
 
 
-@pytest.mark.parametrize("bad", [(0, 3), (2, -2), "ab", 2.5, (2, None)])
+@pytest.mark.parametrize("bad", [(2, -2), "ab", 2.5, (2, None)])
 def test_reshape_rejects_bad_target_shape(bad):
     with pytest.raises(ValueError, match=r"argument 'target_shape' must be a tuple of "
-                                         r"positive ints \(one may be -1\)"):
+                                         r"non-negative ints \(one may be -1\)"):
         layers.Reshape(bad)
+
+
+def test_reshape_bad_target_shape_has_keras_phrases():
+    with pytest.raises(ValueError, match=r"non-negative integer.*-1.*target_shape=\(-2, 5\)"):
+        layers.Reshape(target_shape=(-2, 5))
+    with pytest.raises(ValueError, match=r"at most one unknown dimension.*"
+                                         r"target_shape=\(-1, -1, 5\)"):
+        layers.Reshape(target_shape=(-1, -1, 5))
+
+
+def test_reshape_accepts_zero_sizes_as_keras():
+    # Keras 3.15.1: Reshape((0, 3)) of a (2, 0) batch gives shape (2, 0, 3).
+    y = layers.Reshape((0, 3))(np.zeros((2, 0), "float32"))
+    assert tuple(y.shape) == (2, 0, 3)
+    with pytest.raises(ValueError, match="cannot reshape samples"):   # Keras raises too
+        layers.Reshape((0, -1)).compute_output_shape((None, 0))
 
 
 def test_reshape_symbolic_unknown_sizes():

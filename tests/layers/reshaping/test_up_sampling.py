@@ -16,6 +16,8 @@ CASES = [
     LayerCase(layers.UpSampling2D, dict(size=2, data_format="channels_first",
                                         interpolation="bilinear"),
               (1, 2, 3, 4), (1, 2, 6, 8), trainable_weights=0, params=0),
+    LayerCase(layers.UpSampling2D, dict(size=(2, 1), interpolation="bicubic"), (2, 3, 4, 2),
+              (2, 6, 4, 2), trainable_weights=0, params=0),
     LayerCase(layers.UpSampling3D, dict(size=(1, 2, 3)), (1, 2, 3, 2, 2), (1, 2, 6, 6, 2),
               trainable_weights=0, params=0, weight_shapes={}),
 ]
@@ -100,11 +102,43 @@ def test_up_sampling3d_matches_numpy(backend):
 
 
 def test_up_sampling2d_rejects_unknown_interpolation():
-    with pytest.raises(ValueError, match=r"argument 'interpolation' must be 'nearest' or "
-                                         r"'bilinear' \(Keras's 'bicubic', 'lanczos3', "
-                                         r"'lanczos5' and 'area' are not supported\); "
-                                         r"received 'bicubic'"):
-        layers.UpSampling2D(interpolation="bicubic")
+    # Keras 3.15.1's ops.image.resize has no 'area' either.
+    with pytest.raises(ValueError, match=r"argument 'interpolation' must be 'nearest', "
+                                         r"'bilinear', 'bicubic', 'lanczos3' or 'lanczos5'; "
+                                         r"received 'area' \(Invalid value for argument "
+                                         r"`interpolation`"):
+        layers.UpSampling2D(interpolation="area")
+
+
+# Keras 3.15.1 (JAX): UpSampling2D(size=(2, 3), interpolation=m) of
+# np.random.RandomState(0).rand(1, 3, 4, 2), channel 1, output rows 0-1, columns 0-3.
+KERAS_KERNEL_METHODS = {
+    "bicubic": [[0.765321, 0.744461, 0.687211, 0.604639],
+                [0.653764, 0.642394, 0.606826, 0.557143]],
+    "lanczos3": [[0.813233, 0.775662, 0.718918, 0.643619],
+                 [0.65145, 0.625854, 0.58396, 0.538059]],
+    "lanczos5": [[0.815363, 0.792251, 0.752747, 0.682971],
+                 [0.650628, 0.615187, 0.57116, 0.527807]],
+}
+
+
+@pytest.mark.parametrize("method", sorted(KERAS_KERNEL_METHODS))
+def test_up_sampling2d_kernel_methods_match_keras(method, backend):
+    x = np.random.RandomState(0).rand(1, 3, 4, 2).astype("float32")
+    y = layers.UpSampling2D((2, 3), interpolation=method)(x).numpy()
+    assert y.shape == (1, 6, 12, 2)
+    np.testing.assert_allclose(y[0, :2, :4, 1], KERAS_KERNEL_METHODS[method], atol=2e-6)
+    first = layers.UpSampling2D((2, 3), data_format="channels_first", interpolation=method)
+    np.testing.assert_allclose(first(x.transpose(0, 3, 1, 2)).numpy().transpose(0, 2, 3, 1),
+                               y, atol=1e-6)
+
+
+def test_up_sampling2d_kernel_method_of_ints_is_float():
+    # Keras's test feeds integers; they are interpolated in the compute dtype.
+    x = np.arange(12).reshape((2, 2, 1, 3))
+    y = layers.UpSampling2D((1, 2), interpolation="lanczos3")(x)
+    assert y.dtype == "float32"
+    np.testing.assert_allclose(y.numpy()[0, :, :, 0], [[0.0, 0.0], [3.0, 3.0]], atol=1e-6)
 
 
 def test_up_sampling2d_bilinear_needs_known_sizes():
@@ -118,6 +152,14 @@ def test_up_sampling2d_bilinear_needs_known_sizes():
 def test_up_sampling1d_rejects_bad_size(bad):
     with pytest.raises(ValueError, match=r"argument 'size' must be a positive int"):
         layers.UpSampling1D(bad)
+
+
+@pytest.mark.parametrize("bad", [1.5, "2", True])
+def test_up_sampling1d_non_int_size_is_a_type_error_as_in_keras(bad):
+    with pytest.raises(TypeError, match=r"Expected an integer value for `size`"):
+        layers.UpSampling1D(bad)
+    with pytest.raises(ValueError, match=r"should be a positive integer"):
+        layers.UpSampling1D(0)
 
 
 @pytest.mark.parametrize("bad", [0, (2, 0), (2, 2, 2)])
