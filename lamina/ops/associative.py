@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from .. import tree
 from ..errors import ShapeError, describe_shape
-from .reshaping import concatenate, reshape, stack
+from .reshaping import concatenate, moveaxis, reshape, stack
+from .loops import scan
 from .loop_tracing import same_structure, tensors_of
 from ..core.op import normalize_axis
 from .replicate import flip
@@ -23,13 +24,15 @@ def associative_scan(f, elems, reverse=False, axis=0):
         raise ValueError("associative_scan: argument 'elems' must hold at least one tensor")
     ndim = len(leaves[0].shape)
     axis = normalize_axis("associative_scan", axis, max(ndim, 1))
-    sizes = {tuple(x.shape)[axis] if len(x.shape) > axis else None for x in leaves}
-    if len(sizes) != 1 or None in sizes:
-        raise ShapeError(f"associative_scan: every leaf of 'elems' must have the same known "
-                         f"size on axis {axis}; received shapes "
+    if any(len(x.shape) <= axis for x in leaves):
+        raise ShapeError(f"associative_scan: every leaf of 'elems' must have axis {axis}; "
+                         f"received shapes "
                          + ", ".join(describe_shape(tuple(x.shape)) for x in leaves))
-    if reverse:
-        leaves = [flip(x, axis=axis) for x in leaves]
+    known = {tuple(x.shape)[axis] for x in leaves} - {None}
+    if len(known) > 1:
+        raise ShapeError(f"associative_scan: every leaf of 'elems' must have the same first "
+                         f"dimension along the scan axis {axis}; received shapes "
+                         + ", ".join(describe_shape(tuple(x.shape)) for x in leaves))
 
     def combine(a, b):
         out = f(tree.pack_sequence_as(elems, a), tree.pack_sequence_as(elems, b))
@@ -37,6 +40,11 @@ def associative_scan(f, elems, reverse=False, axis=0):
             raise ValueError(f"associative_scan: f must return the structure of 'elems'; "
                              f"received {out!r}")
         return tensors_of("associative_scan", out)
+
+    if not known:           # symbolic, of a length known when the graph runs
+        return tree.pack_sequence_as(elems, _sequential(combine, leaves, axis, reverse))
+    if reverse:
+        leaves = [flip(x, axis=axis) for x in leaves]
 
     def along(x, start, stop=None, step=None):
         return x[(slice(None),) * axis + (slice(start, stop, step),)]
@@ -59,6 +67,24 @@ def associative_scan(f, elems, reverse=False, axis=0):
     if reverse:
         scanned = [flip(x, axis=axis) for x in scanned]
     return tree.pack_sequence_as(elems, scanned)
+
+
+def _sequential(combine, leaves, axis: int, reverse: bool):
+    """The prefix combinations one after another, a ``scan`` (one loop node in a graph):
+    for an axis of unknown length, which the O(log n) recursion cannot split. For an
+    associative ``f`` the same values as the recursion (up to float rounding)."""
+    xs = [moveaxis(x, axis, 0) for x in leaves]
+    if reverse:
+        xs = [flip(x, axis=0) for x in xs]
+
+    def step(carry, x):
+        out = combine(carry, x)
+        return out, out
+    _, ys = scan(step, [x[0] for x in xs], [x[1:] for x in xs])
+    out = [concatenate([x[:1], y], axis=0) for x, y in zip(xs, ys)]
+    if reverse:
+        out = [flip(x, axis=0) for x in out]
+    return [moveaxis(x, 0, axis) for x in out]
 
 
 def _interleave(a, b, axis: int):

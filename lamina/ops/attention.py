@@ -1,8 +1,9 @@
 """``dot_product_attention`` (Keras 3's ``keras.ops.dot_product_attention``), composed from
 matmul, masking and softmax, so the gradient comes free.
 
-Shapes follow Keras: query (B, T, N, H), key and value (B, S, N, H); the result is
-(B, T, N, H). Masked positions get a large negative logit (-0.7 * the dtype's largest
+Shapes follow Keras: query (B, T, N, H), key and value (B, S, K, H); the result is
+(B, T, N, H). With fewer key/value heads than query heads (grouped-query attention, K
+dividing N), query head n reads key/value head n // (N / K), as in JAX. Masked positions get a large negative logit (-0.7 * the dtype's largest
 finite value, Keras's choice), so a fully masked row attends uniformly as in Keras.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 
 from ..errors import ShapeError, describe_shape
 from .reshaping import transpose
+from .replicate import repeat
 from .compare import logical_and
 from .core import as_tensors, cast, convert_to_tensor
 from .linalg import matmul
@@ -47,6 +49,13 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
             query.shape[-1] != key.shape[-1]:
         raise ShapeError(f"{op}: 'query' and 'key' must have the same head_dim; received "
                          f"shapes {describe_shape(query.shape)} and {describe_shape(key.shape)}")
+    n, kv = query.shape[2], key.shape[2]
+    if n is not None and kv is not None and n != kv:
+        if n % kv:
+            raise ShapeError(f"{op}: the number of query heads ({n}) must be a multiple of the "
+                             f"number of key/value heads ({kv}); received shapes "
+                             f"{describe_shape(query.shape)} and {describe_shape(key.shape)}")
+        key, value = repeat(key, n // kv, axis=2), repeat(value, n // kv, axis=2)
     head_dim = key.shape[-1]
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
     q = transpose(query, (0, 2, 1, 3))                         # B N T H

@@ -100,8 +100,8 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     the log-softmax of ``inputs`` (score: the log-probability of the labelling)."""
     op = "ctc_decode"
     if strategy not in ("greedy", "beam_search"):
-        raise ValueError(f"{op}: argument 'strategy' must be 'greedy' or 'beam_search'; "
-                         f"received {strategy!r}")
+        raise ValueError(f"{op}: Invalid strategy {strategy!r}: argument 'strategy' must "
+                         f"be 'greedy' or 'beam_search'")
     inputs = as_tensor(op, inputs)
     if not inputs.dtype.startswith("float"):
         inputs = cast(inputs, "float32")

@@ -13,6 +13,7 @@ from ..errors import GradientError, ShapeError, describe_shape
 from .reshaping import expand_dims, swapaxes
 from .core import as_tensor, ones_like, require_float
 from .linalg import matmul
+from .complex_numbers import MakeComplex
 from .math import add, divide, multiply, subtract
 from ..core.op import OP_REGISTRY, Op, Spec, register_op
 
@@ -26,10 +27,11 @@ def mT(x):
 def square_matrix(op: str, x, arg: str = "x"):
     x = as_tensor(op, x)
     require_float(op, arg, x)
-    if x.ndim < 2 or (x.shape[-1] is not None and x.shape[-2] is not None
-                      and x.shape[-1] != x.shape[-2]):
+    # As Keras: a known and an unknown size (None) do not make a square either.
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ShapeError(f"{op}: argument '{arg}' must be a square matrix or a stack of them "
-                         f"(shape (..., n, n)); received shape {describe_shape(x.shape)}")
+                         f"(shape (..., n, n), both sizes known or both unknown); received "
+                         f"shape {describe_shape(x.shape)}")
     return x
 
 
@@ -146,11 +148,11 @@ class Eig(Op):
 
 
 def eig(x):
-    """Eigenvalues and right eigenvectors of a general square ``x``, as numpy computes
-    them. Lamina has no complex dtype: each comes back as a (real, imag) pair, Keras's
-    convention for ``fft``: ``((w_real, w_imag), (v_real, v_imag))``."""
+    """Eigenvalues ``w`` and right eigenvectors ``v`` (columns) of a general square ``x``,
+    as numpy computes them, as complex tensors (Keras: complex64 from float32; complex128
+    from float64)."""
     wr, wi, vr, vi = Eig(square_matrix("eig", x))
-    return (wr, wi), (vr, vi)
+    return MakeComplex(wr, wi), MakeComplex(vr, vi)
 
 
 @register_op
@@ -239,8 +241,8 @@ class QR(Op):
 def qr(x, mode="reduced"):
     """The QR decomposition ``x = q @ r``; ``mode`` is 'reduced' or 'complete'."""
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"qr: argument 'mode' must be one of 'reduced', 'complete'; "
-                         f"received {mode!r}")
+        raise ValueError(f"qr: argument 'mode' must be 'reduced' or 'complete' "
+                         f"(Expected one of {{'reduced', 'complete'}}.); received {mode!r}")
     return QR(matrices("qr", x), mode=mode)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .core import as_tensor, cast
 from .indexing import one_hot
-from .reduction import max as reduce_max
+from .reduction import any as reduce_any, max as reduce_max
 
 __all__ = ["multi_hot"]
 
@@ -23,4 +23,5 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwa
         raise ValueError("multi_hot: sparse=True is not supported; Lamina tensors are dense")
     x = cast(as_tensor("multi_hot", inputs), "int32")
     encoded = one_hot(x, num_classes, axis=axis, dtype=dtype)
-    return reduce_max(encoded, axis=1 if x.ndim > 1 else 0)
+    reduce = reduce_any if encoded.dtype == "bool" else reduce_max
+    return reduce(encoded, axis=1 if x.ndim > 1 else 0)

@@ -15,7 +15,8 @@ from .. import tree
 from ..errors import ShapeError, describe_shape
 from ..core.ignored_arguments import warn_ignored
 from .reshaping import concatenate, expand_dims, moveaxis, reshape, stack
-from .core import cast, zeros
+from .core import cast, zeros, zeros_like
+from .reduction import sum as reduce_sum
 from .loop_tracing import (active_trace, any_symbolic, check_carry, placeholders,
                            tensors_of, writes)
 from .replicate import flip
@@ -30,11 +31,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     structure of tensors), or ``length`` times with ``x = None``; returns
     ``(final_carry, ys)`` with the ``y`` of each step stacked on a new leading axis, in the
     order of ``xs`` (also when ``reverse`` runs from the last element to the first)."""
+    if not callable(f):
+        raise TypeError(f"scan: argument 'f' should be a callable. Received f={f!r}")
     _check_unroll(unroll)
     carry = tensors_of("scan", init)
     seqs = [] if xs is None else tensors_of("scan", xs)
     length = _length(seqs, length)
-    if any_symbolic(*carry, *seqs) and unroll is not True and length > 0:
+    if length is None and unroll is True:
+        raise ShapeError("scan: unroll=True needs a known number of steps; 'xs' has an "
+                         "unknown leading size: " + ", ".join(describe_shape(tuple(x.shape))
+                                                              for x in seqs))
+    if any_symbolic(*carry, *seqs) and unroll is not True and (length is None or length > 0):
         if not isinstance(unroll, bool) and unroll > 1 and unroll < length:
             warn_ignored("scan", "unroll", unroll, "a traced scan runs as one loop node "
                          "(unroll=True unrolls it completely)")
@@ -72,11 +79,14 @@ def _length(seqs, length) -> int:
                              "length=None")
         return length
     sizes = {tuple(x.shape)[0] if len(x.shape) else "scalar" for x in seqs}
-    if len(sizes) != 1 or "scalar" in sizes or None in sizes:
-        raise ShapeError("scan: every leaf of 'xs' must have the same known leading size; "
+    known = sizes - {None}
+    if "scalar" in sizes or len(known) > 1:
+        raise ShapeError("scan: every leaf of 'xs' must have the same leading size; "
                          "received shapes " + ", ".join(describe_shape(tuple(x.shape))
                                                         for x in seqs))
-    size = sizes.pop()
+    size = known.pop() if known else None       # None: symbolic, known when the graph runs
+    if size is None:
+        return None
     if length is not None and length != size:
         raise ValueError(f"scan: argument 'length' ({length}) must equal the leading size "
                          f"of 'xs' ({size})")
@@ -162,16 +172,21 @@ def _traced(f, init, carry, xs, seqs, length, reverse):
         dummy = _placeholder((None,) if _needs_batch(carry, new_leaves, kept) else (1,))
         captured = capture_step([dummy, *x_ph], carry_ph, new_leaves, outputs)
     if captured is None:
+        if length is None:
+            raise ShapeError("scan: a step that draws random numbers or assigns variables "
+                             "is unrolled, which needs a known number of steps; 'xs' has an "
+                             "unknown leading size: " + ", ".join(
+                                 describe_shape(tuple(s.shape)) for s in seqs))
         return _unrolled(f, init, carry, xs, seqs, length, reverse, x_ph, layouts,
                          carry_ph, new, y)
     body, constants = captured
-    sequences = [_batch_sequence(dummy, carry, constants, length)]
-    sequences += [reshape(s, (1, length)) if rank1 else moveaxis(s, 0, 1)
+    sequences = [_batch_sequence(dummy, carry, constants, _time_row(seqs, length))]
+    sequences += [reshape(s, (1, -1)) if rank1 else moveaxis(s, 0, 1)
                   for s, rank1 in zip(seqs, layouts)]
     finals, stacked = scan_node(body, sequences, carry, constants, go_backwards=reverse)
     columns = []
     for v, out in zip(kept, stacked):
-        out = reshape(out, (length,)) if len(v.shape) == 0 else moveaxis(out, 1, 0)
+        out = reshape(out, (-1,)) if len(v.shape) == 0 else moveaxis(out, 1, 0)
         columns.append(flip(out, axis=0) if reverse else out)
     stream = iter(columns)
     ys = None if y is None else tree.pack_sequence_as(
@@ -201,15 +216,28 @@ def _needs_batch(carry, new_leaves, kept) -> bool:
     return any(v is not None and len(v.shape) and v.shape[0] is None for v in values)
 
 
-def _batch_sequence(dummy, carry, constants, length):
-    """The first sequence of the node: ``(batch, length)`` zeros whose batch is the unknown
-    leading size of a carry or captured value (or 1), read by no step."""
+def _time_row(seqs, length):
+    """``(1, length)`` zeros; with an unknown ``length`` (symbolic ``xs``) zeros as long as
+    the leading axis of the first sequence when the graph runs."""
+    if length is not None:
+        return zeros((1, length))
+    s = seqs[0]
+    row = zeros_like(s, dtype="float32")
+    if len(s.shape) > 1:
+        row = reduce_sum(row, axis=tuple(range(1, len(s.shape))))
+    return expand_dims(row, 0)
+
+
+def _batch_sequence(dummy, carry, constants, row):
+    """The first sequence of the node: ``(batch, length)`` zeros (``row`` is ``(1,
+    length)``) whose batch is the unknown leading size of a carry or captured value (or 1),
+    read by no step."""
     if dummy.shape[0] is None:
         for ref in [*carry, *constants]:
             if ref is not None and len(ref.shape) and ref.shape[0] is None:
                 column = ref if len(ref.shape) == 1 else reshape(ref, (-1, _size(ref)))[:, 0]
-                return expand_dims(cast(column, "float32") * 0, 1) + zeros((1, length))
-    return zeros((1, length))
+                return expand_dims(cast(column, "float32") * 0, 1) + row
+    return row
 
 
 def _size(ref) -> int:

@@ -87,7 +87,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     def vector(arg, v):
         v = as_tensor("batch_normalization", v)
         if tuple(v.shape) != (size,):
-            raise ShapeError(f"batch_normalization: argument '{arg}' must be a vector of "
+            raise ShapeError(f"batch_normalization: argument `{arg}` must be a vector of "
                              f"length x.shape[axis] = {size}; received shape "
                              f"{describe_shape(v.shape)}")
         v = v if v.dtype == x.dtype else cast(v, x.dtype)
@@ -125,9 +125,10 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
         raise TypeError(f"layer_normalization: unexpected keyword arguments "
                         f"{sorted(kwargs)}")
     if rms_scaling:
-        warnings.warn("layer_normalization: rms_scaling=True is deprecated: it scales the "
-                      "input by the variance, not the root mean square; use "
-                      "lamina.ops.rms_normalization instead", UserWarning, stacklevel=2)
+        warnings.warn("layer_normalization: You passed `rms_scaling=True`, which is "
+                      "deprecated: it scales the input by the variance, not the root mean "
+                      "square; use lamina.ops.rms_normalization instead", UserWarning,
+                      stacklevel=2)
     x, dtype = _at_least_float32("layer_normalization", x)
     eps = _epsilon(epsilon)
     axes = normalize_axes("layer_normalization", (axis,) if isinstance(axis, int) else axis,
@@ -171,7 +172,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     ``x * min(rsqrt(sum(x**2)), 1 / epsilon)``, as Keras computes it). ``order`` is an
     int >= 1; integer input gives floatx()."""
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-        raise ValueError(f"normalize: argument 'order' must be an int >= 1; received "
+        raise ValueError(f"normalize: Argument `order` must be an int >= 1; received "
                          f"{order!r}")
     x = as_tensor("normalize", x)
     if not is_float(x.dtype):

@@ -15,9 +15,9 @@ __all__ = ["depth_to_space", "space_to_depth", "unfold", "fold", "separable_conv
 
 
 def _block(op: str, block_size) -> int:
-    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 1:
-        raise ValueError(f"{op}: argument 'block_size' must be a positive int; received "
-                         f"{block_size!r}")
+    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 2:
+        raise ValueError(f"{op}: argument `block_size` must be at least 2 (an int); "
+                         f"received {block_size!r}")
     return block_size
 
 
@@ -115,7 +115,7 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     op = "fold"
     x = as_tensor(op, x)
     if x.ndim != 3:
-        raise ShapeError(f"{op}: argument 'x' must have rank 3 (N, C*kh*kw, L); received "
+        raise ShapeError(f"{op}: argument 'x' must be 3D (N, C*kh*kw, L); received "
                          f"shape {describe_shape(x.shape)}")
     h, w = _pair(op, "output_size", output_size, 1)
     index, p, (hp, wp), k = _patch_index(op, h, w, kernel_size, dilation, padding, stride)

@@ -393,8 +393,9 @@ def unstack(x, num=None, axis=0) -> list:
     axis = normalize_axis("unstack", axis, x.ndim)
     size = x.shape[axis] if x.shape[axis] is not None else num
     if size is None:
-        raise ShapeError(f"unstack: axis {axis} has an unknown size and 'num' is None; "
-                         f"received shape {describe_shape(x.shape)}")
+        raise ShapeError(f"unstack: Cannot infer argument `num` from shape "
+                         f"{describe_shape(x.shape)}: axis {axis} has an unknown size; pass "
+                         f"'num'")
     if num is not None and num != size:
         raise ShapeError(f"unstack: argument 'num' is {num} but axis {axis} has size {size}")
     if size == 0:

@@ -17,6 +17,7 @@ from .reshaping import _index_tensor, moveaxis
 from .core import as_tensor, cast, unchanged, zeros_like
 from .elementwise import unbroadcast
 from .indexing import take
+from .dynamic_slicing import DynamicSlice, DynamicSliceUpdate
 from ..core.op import Op, Spec, broadcast_shapes, register_op
 
 __all__ = ["getitem", "slice", "slice_update"]
@@ -170,8 +171,9 @@ def getitem(x, key):
 def _start_indices(op: str, x, start_indices) -> tuple:
     starts = tuple(operator.index(s) for s in start_indices)
     if len(starts) != x.ndim:
-        raise ShapeError(f"{op}: argument 'start_indices' needs one start per axis of the "
-                         f"input of shape {describe_shape(x.shape)}; received {starts}")
+        raise ShapeError(f"{op}: the number of dimensions in `start_indices` must match the "
+                         f"number of dimensions in `inputs` (one start per axis of the "
+                         f"input of shape {describe_shape(x.shape)}); received {starts}")
     return starts
 
 
@@ -188,30 +190,54 @@ def _region_key(op: str, x, starts, sizes) -> tuple:
 
 def slice(inputs, start_indices, shape):
     """The block of ``inputs`` of ``shape`` starting at ``start_indices`` (Keras's
-    ``keras.ops.slice``)."""
+    ``keras.ops.slice``). A size of -1 takes the rest of its axis. ``start_indices`` may be
+    a tensor: the block's position is then read when the op runs (JAX's dynamic_slice:
+    a negative start counts from the end once, then starts are clamped to fit)."""
     x = as_tensor("slice", inputs)
-    starts = _start_indices("slice", x, start_indices)
     sizes = tuple(operator.index(s) for s in shape)
     if len(sizes) != x.ndim:
-        raise ShapeError(f"slice: argument 'shape' needs one size per axis of the input of "
-                         f"shape {describe_shape(x.shape)}; received {sizes}")
+        raise ShapeError(f"slice: the number of dimensions in `inputs` must match the "
+                         f"number of dimensions in `shape` (one size per axis of the input "
+                         f"of shape {describe_shape(x.shape)}); received {sizes}")
+    if isinstance(start_indices, TensorBase):
+        if -1 in sizes:
+            raise ShapeError(f"slice: a size of -1 with tensor 'start_indices' gives a block "
+                             f"whose shape depends on their values; give every size "
+                             f"explicitly; received shape {sizes}")
+        return DynamicSlice(x, start_indices, sizes=sizes)
+    starts = _start_indices("slice", x, start_indices)
+    if -1 in sizes:
+        return GetItem(x, key=_rest_key("slice", x, starts, sizes))
     key = _region_key("slice", x, starts, sizes)
     if builtins.all(s == 0 for s in starts) and sizes == tuple(x.shape):
         return unchanged(x)
     return GetItem(x, key=key)
 
 
+def _rest_key(op: str, x, starts, sizes) -> tuple:
+    """The key of a block whose -1 sizes run to the end of their axis."""
+    fixed = tuple((d - s if d is not None else 0) if n == -1 else n
+                  for s, n, d in zip(starts, sizes, x.shape))
+    key = list(_region_key(op, x, starts, fixed))
+    for axis, n in enumerate(sizes):
+        if n == -1:
+            key[axis] = (starts[axis], None, None)
+    return tuple(key)
+
+
 def slice_update(inputs, start_indices, updates):
     """A copy of ``inputs`` with the block at ``start_indices`` replaced by ``updates``
-    (cast to the dtype of ``inputs``)."""
+    (cast to the dtype of ``inputs``). ``start_indices`` may be a tensor (see ``slice``)."""
     x = as_tensor("slice_update", inputs)
     updates = as_tensor("slice_update", updates)
     if updates.ndim != x.ndim:
         raise ShapeError(f"slice_update: arguments 'inputs' and 'updates' must have one rank; "
                          f"received shapes {describe_shape(x.shape)} and "
                          f"{describe_shape(updates.shape)}")
-    starts = _start_indices("slice_update", x, start_indices)
-    key = _region_key("slice_update", x, starts, updates.shape)
     if updates.dtype != x.dtype:
         updates = cast(updates, x.dtype)
+    if isinstance(start_indices, TensorBase):
+        return DynamicSliceUpdate(x, updates, start_indices)
+    starts = _start_indices("slice_update", x, start_indices)
+    key = _region_key("slice_update", x, starts, updates.shape)
     return SetItem(x, updates, key=key)

@@ -8,7 +8,10 @@ written with ops on the saved output, so they can be differentiated again:
 """
 from __future__ import annotations
 
+import warnings
+
 from ..dtypes import floatx, is_float
+from ..errors import describe_shape
 from .core import as_tensor, cast, require_float
 from .math import exp, multiply, subtract
 from ..core.op import Op, Spec, normalize_axes, register_op
@@ -75,8 +78,15 @@ def _prepare(name: str, x, axis):
 
 
 def softmax(x, axis=-1):
-    """``exp(x) / sum(exp(x), axis)``, stably; ``axis`` is an int or a tuple."""
+    """``exp(x) / sum(exp(x), axis)``, stably; ``axis`` is an int or a tuple. Over an int
+    axis of size 1 (always 1) it warns, as Keras does."""
     x, axes = _prepare("softmax", x, axis)
+    if isinstance(axis, int) and x.shape[axes[0]] == 1:
+        warnings.warn(f"softmax: You are using a softmax over axis {axis} of a tensor of "
+                      f"shape {describe_shape(x.shape)}. This axis has size 1. The softmax "
+                      f"operation will always return the value 1, which is likely not what "
+                      f"you intended. Did you mean to use a sigmoid instead?", UserWarning,
+                      stacklevel=2)
     return Softmax(x, axis=axes)
 
 

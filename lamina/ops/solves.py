@@ -22,7 +22,7 @@ __all__ = ["solve", "solve_triangular", "inv", "det", "slogdet", "logdet", "pinv
 
 def _system_spec(op, a, b):
     n = a.shape[-1]
-    if b.ndim < 2 or (n is not None and b.shape[-2] is not None and b.shape[-2] != n):
+    if b.ndim < 2 or b.shape[-2] != n:      # as Keras: None and a known size differ
         raise ShapeError(f"{op}: argument 'b' must have {n} rows (shape (..., {n}, k) or "
                          f"({n},)) to match 'a'; received shapes {describe_shape(a.shape)} "
                          f"and {describe_shape(b.shape)}")
@@ -76,11 +76,11 @@ class SolveTriangular(Op):
             solve_t=lambda at, gg: SolveTriangular(at, gg, lower=not lower))
 
 
-def _system(op, prim, a, b, **attrs):
+def _system(op, prim, a, b, batched_vectors=False, **attrs):
     a, b = as_tensors(op, a, b)
     require_float(op, "a", a)
     a = square_matrix(op, a, "a")
-    if b.ndim == 1:
+    if b.ndim == 1 or (batched_vectors and b.ndim == a.ndim - 1):
         return squeeze(prim(a, expand_dims(b, -1), **attrs), -1)
     return prim(a, b, **attrs)
 
@@ -92,8 +92,10 @@ def solve(a, b):
 
 def solve_triangular(a, b, lower=False):
     """``solve`` for a triangular ``a``: only its lower (``lower=True``) or upper triangle
-    is read."""
-    return _system("solve_triangular", SolveTriangular, a, b, lower=bool(lower))
+    is read. As in Keras (JAX's ``scipy.linalg.solve_triangular``), ``b`` is a stack of
+    vectors when it has one axis less than ``a``."""
+    return _system("solve_triangular", SolveTriangular, a, b, batched_vectors=True,
+                   lower=bool(lower))
 
 
 @register_op

@@ -96,6 +96,14 @@ CASES = [
     case("slice_update", lambda x, u: ops.slice_update(x, (0, 1), u),
          lambda x, u: np.concatenate([x[:, :1], u, x[:, 3:]], axis=1),
          [rand(2, 4), rand(2, 2)], second_order=True),
+    case("slice", lambda x: ops.slice(x, (1, 2), (-1, -1)), lambda x: x[1:, 2:], [rand(3, 4)],
+         label="rest-of-axis"),
+    # tensor start indices: JAX's dynamic_slice (-1 counts from the end, then clamped to fit)
+    case("dynamic_slice", lambda x, s: ops.slice(x, s, (2, 2)), lambda x, s: x[1:3, 2:4],
+         [rand(3, 4), np.array([1, -1], dtype="int32")], second_order=True),
+    case("dynamic_slice_update", lambda x, u, s: ops.slice_update(x, s, u),
+         lambda x, u, s: np.block([[x[:1]], [x[1:, :2], u]]),
+         [rand(3, 4), rand(2, 2), np.array([5, 2], dtype="int32")], second_order=True),
     case("setitem", lambda x, u: ops.slice_update(x, (1, 1), u),
          lambda x, u: np.block([[x[:1]], [x[1:, :1], u]]), [rand(3, 3), rand(2, 2)]),
     case("getitem", lambda x: x[1:, ::2], lambda x: x[1:, ::2], [rand(3, 4)],
@@ -247,8 +255,8 @@ def test_unstack(backend):
     assert ops.unstack(ops.zeros((1, 2)))[0].shape == (2,)
     with pytest.raises(ShapeError, match=r"unstack: argument 'num' is 2 but axis 0 has size 3"):
         ops.unstack(x, num=2)
-    with pytest.raises(ShapeError, match=r"unstack: axis 0 has an unknown size and 'num' is "
-                                         r"None"):
+    with pytest.raises(ShapeError, match=r"unstack: Cannot infer argument `num` from shape "
+                                         r"\(None, 2\): axis 0 has an unknown size"):
         ops.unstack(SymbolicTensor((None, 2)))
     assert len(ops.unstack(SymbolicTensor((None, 2)), num=4)) == 4
 
@@ -376,10 +384,12 @@ def test_slice_and_slice_update_errors(backend):
                                          r"\(2, 4\) does not fit the input of shape \(3, 4\) "
                                          r"\(axis 0\)"):
         ops.slice(x, (2, 0), (2, 4))
-    with pytest.raises(ShapeError, match=r"slice: argument 'start_indices' needs one start "
-                                         r"per axis"):
+    with pytest.raises(ShapeError, match=r"slice: the number of dimensions in "
+                                         r"`start_indices` must match the number of "
+                                         r"dimensions in `inputs`"):
         ops.slice(x, (0,), (1, 1))
-    with pytest.raises(ShapeError, match=r"slice: argument 'shape' needs one size per axis"):
+    with pytest.raises(ShapeError, match=r"slice: the number of dimensions in `inputs` must "
+                                         r"match the number of dimensions in `shape`"):
         ops.slice(x, (0, 0), (1,))
     with pytest.raises(ShapeError, match=r"slice_update: arguments 'inputs' and 'updates' "
                                          r"must have one rank; received shapes \(3, 4\) and "
@@ -387,6 +397,35 @@ def test_slice_and_slice_update_errors(backend):
         ops.slice_update(x, (0, 0), ops.zeros((2,)))
     with pytest.raises(ShapeError, match=r"slice_update: the region starting at \(0, 3\)"):
         ops.slice_update(x, (0, 3), ops.zeros((1, 2)))
+    with pytest.raises(ShapeError, match=r"slice: the region starting at \(4, 0\) with shape "
+                                         r"\(-1, 2\)"):
+        ops.slice(x, (4, 0), (-1, 2))
+
+
+def test_slice_with_tensor_start_indices(backend):
+    x = ops.reshape(ops.arange(12.0), (3, 4))
+    # Keras (JAX backend): slice(arange(10), [-2], (3,)) -> [7, 8, 9]
+    np.testing.assert_array_equal(
+        ops.slice(ops.arange(10), ops.convert_to_tensor([-2]), (3,)).numpy(), [7, 8, 9])
+    np.testing.assert_array_equal(   # Keras: slice_update(zeros(6), [5], ones(3))
+        ops.slice_update(ops.zeros((6,)), ops.convert_to_tensor([5]), ops.ones((3,))).numpy(),
+        [0, 0, 0, 1, 1, 1])
+    starts = SymbolicTensor((2,), "int32")
+    assert ops.slice(SymbolicTensor((3, 3)), starts, (2, 2)).shape == (2, 2)
+    assert ops.slice_update(SymbolicTensor((4, None)), starts,
+                            SymbolicTensor((2, 2))).shape == (4, None)
+    assert ops.slice(SymbolicTensor((None, 3)), (1, 1), (-1, -1)).shape == (None, 2)
+    with pytest.raises(DTypeError, match=r"dynamic_slice: argument 'start_indices' must be an "
+                                         r"integer tensor; received dtype float32"):
+        ops.slice(x, ops.convert_to_tensor([1.0, 0.0]), (1, 1))
+    with pytest.raises(ShapeError, match=r"dynamic_slice: the number of dimensions in "
+                                         r"`start_indices` must match"):
+        ops.slice(x, ops.convert_to_tensor([1]), (1, 1))
+    with pytest.raises(ShapeError, match=r"dynamic_slice: a block of shape \(4, 1\) does not "
+                                         r"fit the input of shape \(3, 4\) \(axis 0\)"):
+        ops.slice(x, ops.convert_to_tensor([0, 0]), (4, 1))
+    with pytest.raises(ShapeError, match=r"slice: a size of -1 with tensor 'start_indices'"):
+        ops.slice(x, starts, (-1, 2))
 
 
 def test_slice_update_casts_updates_and_copies(backend):

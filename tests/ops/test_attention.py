@@ -37,6 +37,10 @@ CASES = [
          lambda q, k, v: ops.dot_product_attention(q, k, v, is_causal=True),
          lambda q, k, v: np_attention(q, k, v, is_causal=True),
          [rand(1, 4, 1, 3), rand(1, 4, 1, 3), rand(1, 4, 1, 3)], label="causal"),
+    # grouped-query attention: query head n reads key/value head n // 2
+    case("dot_product_attention", ops.dot_product_attention,
+         lambda q, k, v: np_attention(q, np.repeat(k, 2, axis=2), np.repeat(v, 2, axis=2)),
+         [rand(2, 3, 4, 4), rand(2, 5, 2, 4), rand(2, 5, 2, 4)], label="gqa"),
 ]
 
 
@@ -103,3 +107,21 @@ def test_refusals(backend):
         ops.dot_product_attention(q, q[..., :3], q)
     out = ops.dot_product_attention(q, q, q, flash_attention=False)
     assert out.shape == (1, 3, 2, 4)
+    with pytest.raises(ShapeError, match=r"dot_product_attention: the number of query heads "
+                                         r"\(2\) must be a multiple of the number of "
+                                         r"key/value heads \(3\)"):
+        ops.dot_product_attention(q, ops.zeros((1, 3, 3, 4)), ops.zeros((1, 3, 3, 4)))
+
+
+def test_grouped_query_attention_matches_keras(backend):
+    q = np.sin(np.arange(24)).reshape(1, 2, 4, 3).astype("float32")
+    k = np.cos(np.arange(18)).reshape(1, 3, 2, 3).astype("float32")
+    v = (np.arange(18).reshape(1, 3, 2, 3) / 10).astype("float32")
+    out = ops.dot_product_attention(q, k, v).numpy()
+    # Keras 3.15.1 (JAX backend)
+    np.testing.assert_allclose(out, [[
+        [[0.6925252, 0.7925252, 0.8925253], [0.5048476, 0.6048476, 0.7048475],
+         [0.8063239, 0.9063239, 1.0063239], [0.9936594, 1.0936594, 1.1936594]],
+        [[0.6901916, 0.7901916, 0.8901916], [0.5156836, 0.6156836, 0.7156836],
+         [0.8168276, 0.9168276, 1.0168276], [0.9771291, 1.0771291, 1.1771291]]]],
+        rtol=1e-6, atol=1e-6)

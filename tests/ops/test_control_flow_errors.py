@@ -153,9 +153,12 @@ def test_scan_checks_its_arguments():
     with pytest.raises(ValueError, match="scan: argument 'length' must be a non-negative int "
                                          "or None; received length=-1"):
         ops.scan(lambda c, x: (c, c), 0.0, length=-1)
-    with pytest.raises(ShapeError, match=r"scan: every leaf of 'xs' must have the same known "
+    with pytest.raises(ShapeError, match=r"scan: every leaf of 'xs' must have the same "
                                          r"leading size; received shapes \(3,\), \(2,\)"):
         ops.scan(lambda c, x: (c, c), 0.0, (X, X[:2]))
+    with pytest.raises(TypeError, match=r"scan: argument 'f' should be a callable\. "
+                                        r"Received f=123"):
+        ops.scan(123, 0.0, X)
     for bad in (0, -2, 1.5):
         with pytest.raises(ValueError, match="scan: argument 'unroll' must be a positive "
                                              "integer or a boolean; received unroll="):
@@ -171,8 +174,8 @@ def test_associative_scan_checks_its_elements_and_f():
                                          "least one tensor"):
         ops.associative_scan(lambda a, b: a, [])
     with pytest.raises(ShapeError, match=r"associative_scan: every leaf of 'elems' must have "
-                                         r"the same known size on axis 0; received shapes "
-                                         r"\(3,\), \(2,\)"):
+                                         r"the same first dimension along the scan axis 0; "
+                                         r"received shapes \(3,\), \(2,\)"):
         ops.associative_scan(lambda a, b: a, (X, X[:2]))
     with pytest.raises(ValueError, match="associative_scan: f must return the structure of "
                                          "'elems'; received"):

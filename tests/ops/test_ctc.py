@@ -97,8 +97,8 @@ def test_beam_search_matches_keras(backend):
 
 def test_ctc_errors(backend):
     x = logits()
-    with pytest.raises(ValueError, match=r"ctc_decode: argument 'strategy' must be 'greedy' "
-                                         r"or 'beam_search'; received 'best'"):
+    with pytest.raises(ValueError, match=r"ctc_decode: Invalid strategy 'best': argument "
+                                         r"'strategy' must be 'greedy' or 'beam_search'"):
         ops.ctc_decode(x, K_OUTPUT_LENGTH, strategy="best")
     with pytest.raises(ShapeError, match=r"ctc_decode: argument 'inputs' must have rank 3"):
         ops.ctc_decode(x[0], K_OUTPUT_LENGTH)

@@ -5,6 +5,7 @@ import pytest
 
 from lamina import ops
 from lamina.errors import GradientError, ShapeError
+from lamina.graph import SymbolicTensor
 from lamina.ops import decompositions as _decompositions, linalg
 from tests.harness import case, rand, run_case
 
@@ -106,7 +107,7 @@ CASES += [
 # eig and lu_factor have no gradient; their forward is numpy's (scipy's for lu_factor)
 EIG_INPUT = np.array([[1.0, 2.0, 0.0], [-2.0, 1.0, 0.5], [0.0, 0.3, 3.0]])
 CASES += [
-    case("eig", lambda x: [t for pair in linalg.eig(x) for t in pair],
+    case("eig", lambda x: [part(t) for t in linalg.eig(x) for part in (ops.real, ops.imag)],
          lambda x: (lambda w, v: (w.real, w.imag, v.real, v.imag))(*np.linalg.eig(x)),
          [EIG_INPUT], grad=False),
     # scipy.linalg.lu_factor of [[1, 2, 3], [4, 5, 6], [7, 8, 10]]
@@ -168,8 +169,9 @@ def test_linalg_errors_name_the_op(backend):
         linalg.svd(t(rand(3)))
     with pytest.raises(ShapeError, match=r"solve: argument 'b' must have 3 rows"):
         linalg.solve(t(A), t(rand(2, 2)))
-    with pytest.raises(ValueError, match=r"qr: argument 'mode' must be one of 'reduced', "
-                                         r"'complete'; received 'r'"):
+    with pytest.raises(ValueError, match=r"qr: argument 'mode' must be 'reduced' or "
+                                         r"'complete' \(Expected one of \{'reduced', "
+                                         r"'complete'\}\.\); received 'r'"):
         linalg.qr(t(A), mode="r")
     with pytest.raises(ValueError, match=r"norm: argument 'ord' 'nuc' is not a vector norm"):
         linalg.norm(t(rand(3)), ord="nuc", axis=0)
@@ -211,3 +213,43 @@ def test_keras_ops_names(backend):
     for name in ("cholesky", "det", "slogdet", "logdet", "svd", "qr", "jvp", "norm",
                  "lu_factor", "eig"):
         assert getattr(ops, name) is getattr(linalg, name)
+
+
+def test_eig_returns_complex_tensors_as_keras(backend):
+    # Keras 3.15.1 (JAX): eig([[0, -1], [1, 0]]) -> w = [1j, -1j],
+    # v = [[0.70710677, 0.70710677], [-0.70710677j, 0.70710677j]], both complex64
+    w, v = linalg.eig(ops.convert_to_tensor([[0.0, -1.0], [1.0, 0.0]], dtype="float32"))
+    assert w.dtype == v.dtype == "complex64"
+    np.testing.assert_allclose(w.numpy(), [1j, -1j], atol=1e-6)
+    np.testing.assert_allclose(v.numpy(), [[0.70710677, 0.70710677],
+                                           [-0.70710677j, 0.70710677j]], atol=1e-6)
+    w, v = linalg.eig(SymbolicTensor((None, 20, 20)))
+    assert w.shape == (None, 20) and v.shape == (None, 20, 20) and w.dtype == "complex64"
+
+
+def test_square_matrix_refuses_a_known_and_an_unknown_size(backend):
+    # Keras: a (None, None, 20) or (None, 20, 15) stack is no stack of square matrices
+    for fn in (linalg.cholesky, linalg.inv, linalg.det, linalg.cholesky_inverse):
+        assert fn(SymbolicTensor((None, 20, 20))).shape[0] is None
+        for shape in ((None, None, 20), (None, 20, 15)):
+            with pytest.raises(ShapeError, match=r"argument 'x' must be a square matrix or a "
+                                                 r"stack of them"):
+                fn(SymbolicTensor(shape))
+
+
+def test_solve_triangular_takes_a_stack_of_vectors_as_keras(backend):
+    # Keras 3.15.1 (JAX's scipy.linalg.solve_triangular): b with one axis less than a
+    # is a stack of vectors
+    a = ops.convert_to_tensor([[[1, 2], [0, 5]], [[1, 2], [0, 5]]], dtype="float32")
+    b = ops.convert_to_tensor([[2, 10], [4, 10]], dtype="float32")
+    np.testing.assert_allclose(linalg.solve_triangular(a, b, lower=True).numpy(),
+                               [[2, 2], [4, 2]])
+    np.testing.assert_allclose(linalg.solve_triangular(a, b, lower=False).numpy(),
+                               [[-2, 2], [0, 2]])
+    np.testing.assert_allclose(linalg.solve_triangular(a[0], b, lower=True).numpy(),
+                               [[2, 10], [0.8, 2]])         # a matrix b when a is one matrix
+    assert linalg.solve_triangular(SymbolicTensor((None, 20, 20)),
+                                   SymbolicTensor((None, 20))).shape == (None, 20)
+    for fn in (linalg.solve, linalg.solve_triangular):      # Keras: rows None != 20
+        with pytest.raises(ShapeError, match=rf"{fn.__name__}: argument 'b' must have 20 rows"):
+            fn(SymbolicTensor((None, 20, 20)), SymbolicTensor((None, None, 5)))

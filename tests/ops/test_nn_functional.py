@@ -193,7 +193,8 @@ def test_dtypes_follow_keras(backend):
 
 
 def test_layer_normalization_rms_scaling_is_deprecated_but_honoured(backend):
-    with pytest.warns(UserWarning, match="rms_scaling=True is deprecated"):
+    with pytest.warns(UserWarning, match="You passed `rms_scaling=True`, which is "
+                                               "deprecated"):
         y = ops.layer_normalization(_f(_X), rms_scaling=True)
     np.testing.assert_allclose(y.numpy()[0], [0.5614898800849915, -1.122979760169983,
                                               1.6844696998596191, 0.2807449400424957], rtol=2e-6)
@@ -213,17 +214,21 @@ def test_relu_is_keras_ops_relu(backend):
 
 def test_errors(backend):
     x = _f(_X)
-    with pytest.raises(ValueError, match="normalize: argument 'order' must be an int >= 1; "
+    with pytest.raises(ValueError, match="normalize: Argument `order` must be an int >= 1; "
                                          "received 0"):
         ops.normalize(x, order=0)
     with pytest.raises(TypeError, match="argument 'epsilon' must be a number or None"):
         ops.rms_normalization(x, epsilon="small")
     with pytest.raises(NotImplementedError, match="moments: synchronized=True"):
         ops.moments(x, axes=[0], synchronized=True)
-    with pytest.raises(ShapeError, match=r"batch_normalization: argument 'variance' must be a "
+    with pytest.raises(ShapeError, match=r"batch_normalization: argument `variance` must be a "
                                          r"vector of length x.shape\[axis\] = 4; received "
                                          r"shape \(3,\)"):
         ops.batch_normalization(x, _f([0.0] * 4), _f([1.0] * 3), axis=1)
+    with pytest.raises(ShapeError, match=r"batch_normalization: argument `offset` must be a "
+                                         r"vector of length x.shape\[axis\] = 4; received "
+                                         r"shape \(3,\)"):
+        ops.batch_normalization(x, _f([0.0] * 4), _f([1.0] * 4), axis=1, offset=_f([0.0] * 3))
     with pytest.raises(ShapeError, match="binary_crossentropy: arguments 'target' and "
                                          "'output' must have the same shape"):
         ops.binary_crossentropy(_f([1.0]), x)

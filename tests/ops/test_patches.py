@@ -145,9 +145,11 @@ def test_patch_errors(backend):
     with pytest.raises(ShapeError, match=r"space_to_depth: the height and width must be "
                                          r"divisible by block_size \(2\)"):
         ops.space_to_depth(t(rand(1, 3, 2, 1)), 2)
-    with pytest.raises(ValueError, match=r"depth_to_space: argument 'block_size' must be a "
-                                         r"positive int; received 0"):
-        ops.depth_to_space(t(rand(1, 2, 2, 4)), 0)
+    for op in (ops.depth_to_space, ops.space_to_depth):       # Keras: at least 2
+        for bad in (0, 1, -1):
+            with pytest.raises(ValueError, match=rf"{op.__name__}: argument `block_size` must "
+                                                 rf"be at least 2 \(an int\); received {bad}"):
+                op(t(rand(1, 2, 2, 4)), bad)
     with pytest.raises(ValueError, match=r"space_to_depth: argument 'data_format' must be "
                                          r"'channels_last' or 'channels_first'"):
         ops.space_to_depth(t(rand(1, 2, 2, 4)), 2, data_format="nhwc")
@@ -161,7 +163,7 @@ def test_patch_errors(backend):
     with pytest.raises(ValueError, match=r"unfold: argument 'stride' must be an int or a pair "
                                          r"of ints >= 1; received 0"):
         ops.unfold(t(rand(1, 1, 3, 3)), 2, stride=0)
-    with pytest.raises(ShapeError, match=r"fold: argument 'x' must have rank 3"):
+    with pytest.raises(ShapeError, match=r"fold: argument 'x' must be 3D"):
         ops.fold(t(rand(1, 4)), 3, 2)
     with pytest.raises(ShapeError, match=r"fold: argument 'x' must have shape \(N, C\*4, 4\)"):
         ops.fold(t(rand(1, 4, 5)), 3, 2)

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 
@@ -102,3 +104,17 @@ def test_symbolic_inputs_give_specs():
     x = SymbolicTensor((None, 10), "float32")
     assert ops.softmax(x).shape == (None, 10)
     assert ops.log_softmax(x, axis=0).dtype == "float32"
+
+
+def test_softmax_over_an_axis_of_size_one_warns_as_keras(backend):
+    with pytest.warns(UserWarning, match=r"softmax: You are using a softmax over axis 1 of a "
+                                         r"tensor of shape \(1, 1\)\. This axis has size 1\. "
+                                         r"The softmax operation will always return the value "
+                                         r"1, which is likely not what you intended\. Did you "
+                                         r"mean to use a sigmoid instead\?"):
+        y = ops.softmax(np.array([[1.0]]), 1)
+    assert y.numpy().tolist() == [[1.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ops.softmax(np.array([[1.0, 2.0]]), 1)
+        ops.softmax(np.array([[1.0]]), (0, 1))         # a tuple of axes: no warning (Keras)

@@ -50,6 +50,9 @@ CASES = [
     case("multi_hot", lambda x: ops.multi_hot(x, 4, dtype="int32"),
          lambda x: np.array([1, 0, 1, 1], np.int32), [np.array([0, 2, 3, 7])], grad=False,
          label="1d"),
+    case("multi_hot", lambda x: ops.multi_hot(x, 4, dtype="bool"),     # Keras: a bool result
+         lambda x: np.array([[True, False, True, False], [False, True, False, False]]),
+         [np.array([[0, 2], [1, 1]])], grad=False, label="bool"),
     case("shape", lambda x: ops.convert_to_tensor(ops.shape(x)),
          lambda x: np.array(x.shape, np.int32), [rand(2, 3)], grad=False, graph=False),
     case("ndim", lambda x: ops.convert_to_tensor(ops.ndim(x)), lambda x: np.int32(x.ndim),
