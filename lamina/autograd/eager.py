@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import LaminaError, ShapeError, describe_shape
 from . import tape as _tape
+from ..core.op import c_ordered
 from ..core.tensor import Tensor, same_backend
 from ..core.variable import note_views
 
@@ -16,6 +17,8 @@ def eager_apply(op, inputs, attrs):
     backend = same_backend(op.name, inputs)
     spec = op.output_spec(*inputs, **attrs)
     result = op.forward(backend, *[t.data for t in inputs], **attrs)
+    if op.writes_out:                      # the layout a graph plan's buffer gives it
+        result = c_ordered(result)
     if isinstance(spec, tuple) and not hasattr(spec, "dtype"):
         outputs = tuple(Tensor._wrap(r, backend) for r in result)
         specs = spec

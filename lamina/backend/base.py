@@ -531,8 +531,10 @@ class Backend(ConvKernels, Conv3DKernels, PoolKernels, RandomKernels, LinalgKern
 
 def _sigmoid(backend, x, out):
     # 0.5 * (1 + tanh(x / 2)) is exact in form, never overflows, and costs three ufuncs.
+    # The half is of x's dtype: a Python float widens bfloat16 to float32 (ml_dtypes), and
+    # without ``out`` the steps would then skip the bfloat16 roundings a graph's buffer makes.
     xp = backend.xp
-    out = xp.multiply(x, 0.5, out=out)
+    out = xp.multiply(x, x.dtype.type(0.5), out=out)
     xp.tanh(out, out=out)
     xp.add(out, 1, out=out)
     return xp.multiply(out, 0.5, out=out)

@@ -60,7 +60,8 @@ class Op:
     # C-contiguous array of the output spec's shape and dtype; a tuple of them for several
     # outputs) and returns it, and with out=None returns new arrays, never views of its
     # inputs. Other ops (reshape, transpose, getitem, ...) may return arrays that alias
-    # their inputs, and the plan assumes they do.
+    # their inputs, and the plan assumes they do. Every mode gives a ``writes_out`` op's
+    # result in C order (see :func:`c_ordered`).
     writes_out: bool = False
     # ``inplace``: ``out`` may also be one of the inputs (of the same shape and dtype): the
     # op reads each input element before it writes the output element in its place.
@@ -94,6 +95,23 @@ def register_op(cls: type[Op]) -> Op:
     instance = cls()
     OP_REGISTRY[cls.name] = instance
     return instance
+
+
+def c_ordered(result):
+    """A ``writes_out`` op's result (an array or a tuple of them) in C order, as a graph
+    plan's buffers hold it. numpy's kernels lay a new array out as their inputs are (an
+    elementwise op or a cast of a transposed view comes out in Fortran order), and BLAS
+    sums a product of the same values in another order for another layout: eager mode,
+    the graph and constant folding all pass such results through here, so a value has one
+    layout in every mode and a matmul reading it rounds the same (fuzzer seed 15: a cast
+    of a transposed gradient, then its matmul). A copy only where the kernel chose
+    another order."""
+    if isinstance(result, (tuple, list)):
+        return type(result)(c_ordered(r) for r in result)
+    flags = getattr(result, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return result
+    return result.copy(order="C")
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -32,6 +32,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from .. import tree
+from ..core.op import c_ordered
 from ..core.tensor import Tensor, TensorBase
 from .errors import describe_failure
 from .ir import Graph
@@ -194,7 +195,15 @@ def _step(backend, node, ins, outs, out) -> tuple:
     run = bind(backend, node.inputs, **attrs) if bind is not None else None
     if run is None:
         run = functools.partial(node.op.forward, backend, **attrs)
+    if out is None and node.op.writes_out:     # C order, as in a buffer and eager mode
+        run = _in_c_order(run)
     return (run, ins, outs, node.several, node)
+
+
+def _in_c_order(run):
+    def run_in_c_order(*arrays):
+        return c_ordered(run(*arrays))
+    return run_in_c_order
 
 
 def _prepare_kernels(backend, schedule, shapes) -> None:

@@ -70,7 +70,7 @@ def test_random_jit_program_eager_equals_graph(seed):
 
 def test_the_checks_can_fail():
     # Eager twin trained with a different learning rate: the fuzzer must see it.
-    spec = models.generate(3).replace(kind="sequential")
+    spec = models.generate(3, kind="sequential")
     source = models.render(spec)
     ns = {"__name__": "fuzz_case"}
     exec(compile(source, "<fuzz case>", "exec"), ns)

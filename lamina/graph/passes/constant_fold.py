@@ -10,6 +10,7 @@ graph outputs stay computed (see :meth:`lamina.graph.rewrite.Uses.replace`).
 """
 from __future__ import annotations
 
+from ...core.op import c_ordered
 from ...core.tensor import Tensor, TensorBase
 from ...backend import get_backend
 from ...dtypes import itemsize
@@ -47,6 +48,8 @@ def _evaluate(node, backend) -> list | None:
             result = node.op.forward(backend, *arrays, **node.attrs)
         except Exception:       # an error the step must raise when it runs, not here
             return None
+        if node.op.writes_out:
+            result = c_ordered(result)        # the layout eager mode gives it
         results = list(result) if node.several else [result]
     constants = []
     for out, value in zip(node.outputs, results):

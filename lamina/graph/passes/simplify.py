@@ -12,12 +12,17 @@ optimizer, trimmed to what Keras-style graphs contain).
 - a ``broadcast_to`` feeding a broadcasting elementwise op is dropped where the op
   broadcasts to the same shape by itself;
 - the loss rules of ``simplify_losses.py`` (log(softmax), fused crossentropies) run first.
+
+A rule that hands back a value computed another way (``x`` for ``x * 1``) fires only where
+that keeps the layout its readers see (graph/layout.py): ``x`` C-ordered, or only
+elementwise ops reading the result.
 """
 from __future__ import annotations
 
 from ... import ops
 from ...ops.elementwise import Binary
 from ...core.op import OP_REGISTRY, broadcast_shapes
+from ..layout import layout_kept
 from ..rewrite import Const, Pat, Rule, rewrite
 from ...core.symbolic import symbolic_apply
 from . import register
@@ -42,10 +47,20 @@ def _input(m):
     return m["x"] if _same_spec(m["x"], m.root) else None
 
 
+def _if_layout_kept(m, new):
+    """``new`` in place of the computed ``m.root`` where that changes no layout a reader
+    sees (graph/layout.py: a matmul of a transposed view rounds differently)."""
+    return new if new is not None and layout_kept(m.uses, m.root, new) else None
+
+
+def _computed_input(m):
+    return _if_layout_kept(m, _input(m))
+
+
 def _reshape_chain(m):
     if not (_known(m.root.shape) and _known(m["x"].shape)):
         return None
-    return ops.reshape(m["x"], m.root.shape)
+    return _if_layout_kept(m, ops.reshape(m["x"], m.root.shape))
 
 
 def _identity_transpose(m):
@@ -106,7 +121,8 @@ def _drop_constant(m):
     x, out = m["x"], m.root
     if x.dtype != out.dtype or not _known(out.shape):
         return None
-    return x if tuple(x.shape) == tuple(out.shape) else ops.broadcast_to(x, out.shape)
+    return _if_layout_kept(m, x if tuple(x.shape) == tuple(out.shape)
+                           else ops.broadcast_to(x, out.shape))
 
 
 def _add_negative(m):
@@ -123,7 +139,7 @@ def _trivial_reduction(m):
     axes = range(len(x.shape)) if axis is None else axis
     if x.dtype != out.dtype or not _known(x.shape) or any(x.shape[a] != 1 for a in axes):
         return None
-    return ops.reshape(x, out.shape)
+    return _if_layout_kept(m, ops.reshape(x, out.shape))
 
 
 def _unbroadcast_operands(m):
@@ -160,7 +176,7 @@ def rules() -> list:
         Rule("broadcast_chain", Pat("broadcast_to", Pat("broadcast_to", _X)), _broadcast),
         Rule("broadcast_of_reshape", Pat("broadcast_to", Pat(RESHAPES, _X, name="r")),
              _broadcast_of_reshape),
-        Rule("identity_cast", Pat("cast", _X), _input),
+        Rule("identity_cast", Pat("cast", _X), _computed_input),
         Rule("stop_gradient", Pat("stop_gradient", _X), lambda m: m["x"]),
         Rule("cast_chain", Pat("cast", Pat("cast", _X, name="c")), _cast_chain),
         Rule("multiply_by_one", Pat("multiply", _X, Const(1), commutative=True),
@@ -168,7 +184,8 @@ def rules() -> list:
         Rule("add_zero", Pat("add", _X, Const(0), commutative=True), _drop_constant),
         Rule("subtract_zero", Pat("subtract", _X, Const(0)), _drop_constant),
         Rule("divide_by_one", Pat("divide", _X, Const(1)), _drop_constant),
-        Rule("double_negation", Pat("negative", Pat("negative", _X)), lambda m: m["x"]),
+        Rule("double_negation", Pat("negative", Pat("negative", _X)),
+             lambda m: _if_layout_kept(m, m["x"])),
         Rule("add_negative", Pat("add", Pat(name="a"), Pat("negative", Pat(name="b")),
                                  commutative=True), _add_negative),
         Rule("subtract_negative", Pat("subtract", Pat(name="a"), Pat("negative",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from . import (catalogue, catalogue_3d, catalogue_inputs, catalogue_merges,
                catalogue_recurrent, featured)
 from . import catalogue_augment
+from . import catalogue_dtypes
 from . import catalogue_layers11
 from .catalogue import Choice
 from .shapes import Shapes
@@ -113,7 +114,8 @@ def _rules():
     if _ALL_RULES is None:
         _ALL_RULES = (catalogue.RULES * 3 + catalogue_3d.RULES * 3
                       + catalogue_recurrent.RULES * 2 + catalogue.harness_rules()
-                      + catalogue_layers11.RULES + catalogue_augment.RULES)
+                      + catalogue_layers11.RULES + catalogue_augment.RULES
+                      + catalogue_dtypes.RULES * 3)
     return _ALL_RULES
 
 

@@ -120,3 +120,32 @@ def test_log_softmax_is_stable_where_log_of_softmax_underflows():
 def test_mlp_training_keeps_its_numbers_with_simplify():
     raw, graph = assert_training_keeps_numbers(["simplify"])
     assert len(graph.nodes) < len(raw.nodes) - 20
+
+
+# A transposed view read by a matmul: the rule would hand the matmul the view (Fortran
+# order) where eager mode computed a C-ordered array, and BLAS would round the product
+# differently (graph/layout.py). (rule, the transposed view -> an expression of it)
+LAYOUT_CASES = [
+    ("multiply_by_one", lambda t: t * 1.0),
+    ("add_zero", lambda t: t + 0.0),
+    ("double_negation", lambda t: -(-t)),
+    ("identity_cast", lambda t: op("cast", t, dtype="float32")),
+    ("reshape_chain", lambda t: ops.reshape(ops.reshape(t, (35,)), (7, 5))),
+    ("trivial_reduction", lambda t: ops.sum(ops.expand_dims(t, 0), axis=0)),
+]
+
+
+@pytest.mark.parametrize("rule,expression", LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])
+def test_rules_keep_the_layout_a_matmul_reads(rule, expression):
+    w = lamina.Variable(R.standard_normal((5, 7)).astype("float32"), name="w_layout")
+    x = ops.convert_to_tensor(R.standard_normal((1, 7)).astype("float32"))
+
+    def view(x):                       # declines: the matmul would read w's transpose
+        return ops.matmul(x, expression(ops.transpose(w)))
+
+    def computed(x):                   # fires: exp writes a C-ordered array
+        return ops.matmul(x, expression(ops.exp(ops.transpose(w))))
+    for fn, fires in ((view, False), (computed, True)):
+        compiled = lamina.jit(fn, passes=["simplify"])
+        np.testing.assert_array_equal(compiled(x).numpy(), fn(x).numpy())
+        assert (compiled.trace(x).simplified[rule] >= 1) == fires, fn.__name__
