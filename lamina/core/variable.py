@@ -43,7 +43,8 @@ class Variable(Tensor):
     array([2., 3.], dtype=float32)
     """
     __slots__ = ("_trainable", "name", "path", "autocast", "aggregation", "synchronization",
-                 "regularizer", "constraint", "_uid", "_version", "_views", "_views_limit")
+                 "regularizer", "constraint", "_uid", "_version", "_views", "_views_limit",
+                 "_overwrite_with_gradient")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable: bool = True,
                  autocast: bool = True, aggregation: str = "none",
@@ -97,6 +98,7 @@ class Variable(Tensor):
         self.path = self.name          # "layer/sublayer/name" once a layer owns it
         self.regularizer = None        # set by Layer.add_weight
         self.constraint = None         # applied by optimizers after each update
+        self._overwrite_with_gradient = False
 
     @property
     def trainable(self) -> bool:
@@ -109,6 +111,20 @@ class Variable(Tensor):
         if bool(value) != self._trainable:
             self._trainable = bool(value)
             structure.changed()
+
+    @property
+    def overwrite_with_gradient(self) -> bool:
+        """Whether optimizers assign this variable its "gradient" instead of stepping
+        (Keras 3: the delayed-scaling state of float8 layers, whose custom gradients are
+        the new values)."""
+        return self._overwrite_with_gradient
+
+    @overwrite_with_gradient.setter
+    def overwrite_with_gradient(self, value) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"`overwrite_with_gradient` must be a boolean. Received: "
+                            f"{value}")
+        self._overwrite_with_gradient = value
 
     def numpy(self):
         """A host copy of the current value: later assigns do not change it."""

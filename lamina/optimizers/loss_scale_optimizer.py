@@ -92,9 +92,11 @@ class LossScaleOptimizer(Optimizer):
             scale = self.dynamic_scale.value
             # a skipped step's gradients become zeros: its updates are thrown away, and
             # inf - inf in the wrapped optimizer's math would only raise warnings
+            # (float8 state with overwrite_with_gradient gets its new value, unscaled)
             unscaled = [None if g is None else
+                        g if getattr(v, "overwrite_with_gradient", False) else
                         ops.where(finite, ops.divide(g, ops.cast(scale, g.dtype)), 0.0)
-                        for g in grads]
+                        for g, v in zip(grads, variables)]
             self.inner_optimizer.apply(unscaled, trainable_variables)
             for variable, old in zip(state, before):
                 variable.assign(ops.where(finite, variable, old))

@@ -157,6 +157,10 @@ class Optimizer(WeightDecay, OptimizerState):
         variables = resolve_variables(self, grads, trainable_variables)
         with no_grad():
             grads, variables = prepare_gradients(type(self).__name__, grads, variables)
+            grads, variables = _overwrite_with_gradients(self, grads, variables)
+            if not grads:                        # only overwritten variables (float8 state)
+                self._iterations.assign_add(1)
+                return
             grads = reduce_gradients(grads)      # summed over DataParallel processes
             if self.loss_scale_factor is not None:
                 grads = [ops.divide(g, self.loss_scale_factor) for g in grads]
@@ -226,6 +230,30 @@ class Optimizer(WeightDecay, OptimizerState):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+def _overwrite_with_gradients(optimizer, grads, variables) -> tuple[list, list]:
+    """Keras 3's rule for variables with ``overwrite_with_gradient`` (float8 layers' scales
+    and amax histories, whose custom gradients are their new values): they take their
+    gradient as it is -- no loss scaling, clipping, decay or update step -- and leave the
+    lists; with gradient accumulation, the largest value over the accumulated steps is
+    written on the update step. Returns the other gradients and variables."""
+    kept_grads, kept_variables = [], []
+    steps = optimizer.gradient_accumulation_steps
+    for grad, variable in zip(grads, variables):
+        if not getattr(variable, "overwrite_with_gradient", False):
+            kept_grads.append(grad)
+            kept_variables.append(variable)
+        elif steps:
+            is_update_step = ops.equal(ops.mod(ops.add(optimizer._iterations, 1), steps), 0)
+            accumulator = optimizer._accumulated_gradients[
+                optimizer._get_variable_index(variable)]
+            largest = ops.maximum(grad, accumulator)
+            variable.assign(ops.where(is_update_step, largest, variable))
+            accumulator.assign(ops.where(is_update_step, ops.zeros_like(grad), largest))
+        else:
+            variable.assign(grad)
+    return kept_grads, kept_variables
 
 
 # saving/object_graph.py leaves out the attributes every plain Optimizer has (Keras's rule)

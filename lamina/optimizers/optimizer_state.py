@@ -94,7 +94,9 @@ class OptimizerState:
 
     def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
         """One slot per variable for each name in ``name`` (a string or a list), created
-        variable by variable (interleaved, Keras's order); a list, or a tuple of lists."""
+        variable by variable (interleaved, Keras's order); a list, or a tuple of lists. A
+        variable with ``overwrite_with_gradient`` (float8 state) gets None, as in Keras:
+        it is assigned, never stepped."""
         names = [name] if isinstance(name, str) else list(name)
         inits = (list(initializer) if isinstance(initializer, (list, tuple))
                  else [initializer] * len(names))
@@ -104,8 +106,10 @@ class OptimizerState:
                              f"initializer={initializer!r}")
         slots = tuple([] for _ in names)
         for variable in trainable_variables:
+            overwritten = getattr(variable, "overwrite_with_gradient", False)
             for i, (slot_name, init) in enumerate(zip(names, inits)):
-                slots[i].append(self.add_variable_from_reference(variable, slot_name, init))
+                slots[i].append(None if overwritten else
+                                self.add_variable_from_reference(variable, slot_name, init))
         return slots[0] if isinstance(name, str) else slots
 
     def _per_step(self, key, compute):

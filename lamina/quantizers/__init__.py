@@ -1,7 +1,6 @@
 """Keras 3's ``keras.quantizers``: quantizers, quantization configs and the int8/int4/float8
-helper functions. Lamina quantizes models in int8 (``model.quantize("int8")``); Keras's
-int4, float8, GPTQ and AWQ model modes are not implemented (tests/api/api_walk.py says why),
-though their helper functions here are.
+helper functions. Lamina quantizes models in all of Keras's modes: int8, int4, float8, GPTQ
+and AWQ (``model.quantize("int4")``, docs/quantization.md).
 """
 from __future__ import annotations
 
@@ -12,15 +11,23 @@ from .abs_max import (AbsMaxQuantizer, Quantizer, abs_max_quantize,
 from .fake_quant import fake_quant_with_min_max_vars
 from .float8 import compute_float8_amax_history, compute_float8_scale, quantize_and_dequantize
 from .int4_packing import pack_int4, unpack_int4
-from .quantization_config import Int8QuantizationConfig, QuantizationConfig
+from .awq_config import AWQConfig
+from .gptq_config import GPTQConfig
+from .grouped import (compute_quantization_parameters, dequantize_with_sz_map,
+                      quantize_with_sz_map)
+from .quantization_config import (Float8QuantizationConfig, Int4QuantizationConfig,
+                                  Int8QuantizationConfig, QuantizationConfig)
 
 __all__ = ["Quantizer", "AbsMaxQuantizer", "QuantizationConfig", "Int8QuantizationConfig",
+           "Int4QuantizationConfig", "Float8QuantizationConfig", "GPTQConfig", "AWQConfig",
+           "compute_quantization_parameters", "dequantize_with_sz_map", "quantize_with_sz_map",
            "abs_max_quantize", "abs_max_quantize_grouped_with_zero_point",
            "fake_quant_with_min_max_vars", "compute_float8_scale",
            "compute_float8_amax_history", "quantize_and_dequantize", "pack_int4",
            "unpack_int4", "serialize", "deserialize", "get"]
 
-_CLASSES = (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig)
+_CLASSES = (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig,
+            Int4QuantizationConfig, Float8QuantizationConfig, AWQConfig)
 ALL_OBJECTS = {**{cls.__name__: cls for cls in _CLASSES},
                **{to_snake_case(cls.__name__): cls for cls in _CLASSES}}
 

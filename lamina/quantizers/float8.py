@@ -20,8 +20,10 @@ def compute_float8_scale(amax, scale, dtype_max, margin=0):
     ``dtype_max / 2**margin``; where ``amax`` is 0 or not finite the scale is kept."""
     amax = ops.convert_to_tensor(amax)
     old = ops.reciprocal(scale)
-    factor = ops.divide(ops.divide(dtype_max, amax), 2 ** margin)
-    factor = ops.where(ops.greater(amax, 0.0), factor, old)
+    positive = ops.greater(amax, 0.0)
+    # Divide by 1 where the factor is not used, so an empty history raises no warning.
+    factor = ops.divide(ops.divide(dtype_max, ops.where(positive, amax, 1.0)), 2 ** margin)
+    factor = ops.where(positive, factor, old)
     factor = ops.where(ops.isfinite(amax), factor, old)
     return ops.reciprocal(factor)
 
@@ -48,15 +50,18 @@ def _round_to_grid(x, mantissa, min_exponent):
 
 
 def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
-    """``inputs / scale`` clipped to the float8 range, rounded to ``quantized_dtype``
-    (``"float8_e4m3fn"`` or ``"float8_e5m2"``) and multiplied back by ``scale``, in
-    ``compute_dtype``."""
+    """``inputs / scale`` (``scale`` cast to ``compute_dtype``) clipped to the float8
+    range, rounded to ``quantized_dtype`` (``"float8_e4m3fn"`` or ``"float8_e5m2"``) and
+    multiplied back by ``scale``, in ``compute_dtype``."""
     if quantized_dtype not in FLOAT8_FORMATS:
         raise ValueError(f"quantize_and_dequantize: argument 'quantized_dtype' must be one of "
                          f"{sorted(FLOAT8_FORMATS)}; received {quantized_dtype!r}")
     mantissa, min_exponent, largest = FLOAT8_FORMATS[quantized_dtype]
     scale = ops.cast(scale, compute_dtype)
-    x = ops.divide(ops.cast(inputs, compute_dtype), scale)
+    # As Keras: the inputs are divided in their own dtype (a float32 kernel of a
+    # mixed-precision layer is rounded to float8 from float32), the float8 values -- exact
+    # in any float dtype -- are then cast to compute_dtype.
+    x = ops.divide(inputs, scale)
     x = ops.clip(x, -largest, largest)
     x = _round_to_grid(x, mantissa, min_exponent)
-    return ops.multiply(x, scale)
+    return ops.multiply(ops.cast(x, compute_dtype), scale)

@@ -1,13 +1,14 @@
-"""Quantization configs (Keras 3's ``keras.quantizers.QuantizationConfig``): which
-quantizers a layer's ``quantize`` uses for its weights and its inputs, and the mode.
+"""Quantization configs (Keras 3's ``keras.quantizers``): which quantizers a layer's
+``quantize`` uses for its weights and its inputs, and the mode -- int8, int4 (with its
+block size) and float8.
 
-``validate_and_resolve_config(mode, config)`` is what ``Layer.quantize`` and
-``Model.quantize`` call first: a mode gives its default config, a config gives its mode,
-and the two must agree.
+``resolve.validate_and_resolve_config(mode, config)`` is what ``Layer.quantize`` calls
+first: a mode gives its default config, a config gives its mode, and the two must agree.
 """
 from __future__ import annotations
 
-from ..dtype_policies.quantized import check_known_mode, check_mode
+from ..dtype_policies.dtype_policy_map import DTypePolicyMap
+from ..dtype_policies.quantized import Int4DTypePolicy
 from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .abs_max import AbsMaxQuantizer
 
@@ -69,27 +70,96 @@ class Int8QuantizationConfig(QuantizationConfig):
         return "int8"
 
 
-def validate_and_resolve_config(mode, config):
-    """The config ``quantize(mode, config)`` runs with (Keras's rules and errors)."""
-    if isinstance(config, str):
-        mode, config = config, None
-    if mode is not None and not isinstance(mode, str):
-        raise ValueError(f"Invalid quantization mode. Received: mode={mode}")
-    if mode is not None:
-        check_known_mode(mode)
-    if config is None:
-        if mode is None:
-            raise ValueError("You must provide either `mode` or `config` to `quantize`.")
-        check_mode(mode)
-        return Int8QuantizationConfig()
-    if not isinstance(config, QuantizationConfig):
-        raise ValueError(f"Argument `config` must be an instance of `QuantizationConfig`. "
-                         f"Received: config={config} (of type {type(config)})")
-    if mode is not None and config.mode != mode:
-        raise ValueError(f"Contradictory arguments: mode='{mode}' but "
-                         f"config.mode='{config.mode}'")
-    check_mode(config.mode)
-    return config
+@register_builtin
+class Int4QuantizationConfig(QuantizationConfig):
+    """int4: weights in [-8, 7], two to a byte. ``block_size`` (default 128) quantizes
+    groups of that many input rows with a scale and a zero point each (sub-channel,
+    asymmetric); None or -1 gives one abs-max scale per output channel, the only scheme
+    that takes custom quantizers. Inputs are not quantized unless ``activation_quantizer``
+    is given ("default" means none for int4)."""
+
+    def __init__(self, weight_quantizer=None, activation_quantizer="default", block_size=128):
+        if isinstance(activation_quantizer, str) and activation_quantizer == "default":
+            activation_quantizer = None
+        super().__init__(weight_quantizer, activation_quantizer)
+        if block_size is not None and (isinstance(block_size, bool)
+                                       or not isinstance(block_size, int)
+                                       or (block_size != -1 and block_size <= 0)):
+            raise ValueError(f"block_size must be None, -1, or a positive integer. "
+                             f"Received: block_size={block_size}")
+        self.block_size = block_size
+        if block_size is not None and block_size > 0 and (
+                weight_quantizer is not None or activation_quantizer is not None):
+            raise ValueError(f"Int4 sub-channel quantization (block_size > 0) does not "
+                             f"support custom quantizers. Either set block_size to None or "
+                             f"-1 for per-channel quantization, or remove the custom "
+                             f"quantizer arguments. Received: block_size={block_size}")
+        if weight_quantizer is not None:
+            value_range = getattr(weight_quantizer, "value_range", None)
+            # A list (a config read back from JSON) is the same range: Keras 3.15.1
+            # compares with the tuple and cannot reload its own config.
+            if value_range is None or tuple(value_range) != (-8, 7):
+                raise ValueError(f"Int4QuantizationConfig requires a weight_quantizer with "
+                                 f"value_range=(-8, 7). Received: value_range={value_range}")
+            if weight_quantizer.output_dtype != "int8":
+                raise ValueError(f"Int4QuantizationConfig requires a weight_quantizer with "
+                                 f"output_dtype='int8'. Received: "
+                                 f"output_dtype={weight_quantizer.output_dtype}")
+
+    @property
+    def mode(self):
+        return "int4"
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "block_size": self.block_size}
+
+    @classmethod
+    def from_config(cls, config):
+        # Files written before block_size existed were per channel.
+        return cls(weight_quantizer=deserialize_keras_object(config.get("weight_quantizer")),
+                   activation_quantizer=deserialize_keras_object(
+                       config.get("activation_quantizer")),
+                   block_size=config.get("block_size", None))
+
+
+@register_builtin
+class Float8QuantizationConfig(QuantizationConfig):
+    """float8 training: inputs and kernel in float8_e4m3fn, output gradients in
+    float8_e5m2, each with a delayed scale. It takes no quantizers."""
+
+    def __init__(self):
+        super().__init__(None, None)
+
+    @property
+    def mode(self):
+        return "float8"
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls()
+
+
+def int4_block_size(layer, config):
+    """The int4 block size of ``layer`` (Keras's rule): the config's when it is an
+    Int4QuantizationConfig, else its policy's (an Int4DTypePolicy, possibly in a
+    DTypePolicyMap), else None (per channel); a policy's -1 reads as None."""
+    if isinstance(config, Int4QuantizationConfig):
+        return config.block_size
+    policy = layer.dtype_policy
+    if isinstance(policy, DTypePolicyMap):
+        policy = policy[layer.path]
+    if isinstance(policy, Int4DTypePolicy):
+        return None if policy.block_size == -1 else policy.block_size
+    return None
+
+
+def is_sub_channel(block_size) -> bool:
+    """Whether an int4 block size means groups (a positive size) or one scale per
+    channel (None, -1)."""
+    return block_size is not None and block_size > 0
 
 
 def layer_quantization_config(layer: str, value):

@@ -39,25 +39,6 @@ EXCLUDED = {
 # keras.applications: MobileNet(V2, V3), EfficientNetB0-B7 are built; these are not (yet).
 # Names that a later issue builds; never stubbed here.
 PENDING = {
-    # Issue 15 built int8 model quantization (Dense, EinsumDense, Embedding) and every
-    # keras.quantizers function; Keras's other model modes are not built: each needs its
-    # own layer variables, calls and saving (int4: packed kernels with sub-channel scales;
-    # float8: delayed-scaling training state; GPTQ/AWQ: calibration over a dataset with a
-    # tokenizer, per-block Hessians or activation statistics).
-    "keras.dtype_policies.QuantizedFloat8DTypePolicy": "issue 15 built int8 only: float8 "
-                                                        "model quantization is not built",
-    "keras.dtype_policies.Int4DTypePolicy": "issue 15 built int8 only: int4 model "
-                                            "quantization is not built",
-    "keras.dtype_policies.GPTQDTypePolicy": "issue 15 built int8 only: GPTQ is not built",
-    "keras.dtype_policies.AWQDTypePolicy": "issue 15 built int8 only: AWQ is not built",
-    "keras.quantizers.Float8QuantizationConfig": "issue 15 built int8 only: float8 model "
-                                                 "quantization is not built",
-    "keras.quantizers.Int4QuantizationConfig": "issue 15 built int8 only: int4 model "
-                                               "quantization is not built",
-    "keras.quantizers.GPTQConfig": "issue 15 built int8 only: GPTQ (calibration "
-                                   "on a dataset) is not built",
-    "keras.quantizers.AWQConfig": "issue 15 built int8 only: AWQ (calibration "
-                                  "on a dataset) is not built",
 }
 
 # keras.applications: issue 12 built VGG, ResNet (v1, v2), DenseNet, MobileNet (v1-v3)

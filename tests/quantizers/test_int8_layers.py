@@ -160,9 +160,8 @@ def test_policy_errors_as_keras():
 
 def test_lamina_errors():
     dense = _built(layers.Dense(3), (None, 4))
-    with pytest.raises(ValueError, match="Quantization mode 'int4' is not implemented in "
-                                         "Lamina"):
-        dense.quantize("int4")
+    with pytest.raises(ValueError, match="For AWQ, you must pass an `AWQConfig` object"):
+        dense.quantize("awq")
     with pytest.raises(ValueError, match="Contradictory arguments: mode='int4' but "
                                          "config.mode='int8'"):
         dense.quantize("int4", config=quantizers.Int8QuantizationConfig())

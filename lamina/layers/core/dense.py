@@ -6,20 +6,36 @@ from ..input_spec import InputSpec
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from ..lora import LoraMixin, adapted_weight
-from . import int8_dense
+from ..quantize import quantized_view
+from . import calibrated_weights, float8_dense, int4_dense, int8_dense
 
 
 class Dense(LoraMixin, Layer):
     """A fully connected layer (Keras 3's ``Dense``); works on the last axis of N-D input.
 
-    Weights: ``kernel`` (input_dim, units) and ``bias`` (units,); quantized to int8
-    (``quantize("int8")`` or an ``int8_from_*`` policy), ``kernel`` is int8 and
-    ``kernel_scale`` (units,) holds its per-channel scales (see ``int8_dense.py``).
-    ``lora_rank`` (or ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
+    Weights: ``kernel`` (input_dim, units) and ``bias`` (units,). Quantized
+    (``quantize(mode)`` or a ``<mode>_from_*`` policy): in int8 ``kernel`` is int8 with
+    per-channel ``kernel_scale`` (``int8_dense.py``); in int4 the variable is packed and
+    ``layer.kernel`` gives the int4 values (``int4_dense.py``); in float8 the kernel stays
+    float and six variables hold the delayed-scaling state (``float8_dense.py``, which is
+    why ``call`` takes ``training``); GPTQ and AWQ store the kernel transposed in 2 to 8
+    bits (``calibrated_weights.py``). ``lora_rank`` (or
+    ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
     """
 
-    _quantized_variable_order = ("kernel", "bias", "kernel_scale")
-    kernel = adapted_weight("kernel", "The kernel, with LoRA's update once it is enabled.")
+    _quantized_variable_order = {
+        "int8": ("kernel", "bias", "kernel_scale"),
+        "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
+        "float8": ("kernel", "bias", "inputs_scale", "inputs_amax_history", "kernel_scale",
+                   "kernel_amax_history", "outputs_grad_scale", "outputs_grad_amax_history"),
+        "gptq": ("bias", "quantized_kernel", "kernel_scale", "kernel_zero", "g_idx"),
+        "awq": ("bias", "quantized_kernel", "kernel_scale", "kernel_zero", "awq_scales",
+                "g_idx")}
+    kernel = quantized_view(adapted_weight("kernel", "The kernel, with LoRA's update once it "
+                                                    "is enabled; an int4 layer's int4 values."),
+                            {"int4": int4_dense.unpacked_kernel,
+                             "gptq": calibrated_weights.stored_values,
+                             "awq": calibrated_weights.stored_values})
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -50,9 +66,10 @@ class Dense(LoraMixin, Layer):
         if input_dim is None:
             raise ValueError(f"{self.name}: the last dimension of the input must be known "
                              f"to build the layer; received shape {tuple(input_shape)}")
-        if self.quantization_mode == "int8":
-            int8_dense.build(self, (input_dim, self.units), self.quantization_config)
-        else:
+        mode = self.quantization_mode
+        if mode is not None:                 # float8's state comes before the kernel (Keras)
+            self.quantized_build((input_dim, self.units), mode, self.quantization_config)
+        if mode in (None, "float8"):
             self.kernel = self.add_weight(shape=(input_dim, self.units), name="kernel",
                                           initializer=self.kernel_initializer,
                                           regularizer=self.kernel_regularizer,
@@ -67,17 +84,56 @@ class Dense(LoraMixin, Layer):
                                               min_ndim=2, axes={-1: input_dim})
         self._build_lora()
 
-    def call(self, inputs):
-        if self.quantization_mode == "int8":
+    def call(self, inputs, training=None):
+        mode = self.quantization_mode
+        bias = self.bias
+        if mode == "int8":
             x = int8_dense.product(self, inputs, self.kernel, self.kernel_scale)
+        elif mode == "int4":
+            x = int4_dense.product(self, inputs)
+        elif mode in ("gptq", "awq"):
+            x = ops.matmul(inputs, calibrated_weights.kernel(self))
+        elif mode == "float8":
+            x = float8_dense.product(self, inputs, ops.matmul, training)
+            bias = None if bias is None else float8_dense.bias(self)
         else:
             x = ops.matmul(inputs, self.kernel)
-        if self.bias is not None:
-            x = ops.add(x, self.bias)
+        if bias is not None:
+            x = ops.add(x, bias)
         return self.activation(x)
+
+    def _quantized_build(self, kernel_shape, mode, config) -> None:
+        if mode == "int8":
+            int8_dense.build(self, kernel_shape, config)
+        elif mode == "int4":
+            int4_dense.build(self, kernel_shape, config)
+        elif mode == "float8":
+            float8_dense.build(self)
+        else:
+            calibrated_weights.build(self, kernel_shape, config, "kernel_zero", mode)
 
     def _quantize_int8(self, config) -> None:
         int8_dense.quantize(self, config)
+
+    def _quantize_float8(self, config) -> None:
+        float8_dense.quantize(self, config)
+
+    def _quantize_gptq(self, config) -> None:
+        calibrated_weights.quantize(self, config, "kernel_zero", "gptq")
+
+    def _quantize_awq(self, config) -> None:
+        calibrated_weights.quantize(self, config, "kernel_zero", "awq")
+
+    def _gptq_calibrated(self, quantized, scale, zero, g_idx) -> None:
+        """GPTQ's results for this layer (lamina/quantizers/gptq.py)."""
+        calibrated_weights.finish(self, quantized, scale, zero, g_idx)
+
+    def _awq_calibrated(self, quantized, scale, zero, awq_scales, g_idx) -> None:
+        """AWQ's results for this layer (lamina/quantizers/awq.py)."""
+        calibrated_weights.finish(self, quantized, scale, zero, g_idx, awq_scales)
+
+    def _quantize_int4(self, config) -> None:
+        int4_dense.quantize(self, config)
 
     def compute_output_shape(self, input_shape):
         return (*tuple(input_shape)[:-1], self.units)

@@ -6,7 +6,8 @@ from ..input_spec import InputSpec
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from ..lora import LoraMixin, adapted_weight
-from . import int8_einsum
+from ..quantize import quantized_view
+from . import calibrated_weights, float8_dense, int4_einsum, int8_einsum
 from .einsum_equation import analyze, einsum, expand, split_equation
 
 
@@ -18,12 +19,27 @@ class EinsumDense(LoraMixin, Layer):
     the ellipsis (None where the input gives it). Weights: ``kernel`` (shape from the
     equation) and, when ``bias_axes`` names output indices, ``bias`` shaped as Keras's;
     quantized to int8, ``kernel`` is int8 and ``kernel_scale`` holds its scales in Keras's
-    layout (see ``int8_einsum.py``). ``lora_rank`` (or ``enable_lora(rank)``) adapts the
-    kernel by LoRA (``lora.py``).
+    layout (see ``int8_einsum.py``); in int4 the variable is Keras's packed 2-D form and
+    ``layer.kernel`` gives the int4 values in the kernel's shape (``int4_einsum.py``); in
+    float8 the kernel stays float, with the delayed-scaling state of ``float8_dense.py``;
+    GPTQ's and AWQ's layout is ``calibrated_weights.py`` (``gptq_unpacked_column_size``,
+    which Keras writes in the config of a GPTQ layer, is checked against the kernel).
+    ``lora_rank`` (or ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
     """
 
-    _quantized_variable_order = ("kernel", "bias", "kernel_scale")
-    kernel = adapted_weight("kernel", "The kernel, with LoRA's update once it is enabled.")
+    _quantized_variable_order = {
+        "int8": ("kernel", "bias", "kernel_scale"),
+        "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
+        "float8": ("kernel", "bias", "inputs_scale", "inputs_amax_history", "kernel_scale",
+                   "kernel_amax_history", "outputs_grad_scale", "outputs_grad_amax_history"),
+        "gptq": ("bias", "quantized_kernel", "kernel_scale", "kernel_zero", "g_idx"),
+        "awq": ("bias", "quantized_kernel", "kernel_scale", "kernel_zero", "awq_scales",
+                "g_idx")}
+    kernel = quantized_view(adapted_weight("kernel", "The kernel, with LoRA's update once it "
+                                                    "is enabled; an int4 layer's int4 values."),
+                            {"int4": int4_einsum.unpacked_kernel,
+                             "gptq": calibrated_weights.stored_values,
+                             "awq": calibrated_weights.stored_values})
 
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -31,10 +47,13 @@ class EinsumDense(LoraMixin, Layer):
                  bias_constraint=None, lora_rank=None, lora_alpha=None,
                  gptq_unpacked_column_size=None, quantization_config=None, **kwargs):
         super().__init__(**kwargs)       # activity_regularizer arrives in kwargs, as Keras
-        if gptq_unpacked_column_size is not None:
-            raise ValueError(f"{self.name}: argument 'gptq_unpacked_column_size' (GPTQ "
-                             f"quantization) is not supported by Lamina; received "
-                             f"{gptq_unpacked_column_size!r}")
+        if gptq_unpacked_column_size is not None and (
+                isinstance(gptq_unpacked_column_size, bool)
+                or not isinstance(gptq_unpacked_column_size, int)
+                or gptq_unpacked_column_size <= 0):
+            raise ValueError(f"{self.name}: argument 'gptq_unpacked_column_size' must be a "
+                             f"positive int or None; received {gptq_unpacked_column_size!r}")
+        self.gptq_unpacked_column_size = gptq_unpacked_column_size
         self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
         split_equation(self.name, equation)
@@ -63,9 +82,10 @@ class EinsumDense(LoraMixin, Layer):
         kernel_shape, bias_shape, self.full_output_shape = analyze(
             self.name, self.equation, self.bias_axes, input_shape, self.partial_output_shape)
         self.input_spec = InputSpec(ndim=len(input_shape))
-        if self.quantization_mode == "int8":
-            int8_einsum.build(self, kernel_shape, self.quantization_config)
-        else:
+        mode = self.quantization_mode
+        if mode is not None:                 # float8's state comes before the kernel (Keras)
+            self.quantized_build(kernel_shape, mode, self.quantization_config)
+        if mode in (None, "float8"):
             self.kernel = self.add_weight(shape=kernel_shape, name="kernel",
                                           initializer=self.kernel_initializer,
                                           regularizer=self.kernel_regularizer,
@@ -79,18 +99,58 @@ class EinsumDense(LoraMixin, Layer):
         self.input_spec = InputSpec(ndim=len(input_shape))
         self._build_lora()
 
-    def call(self, inputs):
-        if self.quantization_mode == "int8":
+    def call(self, inputs, training=None):
+        mode = self.quantization_mode
+        specs = expand(self.name, self.equation, len(inputs.shape))
+        bias = self.bias
+        if mode == "int8":
             x = int8_einsum.product(self, inputs, self.kernel, self.kernel_scale)
+        elif mode == "int4":
+            x = int4_einsum.product(self, inputs)
+        elif mode in ("gptq", "awq"):
+            x = einsum(inputs, calibrated_weights.kernel(self), *specs)
+        elif mode == "float8":
+            x = float8_dense.product(self, inputs, lambda a, b: einsum(a, b, *specs),
+                                     training)
+            bias = None if bias is None else float8_dense.bias(self)
         else:
-            x = einsum(inputs, self.kernel, *expand(self.name, self.equation,
-                                                    len(inputs.shape)))
-        if self.bias is not None:
-            x = ops.add(x, self.bias)
+            x = einsum(inputs, self.kernel, *specs)
+        if bias is not None:
+            x = ops.add(x, bias)
         return self.activation(x)
+
+    def _quantized_build(self, kernel_shape, mode, config) -> None:
+        if mode == "int8":
+            int8_einsum.build(self, kernel_shape, config)
+        elif mode == "int4":
+            int4_einsum.build(self, kernel_shape, config)
+        elif mode == "float8":
+            float8_dense.build(self)
+        else:
+            calibrated_weights.build(self, kernel_shape, config, "zero_point", mode)
 
     def _quantize_int8(self, config) -> None:
         int8_einsum.quantize(self, config)
+
+    def _quantize_float8(self, config) -> None:
+        float8_dense.quantize(self, config)
+
+    def _quantize_gptq(self, config) -> None:
+        calibrated_weights.quantize(self, config, "zero_point", "gptq")
+
+    def _quantize_awq(self, config) -> None:
+        calibrated_weights.quantize(self, config, "zero_point", "awq")
+
+    def _gptq_calibrated(self, quantized, scale, zero, g_idx) -> None:
+        """GPTQ's results for this layer (lamina/quantizers/gptq.py)."""
+        calibrated_weights.finish(self, quantized, scale, zero, g_idx)
+
+    def _awq_calibrated(self, quantized, scale, zero, awq_scales, g_idx) -> None:
+        """AWQ's results for this layer (lamina/quantizers/awq.py)."""
+        calibrated_weights.finish(self, quantized, scale, zero, g_idx, awq_scales)
+
+    def _quantize_int4(self, config) -> None:
+        int4_einsum.quantize(self, config)
 
     def compute_output_shape(self, input_shape):
         return analyze(self.name, self.equation, self.bias_axes, input_shape,
@@ -108,4 +168,9 @@ class EinsumDense(LoraMixin, Layer):
                 "kernel_constraint": constraints.serialize(self.kernel_constraint),
                 "bias_constraint": constraints.serialize(self.bias_constraint),
                 "quantization_config": quantizers.serialize(self.quantization_config),
-                **self._lora_config()}
+                **self._gptq_config(), **self._lora_config()}
+
+    def _gptq_config(self) -> dict:
+        if not self.gptq_unpacked_column_size:
+            return {}
+        return {"gptq_unpacked_column_size": self.gptq_unpacked_column_size}

@@ -7,7 +7,8 @@ from ...ops.indexing import checked_take
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
 from ..lora import LoraMixin, adapted_weight
-from . import int8_embedding
+from ..quantize import quantized_view
+from . import int4_embedding, int8_embedding
 
 
 class Embedding(LoraMixin, Layer):
@@ -18,14 +19,20 @@ class Embedding(LoraMixin, Layer):
     the output mask is ``inputs != 0`` (so ``input_dim`` should count the padding id).
     ``weights=[array]`` sets the initial embeddings; ``input_length`` (Keras 2 configs) sets
     the input shape ``(None, input_length)``. Quantized to int8, ``embeddings`` is int8 and
-    ``embeddings_scale`` (input_dim,) holds one scale per row (see ``int8_embedding.py``).
-    ``lora_rank`` (or ``enable_lora(rank)``) adapts the embeddings by LoRA (``lora.py``).
+    ``embeddings_scale`` (input_dim,) holds one scale per row (see ``int8_embedding.py``);
+    in int4 the variable is packed and ``layer.embeddings`` gives the int4 values
+    (``int4_embedding.py``). ``lora_rank`` (or ``enable_lora(rank)``) adapts the
+    embeddings by LoRA (``lora.py``).
     """
 
-    _quantized_variable_order = ("embeddings", "embeddings_scale")
+    _quantized_variable_order = {
+        "int8": ("embeddings", "embeddings_scale"),
+        "int4": ("embeddings", "embeddings_scale", "embeddings_zero", "g_idx")}
     _lora_target = "embeddings"
-    embeddings = adapted_weight("embeddings",
-                                "The embeddings, with LoRA's update once it is enabled.")
+    embeddings = quantized_view(
+        adapted_weight("embeddings", "The embeddings, with LoRA's update once it is enabled; "
+                                     "an int4 layer's int4 values."),
+        {"int4": int4_embedding.unpacked_embeddings})
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
@@ -57,8 +64,10 @@ class Embedding(LoraMixin, Layer):
             self.set_weights(weights)
 
     def build(self, input_shape=None):
-        if self.quantization_mode == "int8":
-            int8_embedding.build(self)
+        mode = self.quantization_mode
+        if mode is not None:
+            self.quantized_build((self.input_dim, self.output_dim), mode,
+                                 self.quantization_config)
         else:
             self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
                                               name="embeddings",
@@ -78,10 +87,21 @@ class Embedding(LoraMixin, Layer):
             return checked_take(table, ids, axis=0, range_message=message)
         if self.quantization_mode == "int8":
             return int8_embedding.lookup(self, inputs, take)
+        if self.quantization_mode == "int4":
+            return int4_embedding.lookup(self, inputs, take)
         return ops.cast(take(self.embeddings, inputs), self.compute_dtype)
+
+    def _quantized_build(self, embeddings_shape, mode, config) -> None:
+        if mode == "int8":
+            int8_embedding.build(self)
+        else:
+            int4_embedding.build(self, config)
 
     def _quantize_int8(self, config) -> None:
         int8_embedding.quantize(self, config)
+
+    def _quantize_int4(self, config) -> None:
+        int4_embedding.quantize(self, config)
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:

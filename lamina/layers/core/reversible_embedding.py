@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import ops
 from ...dtypes import is_float
-from . import int8_reversible_embedding
+from . import int4_reversible_embedding, int8_reversible_embedding
 from .embedding import Embedding
 
 
@@ -16,11 +16,15 @@ class ReversibleEmbedding(Embedding):
     (output_dim, input_dim). ``reverse_dtype`` casts both operands of the reverse product;
     ``logit_soft_cap=c`` gives ``c * tanh(logits / c)``. The reverse call has no mask.
     Quantized to int8, the tables are int8 with per-id scales (``embeddings_scale``,
-    ``reverse_embeddings_scale``; see ``int8_reversible_embedding.py``).
+    ``reverse_embeddings_scale``; see ``int8_reversible_embedding.py``); in int4 they are
+    packed, per id or in groups (``int4_reversible_embedding.py``).
     """
 
-    _quantized_variable_order = ("embeddings", "embeddings_scale", "reverse_embeddings",
-                                 "reverse_embeddings_scale")
+    _quantized_variable_order = {
+        "int8": ("embeddings", "embeddings_scale", "reverse_embeddings",
+                 "reverse_embeddings_scale"),
+        "int4": ("embeddings", "embeddings_scale", "embeddings_zero", "g_idx",
+                 "reverse_embeddings", "reverse_embeddings_scale", "reverse_embeddings_zero")}
 
     def __init__(self, input_dim, output_dim, tie_weights=True,
                  embeddings_initializer="uniform", embeddings_regularizer=None,
@@ -40,8 +44,9 @@ class ReversibleEmbedding(Embedding):
         self.logit_soft_cap = logit_soft_cap
 
     def build(self, input_shape=None):
-        if self.quantization_mode == "int8":
-            int8_reversible_embedding.build(self, self.quantization_config)
+        if self.quantization_mode is not None:
+            self.quantized_build((self.input_dim, self.output_dim), self.quantization_mode,
+                                 self.quantization_config)
             return
         super().build(input_shape)
         if not self.tie_weights:
@@ -54,6 +59,8 @@ class ReversibleEmbedding(Embedding):
             return super().call(inputs)
         if self.quantization_mode == "int8":         # reverse_dtype plays no part, as in Keras
             logits = int8_reversible_embedding.logits(self, inputs)
+        elif self.quantization_mode == "int4":
+            logits = int4_reversible_embedding.logits(self, inputs)
         else:
             kernel = (ops.transpose(self.embeddings) if self.tie_weights
                       else self.reverse_embeddings)
@@ -68,8 +75,17 @@ class ReversibleEmbedding(Embedding):
             logits = ops.multiply(ops.tanh(ops.divide(logits, cap)), cap)
         return logits
 
+    def _quantized_build(self, embeddings_shape, mode, config) -> None:
+        if mode == "int8":
+            int8_reversible_embedding.build(self, config)
+        else:
+            int4_reversible_embedding.build(self, config)
+
     def _quantize_int8(self, config) -> None:
         int8_reversible_embedding.quantize(self, config)
+
+    def _quantize_int4(self, config) -> None:
+        int4_reversible_embedding.quantize(self, config)
 
     def compute_mask(self, inputs, mask=None):
         # Ids (integers) get Embedding's mask; hidden vectors (the reverse call) none.
