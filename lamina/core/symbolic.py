@@ -49,6 +49,7 @@ class SymbolicTensor(TensorBase):
     # ``history``: (layer, node index, output index) when a layer call made this tensor
     # (the functional API's graph); ``node``: the op node, for ops applied between layers.
     is_symbolic_tensor = True      # what keras.backend.is_keras_tensor asks (backend/)
+    sparse = ragged = False        # KerasTensor's flags: Lamina has neither kind
     __slots__ = ("shape", "dtype", "node", "index", "name", "history", "record_history",
                  "_keras_mask",
                  "__weakref__")

@@ -52,6 +52,26 @@ def layer_call(training, name: str | None = None):
             names.pop()
 
 
+def context_values() -> dict:
+    """The call-context arguments (Keras's ``_register_call_context_args``) set by the
+    layer calls enclosing this one: ``{name: value}``."""
+    stack = _get("context_values", [])
+    return stack[-1] if stack else {}
+
+
+@contextlib.contextmanager
+def context_args(values: dict):
+    """Nested layer calls see ``values`` as the current call-context arguments."""
+    stack = _get("context_values", None)
+    if stack is None:
+        stack = _state.context_values = []
+    stack.append(values)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 def is_tracing() -> bool:
     return _layer_path.tracing_depth() > 0
 

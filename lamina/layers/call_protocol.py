@@ -53,6 +53,8 @@ def run_call(layer, args: tuple, kwargs: dict):
     inputs = tree.map_structure(_to_tensor, args[0])
     args = (inputs, *args[1:])
     params = call_parameters(layer)
+    layer.__dict__["_called"] = True
+    context = _resolve_context_args(layer, params, kwargs)
 
     check_input_compatibility(layer.name, layer.input_spec, _spec_inputs(inputs))
     if not layer.built:
@@ -85,7 +87,9 @@ def run_call(layer, args: tuple, kwargs: dict):
     # Symbolic calls (functional API, graph tracing) record the layer's name on each node.
     scope = scope_for_layer(layer)        # mixed precision: read variables in compute dtype
     with call_context.layer_call(training, layer.name if symbolic else None), \
-            scope if scope is not None else contextlib.nullcontext():
+            scope if scope is not None else contextlib.nullcontext(), \
+            call_context.context_args(context) if context is not None else \
+            contextlib.nullcontext():
         call = layer.call
         if remat_scope.applies(layer, symbolic):        # built inside a RematScope
             call = remat_scope.rematerialized_call(
@@ -102,6 +106,31 @@ def run_call(layer, args: tuple, kwargs: dict):
     if symbolic and not call_context.is_tracing() and graph_trace.active() is None:
         outputs = _record_node(layer, args, user_kwargs, outputs)
     return outputs
+
+
+def _resolve_context_args(layer, params: dict, kwargs: dict):
+    """Keras's call-context arguments other than ``training`` (registered with
+    ``layer._register_call_context_args``): each takes the value passed to this call, else
+    the enclosing calls' value, else ``call``'s default; it is passed to ``call`` when
+    ``call`` declares it (and the value is not None), and nested layers inherit it.
+    Returns the values for the nested calls (None when the layer registers none)."""
+    names = layer.__dict__.get("_context_arg_names")
+    if not names:
+        return None
+    inherited = call_context.context_values()
+    values = dict(inherited)
+    for name in names:
+        if name in kwargs:
+            value = kwargs[name] if name in params else kwargs.pop(name)
+        elif inherited.get(name) is not None:
+            value = inherited[name]
+        else:
+            default = params[name].default if name in params else None
+            value = None if default is inspect.Parameter.empty else default
+        values[name] = value
+        if name in params and value is not None:
+            kwargs[name] = value
+    return values
 
 
 def _activity_loss(regularizer, output):

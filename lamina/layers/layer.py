@@ -99,6 +99,9 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         if unknown:
             raise TypeError(f"{cls_name}: unrecognized keyword argument(s) "
                             f"{', '.join(sorted(map(repr, unknown)))}")
+        if not isinstance(trainable, bool):
+            raise ValueError(f"{cls_name}: Expected `trainable` to be a boolean; received "
+                             f"trainable={trainable!r} (of type {type(trainable).__name__})")
         if name is not None and (not isinstance(name, str) or not name or "/" in name):
             raise ValueError(f"{cls_name}: argument 'name' must be a non-empty string "
                              f"without '/'; received {name!r}")
@@ -165,6 +168,7 @@ class Layer(LayerConfigMixin, QuantizeMixin):
             variable.name if inside_build else f"{self.name}/{variable.name}")
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
+        variable.overwrite_with_gradient = overwrite_with_gradient
         if trainable:
             self._trainable_variables.append(variable)
         else:
@@ -348,8 +352,39 @@ class Layer(LayerConfigMixin, QuantizeMixin):
         """Create the weights for inputs of ``input_shape``; the default creates none."""
         self.built = True
 
+    @property
+    def _call_context_args(self) -> frozenset:
+        """The call arguments that nested layer calls inherit: ``training``, plus those
+        registered with :meth:`_register_call_context_args` (Keras 3)."""
+        return frozenset({"training", *self.__dict__.get("_context_arg_names", ())})
+
+    def _register_call_context_args(self, *names: str) -> None:
+        """Keras 3's hook: make each of ``names`` a call-context argument of this layer.
+        A value passed to the layer's call (or inherited from an enclosing layer that
+        registered the name) reaches ``call`` when it declares that argument, and every
+        nested layer call that registered the name too; ``call`` need not declare it."""
+        if self.__dict__.get("_called"):
+            raise RuntimeError(f"{self.name}: Cannot add call-context args after the layer "
+                               f"has been called. (received {', '.join(names)})")
+        for name in names:
+            if not isinstance(name, str) or not name.isidentifier() or name == "training":
+                raise ValueError(f"{self.name}._register_call_context_args: each name must be "
+                                 f"an argument name other than 'training'; received "
+                                 f"{name!r}")
+        known = self.__dict__.get("_context_arg_names", ())
+        self.__dict__["_context_arg_names"] = tuple(dict.fromkeys((*known, *names)))
+
+    def _build_at_init(self) -> None:
+        """Mark a stateless layer built at the end of its ``__init__`` (Keras 3's hook):
+        only when the class keeps the default ``build``, so a subclass that defines one
+        still has it called on the first input."""
+        if type(self).build is Layer.build:
+            self.built = True
+
     def call(self, inputs, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} ({self.name}) defines no call()")
+        raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call` method "
+                                  f"implemented. ({self.name} defines no call(); subclass "
+                                  f"Layer and write one)")
 
     def compute_mask(self, inputs, mask=None):
         """The output mask: the input's mask when the layer supports masking, else None."""
@@ -403,7 +438,12 @@ class Layer(LayerConfigMixin, QuantizeMixin):
             return self(*args, **kwargs)
 
     def compute_output_shape(self, input_shape):
-        """The output shape for ``input_shape`` (None for unknown sizes)."""
+        """The output shape for ``input_shape`` (None for unknown sizes), found by running
+        ``call`` on symbolic inputs; a layer without ``call`` has none to find."""
+        if type(self).call is Layer.call:
+            raise NotImplementedError(f"Layer {type(self).__name__} does not have a "
+                                      f"`compute_output_shape` method implemented. "
+                                      f"({self.name} defines neither it nor call())")
         if _is_shape(input_shape):
             inputs = SymbolicTensor(input_shape, self.compute_dtype)
         else:

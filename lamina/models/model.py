@@ -50,6 +50,11 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
     def layers(self) -> list[Layer]:
         return list(self._sublayers())
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError(f"{self.name}: `Model.layers` attribute is reserved and should "
+                             f"not be used. Please use another name.")
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A layer by unique name or by index in :attr:`layers`."""
         if index is not None and name is not None:

@@ -5,6 +5,7 @@ from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..core import structure
+from ..errors import ArgumentTypeError
 from ..layers.layer import Layer
 from ..registry import serialize_keras_object
 from .functional import Functional
@@ -39,10 +40,13 @@ class Sequential(Model):
                 isinstance(layer.history[0], InputLayer):
             layer = layer.history[0]
         if not isinstance(layer, Layer):
-            raise TypeError(f"{self.name}.add: expected a Layer instance; received "
-                            f"{type(layer).__name__} ({layer!r})")
+            raise ArgumentTypeError(f"{self.name}.add: expected a Layer instance (Only instances "
+                                    f"of `keras.Layer` can be added to a Sequential model); "
+                                    f"received {type(layer).__name__} ({layer!r})")
         if isinstance(layer, InputLayer) and self._stack:
-            raise ValueError(f"{self.name}.add: an InputLayer may only be the first layer")
+            raise ValueError(f"{self.name}.add: an InputLayer may only be the first layer: the "
+                             f"model's input has already been configured (first layer "
+                             f"{self._stack[0].name!r})")
         if not self._stack and not isinstance(layer, InputLayer) and \
                 layer._batch_input_shape is not None:
             self._stack.append(InputLayer(batch_shape=layer._batch_input_shape))
@@ -50,7 +54,7 @@ class Sequential(Model):
                 names.add(self._stack[-1].name)
         if (layer.name in names) if names is not None else \
                 any(existing.name == layer.name for existing in self._stack):
-            raise ValueError(f"{self.name}.add: all layers of a Sequential model must have "
+            raise ValueError(f"{self.name}.add: all layers of a Sequential model should have "
                              f"unique names; {layer.name!r} is already used")
         self._stack.append(layer)
         if names is not None:
@@ -97,11 +101,23 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         return [layer for layer in self._stack if not isinstance(layer, InputLayer)]
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError(f"{self.name}: `Model.layers` attribute is reserved and should "
+                             f"not be used. Use `add()` and `pop()` to change the layers in "
+                             f"this model.")
+
     def _sublayers(self) -> list[Layer]:
         return self.layers
 
     def build(self, input_shape=None) -> None:
         """Build for inputs of ``input_shape`` (batch size included, e.g. ``(None, 3)``)."""
+        first = self._stack[0] if self._stack else None
+        if input_shape is not None and isinstance(first, InputLayer) and \
+                _is_shape(input_shape) and not _compatible(first.batch_shape, input_shape):
+            raise ValueError(f"{self.name}.build: the model's input has already been "
+                             f"configured with shape {first.batch_shape}; received "
+                             f"input_shape {tuple(input_shape)}")
         if self._functional is not None:
             self.built = True
             return
@@ -194,3 +210,15 @@ class Sequential(Model):
                 shape = (None, *shape[1:])
             model.build(shape)
         return model
+
+
+def _compatible(batch_shape, input_shape) -> bool:
+    """Whether ``input_shape`` describes inputs of ``batch_shape`` (None matches any size)."""
+    input_shape = tuple(input_shape)
+    return len(batch_shape) == len(input_shape) and all(
+        a is None or b is None or a == b for a, b in zip(batch_shape, input_shape))
+
+
+def _is_shape(value) -> bool:
+    return isinstance(value, (list, tuple)) and all(d is None or isinstance(d, int)
+                                                     for d in value)

@@ -229,3 +229,20 @@ def test_float64_layer_computes_in_float64():
 def test_call_without_inputs_is_an_error():
     with pytest.raises(TypeError, match=r"called with its input tensor"):
         layers.Dense(2)()
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_trainable_must_be_a_boolean(value):
+    with pytest.raises(ValueError, match=r"Dense: Expected `trainable` to be a boolean; "
+                                         r"received trainable="):
+        layers.Dense(2, trainable=value)
+
+
+def test_a_bare_layer_names_what_it_lacks():
+    layer = layers.Layer()
+    with pytest.raises(NotImplementedError, match=r"Layer Layer does not have a `call` method "
+                                                  r"implemented."):
+        layer.call(None)
+    with pytest.raises(NotImplementedError, match=r"does not have a `compute_output_shape` "
+                                                  r"method implemented."):
+        layer.compute_output_shape(None)

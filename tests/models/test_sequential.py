@@ -52,11 +52,39 @@ def test_add_and_pop():
 
 def test_add_rejects_non_layers_and_duplicate_names():
     model = lamina.Sequential(name="seq")
-    with pytest.raises(TypeError, match=r"seq.add: expected a Layer instance; received int"):
+    with pytest.raises(TypeError, match=r"seq.add: expected a Layer instance \(Only instances "
+                                        r"of `keras.Layer` can be added to a Sequential "
+                                        r"model\); received int"):
         model.add(3)
+    with pytest.raises(ValueError, match=r"Only instances of"):        # Keras's type too
+        model.add({})
     model.add(layers.Dense(2, name="d"))
-    with pytest.raises(ValueError, match=r"unique names; 'd' is already used"):
+    with pytest.raises(ValueError, match=r"should have unique names; 'd' is already used"):
         model.add(layers.Dense(2, name="d"))
+
+
+def test_a_second_input_or_a_conflicting_build_is_refused():
+    model = lamina.Sequential(name="seq")
+    model.add(lamina.Input(shape=(2,), batch_size=3))
+    with pytest.raises(ValueError, match=r"seq.add: an InputLayer may only be the first layer: "
+                                         r"the model's input has already been configured"):
+        model.add(layers.InputLayer(shape=(2,), batch_size=3))
+    model.add(layers.Dense(2))
+    with pytest.raises(ValueError, match=r"seq.build: the model's input has already been "
+                                         r"configured with shape \(3, 2\); received "
+                                         r"input_shape \(3, 4\)"):
+        model.build((3, 4))
+    model.build((3, 2))
+    model.build((None, 2))
+
+
+def test_layers_cannot_be_assigned():
+    with pytest.raises(AttributeError, match=r"`Model.layers` attribute is reserved and should "
+                                             r"not be used. Use `add\(\)` and `pop\(\)`"):
+        lamina.Sequential(name="s").layers = [layers.Dense(4)]
+    with pytest.raises(AttributeError, match=r"`Model.layers` attribute is reserved and should "
+                                             r"not be used. Please use another name."):
+        lamina.Model().layers = [layers.Dense(4)]
 
 
 def test_pop_on_empty_model():

@@ -19,6 +19,7 @@ class ELU(Layer):
                              f"received {alpha!r}")
         self.alpha = alpha
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return ops.elu(inputs, alpha=self.alpha)

@@ -18,8 +18,11 @@ class LeakyReLU(Layer):
             warnings.warn("LeakyReLU: argument 'alpha' is deprecated; use 'negative_slope'",
                           DeprecationWarning, stacklevel=2)
         super().__init__(**kwargs)
-        self.negative_slope = check_non_negative(self, "negative_slope", negative_slope)
+        self.negative_slope = check_non_negative(
+            self, "negative_slope", negative_slope,
+            keras_phrase="The negative_slope value of a Leaky ReLU layer cannot be None")
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return ops.leaky_relu(inputs, negative_slope=self.negative_slope)

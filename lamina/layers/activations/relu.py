@@ -5,20 +5,25 @@ import math
 import numbers
 
 from ...activations import relu
+from ...errors import ArgumentTypeError
 from ..layer import Layer
 
 
-def check_non_negative(layer: Layer, arg: str, value, allow_none: bool = False):
-    """A non-negative, finite number (or None where allowed), else an error naming it."""
+def check_non_negative(layer: Layer, arg: str, value, allow_none: bool = False,
+                       keras_phrase: str = ""):
+    """A non-negative, finite number (or None where allowed), else an error naming it
+    (an ArgumentTypeError, both TypeError and Keras's ValueError, for a non-number).
+    ``keras_phrase`` is Keras's wording of the rule, appended so both are served."""
+    suffix = f" ({keras_phrase})" if keras_phrase else ""
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         expected = "a non-negative number" + (" or None" if allow_none else "")
-        raise TypeError(f"{layer.name}: argument '{arg}' must be {expected}; received "
-                        f"{value!r}")
+        raise ArgumentTypeError(f"{layer.name}: argument '{arg}' must be {expected}; "
+                                f"received {value!r}{suffix}")
     if math.isnan(value) or math.isinf(value) or value < 0:
         raise ValueError(f"{layer.name}: argument '{arg}' must be a non-negative, finite "
-                         f"number; received {value!r}")
+                         f"number; received {value!r}{suffix}")
     return value
 
 
@@ -28,10 +33,17 @@ class ReLU(Layer):
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
-        self.max_value = check_non_negative(self, "max_value", max_value, allow_none=True)
-        self.negative_slope = check_non_negative(self, "negative_slope", negative_slope)
-        self.threshold = check_non_negative(self, "threshold", threshold)
+        self.max_value = check_non_negative(
+            self, "max_value", max_value, allow_none=True,
+            keras_phrase="max_value of a ReLU layer cannot be a negative value")
+        self.negative_slope = check_non_negative(
+            self, "negative_slope", negative_slope,
+            keras_phrase="negative_slope of a ReLU layer cannot be None or a negative value")
+        self.threshold = check_non_negative(
+            self, "threshold", threshold,
+            keras_phrase="threshold of a ReLU layer cannot be None or a negative value")
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,

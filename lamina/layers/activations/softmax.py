@@ -15,11 +15,13 @@ def large_negative_number(dtype: str) -> float:
 class Softmax(Layer):
     """Keras 3's ``Softmax``: ``exp(x) / sum(exp(x), axis)`` (``axis`` an int or a list).
 
-    ``call(inputs, mask=None)``: positions where ``mask`` is False (it broadcasts against
-    ``inputs``) get :func:`large_negative_number` added first, so they receive ~0
-    probability, as in Keras. A mask of lower rank is aligned with the leading axes (a
-    timestep mask from ``Masking`` or ``Embedding(mask_zero=True)`` masks every feature
-    of a step), where Keras would fail to broadcast it.
+    ``call(inputs, mask=None)``: positions where ``mask`` is False (or, for a numeric
+    mask, not above 0.5) are replaced by :func:`large_negative_number` before the softmax
+    and set to exactly 0 after it, so a fully masked row is all zeros, as in Keras 3.15.
+    The mask broadcasts against ``inputs`` (each of its sizes 1 or the input's; it may not
+    be larger nor have more axes). A mask of lower rank that cannot broadcast from the
+    trailing axes is aligned with the leading ones (a timestep mask from ``Masking`` or
+    ``Embedding(mask_zero=True)`` masks every feature of a step), where Keras would fail.
     """
 
     def __init__(self, axis=-1, **kwargs):
@@ -31,6 +33,7 @@ class Softmax(Layer):
                             f"of ints; received {axis!r}")
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, mask=None):
         rank = len(inputs.shape)
@@ -39,12 +42,14 @@ class Softmax(Layer):
             raise ValueError(f"{self.name}: argument 'axis' must name axes of the input (rank "
                              f"{rank}); received axis={self.axis} for input shape "
                              f"{tuple(inputs.shape)}")
-        if mask is not None:
-            mask = self._aligned_mask(mask, inputs)
-            dropped = ops.subtract(1.0, ops.cast(mask, inputs.dtype))
-            inputs = ops.add(inputs, ops.multiply(dropped,
-                                                  large_negative_number(inputs.dtype)))
-        return ops.softmax(inputs, axis=tuple(axes))
+        if mask is None:
+            return ops.softmax(inputs, axis=tuple(axes))
+        mask = self._aligned_mask(ops.convert_to_tensor(mask), inputs)
+        if mask.dtype != "bool":
+            mask = ops.greater(mask, 0.5)
+        inputs = ops.where(mask, inputs, large_negative_number(inputs.dtype))
+        outputs = ops.softmax(inputs, axis=tuple(axes))
+        return ops.where(mask, outputs, ops.zeros((), outputs.dtype))
 
     def _aligned_mask(self, mask, inputs):
         shape, mask_shape = tuple(inputs.shape), tuple(mask.shape)
@@ -53,12 +58,16 @@ class Softmax(Layer):
             for _ in range(len(shape) - len(mask_shape)):
                 mask = ops.expand_dims(mask, -1)
             return mask
-        if len(mask_shape) > len(shape) or not all(
-                m is None or s is None or m in (1, s) or s == 1
-                for m, s in zip(mask_shape[::-1], shape[::-1])):
-            raise ValueError(f"{self.name}: the mask must broadcast against the inputs (or "
-                             f"match their leading axes); received mask shape {mask_shape} "
-                             f"for input shape {shape}")
+        if len(mask_shape) > len(shape):
+            raise ValueError(f"{self.name}: the mask must be broadcastable to the inputs and "
+                             f"must not have more dimensions; received mask shape "
+                             f"{mask_shape} for input shape {shape}")
+        if not all(m is None or s is None or m in (1, s)
+                   for m, s in zip(mask_shape[::-1], shape[::-1])):
+            raise ValueError(f"{self.name}: the mask must be broadcastable to the inputs (each "
+                             f"mask size 1 or the input's, or the mask matching the inputs' "
+                             f"leading axes); received mask shape {mask_shape} for input "
+                             f"shape {shape}")
         return mask
 
     def compute_output_shape(self, input_shape):

@@ -11,7 +11,9 @@ from .dot_product import causal_mask
 
 class Attention(Layer):
     """Attention over ``inputs = [query, value]`` or ``[query, value, key]`` (Keras 3's
-    ``Attention``); query ``(batch, Tq, dim)``, value and key ``(batch, Tv, dim)``.
+    ``Attention``); query ``(batch, Tq, dim)``, value and key ``(batch, Tv, dim)``. Inputs
+    of higher rank (``(batch, ..., T, dim)``, e.g. Conv2D features) attend over their
+    second-to-last axis, the other leading axes batching, as in Keras.
 
     Scores are ``query @ key^T`` (``score_mode='dot'``, times the weight ``scale`` when
     ``use_scale``) or ``concat_score_weight * sum(tanh(scale * (q_i + k_j)))``
@@ -23,8 +25,8 @@ class Attention(Layer):
     def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
         super().__init__(**kwargs)
         if score_mode not in ("dot", "concat"):
-            raise ValueError(f"{self.name}: argument 'score_mode' must be one of 'dot', "
-                             f"'concat'; received {score_mode!r}")
+            raise ValueError(f"{self.name}: Invalid value for argument score_mode. Expected "
+                             f"one of {{'dot', 'concat'}}; received {score_mode!r}")
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
                 not 0 <= dropout < 1:
             raise ValueError(f"{self.name}: argument 'dropout' must be a float in [0, 1); "
@@ -37,11 +39,12 @@ class Attention(Layer):
         self.supports_masking = True
 
     def _validate_inputs(self, shapes) -> list:
-        if not (isinstance(shapes, (list, tuple)) and 2 <= len(shapes) <= 3
-                and all(isinstance(s, (list, tuple)) for s in shapes)):
-            raise ValueError(f"{self.name} must be called on a list of 2 or 3 tensors, "
-                             f"[query, value] or [query, value, key]; received "
-                             f"{_describe(shapes)}")
+        is_list = isinstance(shapes, (list, tuple)) and all(isinstance(s, (list, tuple))
+                                                            for s in shapes)
+        if not is_list or not 2 <= len(shapes) <= 3:
+            what = "a list of 2 or 3 tensors" if not is_list else "a list of length 2 or 3"
+            raise ValueError(f"{self.name} must be called on {what}, [query, value] or "
+                             f"[query, value, key]; received {_describe(shapes)}")
         return [tuple(s) for s in shapes]
 
     def build(self, input_shape):
@@ -49,19 +52,21 @@ class Attention(Layer):
         query, value = shapes[0], shapes[1]
         key = shapes[2] if len(shapes) > 2 else value
         for what, shape in (("query", query), ("value", value), ("key", key)):
-            if len(shape) != 3:
-                raise ShapeError(f"{self.name} expects {what} of rank 3 (batch, steps, dim); "
-                                 f"received shape {describe_shape(shape)}")
+            if len(shape) < 3 or len(shape) != len(query):
+                raise ShapeError(f"{self.name} expects {what} of rank 3 or more (batch, ..., "
+                                 f"steps, dim), all inputs of one rank; received shape "
+                                 f"{describe_shape(shape)} (query {describe_shape(query)})")
         if None not in (query[-1], key[-1]) and query[-1] != key[-1]:
             raise ShapeError(f"{self.name}: query and key must have the same last dimension; "
                              f"received query {describe_shape(query)}, key "
                              f"{describe_shape(key)}")
-        if None not in (value[1], key[1]) and value[1] != key[1]:
+        if None not in (value[-2], key[-2]) and value[-2] != key[-2]:
             raise ShapeError(f"{self.name}: value and key must have the same number of steps; "
                              f"received value {describe_shape(value)}, key "
                              f"{describe_shape(key)}")
         self._build_weights(query[-1])
-        self.input_spec = [InputSpec.described("(batch, steps, dim)", ndim=3)] * len(shapes)
+        self.input_spec = [InputSpec.described("(batch, ..., steps, dim)", ndim=len(query))
+                           ] * len(shapes)
 
     def _build_weights(self, dim) -> None:
         self.scale = self.concat_score_weight = None
@@ -89,12 +94,10 @@ class Attention(Layer):
         key = inputs[2] if len(inputs) > 2 else value
         query_mask, value_mask = _split_mask(self.name, mask)
         scores = self._calculate_scores(query, key)
-        keep = None if value_mask is None else ops.expand_dims(ops.cast(value_mask, "bool"),
-                                                               -2)
-        if use_causal_mask:
-            causal = causal_mask(scores.shape[-2], scores.shape[-1])
-            keep = causal if keep is None else ops.logical_and(keep, causal)
+        keep = self._calculate_score_mask(scores, value_mask, use_causal_mask)
         if keep is not None:
+            if len(keep.shape) == 2:            # a value mask alone: (batch, Tv)
+                keep = ops.expand_dims(keep, -2)
             big = 65504.0 if scores.dtype == "float16" else 1.0e9
             scores = ops.subtract(scores, ops.multiply(
                 ops.cast(ops.logical_not(keep), scores.dtype), big))
@@ -106,6 +109,18 @@ class Attention(Layer):
             result = ops.multiply(result, ops.cast(ops.expand_dims(query_mask, -1),
                                                    result.dtype))
         return (result, weights) if return_attention_scores else result
+
+    def _calculate_score_mask(self, scores, v_mask, use_causal_mask):
+        """Keras's helper: the value mask as is (None without one) or, with
+        ``use_causal_mask``, the ``(1, Tq, Tv)`` lower-triangular mask, AND-ed with the value
+        mask as ``(batch, 1, Tv)``."""
+        if v_mask is not None:
+            v_mask = ops.cast(v_mask, "bool")
+        if not use_causal_mask:
+            return v_mask
+        causal = causal_mask(scores.shape[-2], scores.shape[-1])
+        return causal if v_mask is None else ops.logical_and(ops.expand_dims(v_mask, -2),
+                                                             causal)
 
     def compute_mask(self, inputs, mask=None):
         query_mask, _ = _split_mask(self.name, mask)
@@ -124,8 +139,8 @@ def _split_mask(name: str, mask):
     if mask is None:
         return None, None
     if not isinstance(mask, (list, tuple)) or not 2 <= len(mask) <= 3:
-        raise ValueError(f"{name}: argument 'mask' must be a list [query_mask, value_mask]; "
-                         f"received {_describe(mask)}")
+        raise ValueError(f"{name}: the layer mask must be a list of length 2 or 3, "
+                         f"[query_mask, value_mask]; received {_describe(mask)}")
     return mask[0], mask[1]
 
 

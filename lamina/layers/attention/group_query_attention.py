@@ -1,21 +1,19 @@
 """``GroupQueryAttention`` (Ainslie et al., 2023): query heads share fewer key/value heads."""
 from __future__ import annotations
 
-import math
-
 from ... import constraints, initializers, ops, regularizers
 from ...errors import ShapeError, describe_shape
 from ...random import SeedGenerator
 from ..layer import Layer
-from .dot_product import combined_mask, multi_head_attention
-from .multi_head_attention import (MultiHeadAttention, attention_input_shapes,
-                                   weight_options_config)
+from .dot_product import combined_mask
+from .multi_head_attention import (MultiHeadAttention, attend, attention_input_shapes,
+                                   check_dropout, check_scores_allowed, weight_options_config)
 from .projection import HeadProjection
 
 
 def _positive_int(layer, arg, value):
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{layer.name}: argument '{arg}' must be a positive int; received "
+        raise ValueError(f"{layer.name}: argument `{arg}` must be a positive int; received "
                          f"{value!r}")
     return value
 
@@ -52,17 +50,12 @@ class GroupedQueryAttention(Layer):
                              f"{num_key_value_heads}")
         if sliding_window is not None:
             _positive_int(self, "sliding_window", sliding_window)
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
-                not 0 <= dropout < 1:
-            raise ValueError(f"{self.name}: argument 'dropout' must be a float in [0, 1); "
-                             f"received {dropout!r}")
-        if flash_attention and dropout > 0:
-            raise ValueError(f"{self.name}: dropout is not supported with flash attention; "
-                             f"received flash_attention=True and dropout={dropout}")
+        check_dropout(self, dropout, flash_attention)
         self.num_repeats = num_query_heads // num_key_value_heads
         self.dropout, self.use_bias, self.use_gate = dropout, bool(use_bias), bool(use_gate)
         self.sliding_window, self.seed = sliding_window, seed
-        # Lamina has one attention kernel; flash attention would give the same numbers.
+        # Lamina has one attention kernel, whose numbers flash attention would give too;
+        # flash_attention=True keeps Keras's limits (no dropout, no scores returned).
         self.flash_attention = flash_attention
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -71,6 +64,7 @@ class GroupedQueryAttention(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.seed_generator = SeedGenerator(seed) if dropout > 0 else None
+        self._return_attention_scores = False      # set by each call (Keras's state)
         self.supports_masking = True
 
     # ---------------------------------------------------------------- build
@@ -129,36 +123,42 @@ class GroupedQueryAttention(Layer):
         value_mask = getattr(value, "_keras_mask", None) if value_mask is None else value_mask
         if key is not None and key_mask is None:
             key_mask = getattr(key, "_keras_mask", None)
+        check_scores_allowed(self, return_attention_scores)
         query, value = self._as_input(query), self._as_input(value)
         key = value if key is None else self._as_input(key)
         mask = combined_mask(query_mask, value_mask, key_mask, attention_mask,
                              (query.shape[1], value.shape[1]), use_causal_mask,
                              self.sliding_window)
-        dropout = None
-        if training and self.dropout > 0:
-            def dropout(x):
-                return ops.dropout(x, self.dropout, seed=self.seed_generator)
         keys = ops.repeat(self._key_dense(key), self.num_repeats, axis=2)
         values = ops.repeat(self._value_dense(value), self.num_repeats, axis=2)
-        # As Keras: fully masked rows are zeroed only off its fused path (scores returned
-        # or dropout); the fused path leaves them uniform.
-        explicit = return_attention_scores or dropout is not None
-        output, scores = multi_head_attention(
-            self._query_dense(query), keys, values, (1,), 1.0 / math.sqrt(float(self.head_dim)),
-            mask, explicit, dropout)
+        # Keras passes return_attention_scores to _compute_attention as layer state
+        self._return_attention_scores = bool(return_attention_scores)
+        output, scores = self._compute_attention(self._query_dense(query), keys, values,
+                                                 attention_mask=mask, training=training)
         if self._gate_dense is not None:
             output = ops.multiply(output, ops.sigmoid(self._gate_dense(query)))
         output = self._output_dense(output)
         return (output, scores) if return_attention_scores else output
 
+    def _compute_attention(self, query, key, value, attention_mask=None, training=None,
+                           use_causal_mask=False):
+        """Keras's override point: attention over the projected query and the repeated key
+        and value heads, all ``(batch, T or S, num_query_heads, head_dim)``; returns
+        ``(output, scores)``. Scores are wanted when ``self._return_attention_scores``."""
+        wanted = getattr(self, "_return_attention_scores", False)
+        check_scores_allowed(self, wanted)
+        return attend(self, query, key, value, (1,), self.head_dim, attention_mask, training,
+                      wanted, use_causal_mask)
+
     _as_input = MultiHeadAttention._as_input
+    _flash_attention = MultiHeadAttention._flash_attention
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
-        query_shape, value_shape, _ = self._input_shapes(query_shape, value_shape, key_shape)
-        if query_shape[-1] != value_shape[-1]:
+        if value_shape is not None and query_shape[-1] != value_shape[-1]:   # Keras's order
             raise ShapeError(f"{self.name}: the last dimension of query and value must be "
                              f"equal; received query {describe_shape(query_shape)}, value "
                              f"{describe_shape(value_shape)}")
+        query_shape, value_shape, _ = self._input_shapes(query_shape, value_shape, key_shape)
         return query_shape
 
     def get_config(self) -> dict:

@@ -5,10 +5,10 @@ import math
 
 from ... import constraints, initializers, ops, regularizers
 from ...core.tensor import TensorBase
-from ...errors import ShapeError, describe_shape
+from ...errors import ArgumentTypeError, ShapeError, describe_shape
 from ...random import SeedGenerator
 from ..layer import Layer
-from .dot_product import combined_mask, multi_head_attention
+from .dot_product import causal_mask, combined_mask, multi_head_attention
 from .projection import HeadProjection
 
 
@@ -36,15 +36,12 @@ class MultiHeadAttention(Layer):
                  use_gate=False, seed=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         for arg, value in (("num_heads", num_heads), ("key_dim", key_dim),
-                           ("value_dim", value_dim or key_dim),
+                           ("value_dim", key_dim if value_dim is None else value_dim),
                            ("sliding_window", 1 if sliding_window is None else sliding_window)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{self.name}: argument '{arg}' must be a positive int; "
+                raise ValueError(f"{self.name}: argument `{arg}` must be a positive int; "
                                  f"received {value!r}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
-                not 0 <= dropout < 1:
-            raise ValueError(f"{self.name}: argument 'dropout' must be a float in [0, 1); "
-                             f"received {dropout!r}")
+        check_dropout(self, dropout, flash_attention)
         if isinstance(output_shape, int):
             output_shape = (output_shape,)
         if isinstance(attention_axes, int):
@@ -52,15 +49,18 @@ class MultiHeadAttention(Layer):
         for arg, value in (("output_shape", output_shape), ("attention_axes", attention_axes)):
             if value is not None and not (isinstance(value, (list, tuple)) and all(
                     isinstance(v, int) and not isinstance(v, bool) for v in value)):
-                raise TypeError(f"{self.name}: argument '{arg}' must be an int, a tuple of "
-                                f"ints or None; received {value!r}")
+                raise ArgumentTypeError(f"{self.name}: Invalid `{arg}`: argument '{arg}' must "
+                                        f"be an int, a tuple of ints or None; received "
+                                        f"{value!r}")
         self.num_heads, self.key_dim = num_heads, key_dim
-        self.value_dim = value_dim or key_dim
+        self.value_dim = key_dim if value_dim is None else value_dim
         self.dropout, self.use_bias, self.seed = dropout, bool(use_bias), seed
         self._output_shape = tuple(output_shape) if output_shape else None
         self.attention_axes = tuple(attention_axes) if attention_axes is not None else None
         self.sliding_window, self.use_gate = sliding_window, bool(use_gate)
-        self.flash_attention = flash_attention       # accepted; Lamina has no fused kernel
+        # Lamina has one attention kernel, whose numbers flash attention would give too;
+        # flash_attention=True keeps Keras's limits (no dropout, no scores returned).
+        self.flash_attention = flash_attention
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
@@ -74,6 +74,16 @@ class MultiHeadAttention(Layer):
         if not args and "query" in kwargs:      # mha(query=q, value=v), as Keras allows
             args = (kwargs.pop("query"),)
         return super().__call__(*args, **kwargs)
+
+    # Keras's private names for the projections and options, which its tests and user
+    # code reaching into the layer read (read-only: the public names own the sublayers).
+    _query_dense = property(lambda self: self.query_dense)
+    _key_dense = property(lambda self: self.key_dense)
+    _value_dense = property(lambda self: self.value_dense)
+    _output_dense = property(lambda self: self.output_dense)
+    _gate_dense = property(lambda self: self.gate_dense)
+    _sliding_window = property(lambda self: self.sliding_window)
+    _flash_attention = property(lambda self: bool(self.flash_attention))
 
     # ---------------------------------------------------------------- build
     def build(self, query_shape, value_shape=None, key_shape=None):
@@ -149,25 +159,31 @@ class MultiHeadAttention(Layer):
         value_mask = _mask_of(value) if value_mask is None else value_mask
         if key is not None and key_mask is None:
             key_mask = _mask_of(key)
+        check_scores_allowed(self, return_attention_scores)
         query, value = self._as_input(query), self._as_input(value)
         key = value if key is None else self._as_input(key)
         mask = combined_mask(query_mask, value_mask, key_mask, attention_mask,
                              (query.shape[1], value.shape[1]), use_causal_mask,
                              self.sliding_window)
-        dropout = None
-        if training and self.dropout > 0:
-            def dropout(x):
-                return ops.dropout(x, self.dropout, seed=self.seed_generator)
-        # Keras zeroes fully masked rows only off its fused path (scores returned,
-        # dropout, inputs of rank > 3); its fused path leaves them uniform.
-        explicit = return_attention_scores or dropout is not None or len(query.shape) != 3
-        output, scores = multi_head_attention(
-            self.query_dense(query), self.key_dense(key), self.value_dense(value),
-            self._attn_axes, 1.0 / math.sqrt(float(self.key_dim)), mask, explicit, dropout)
+        # the causal mask is folded in above, so an override of _compute_attention with
+        # Keras's older signature (no use_causal_mask) still gets it
+        output, scores = self._compute_attention(
+            self.query_dense(query), self.key_dense(key), self.value_dense(value), mask,
+            training, return_attention_scores)
         if self.gate_dense is not None:
             output = ops.multiply(output, ops.sigmoid(self.gate_dense(query)))
         output = self.output_dense(output)
         return (output, scores) if return_attention_scores else output
+
+    def _compute_attention(self, query, key, value, attention_mask=None, training=None,
+                           return_attention_scores=False, use_causal_mask=False):
+        """Keras's override point: attention over the projected ``(batch, T, heads, size)``
+        query and ``(batch, S, heads, size)`` key and value; returns ``(output, scores)``.
+        ``attention_mask`` (True = attend) broadcasts against ``(batch, T, S)``;
+        ``use_causal_mask`` ANDs the causal mask into it."""
+        check_scores_allowed(self, return_attention_scores)
+        return attend(self, query, key, value, self._attn_axes, self.key_dim, attention_mask,
+                      training, return_attention_scores, use_causal_mask)
 
     def _as_input(self, x):
         """Other arguments than the first get the conversion and autocast it gets."""
@@ -200,11 +216,58 @@ def attention_input_shapes(name, query_shape, value_shape, key_shape):
         raise ValueError(f"{name}: call(query, value, key=None) needs a 'value' "
                          f"tensor; received only a query")
     key_shape = value_shape if key_shape is None else key_shape
+    for what, shape in (("query", query_shape), ("value", value_shape), ("key", key_shape)):
+        if not isinstance(shape, (list, tuple)):
+            raise ShapeError(f"{name}: the {what} shape must be a tuple of dimensions; "
+                             f"received {shape!r}")
     if tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):
-        raise ShapeError(f"{name}: value and key must agree on all axes but the last; "
-                         f"received value {describe_shape(value_shape)}, key "
+        raise ShapeError(f"{name}: all dimensions of `value` and `key`, except the last one, "
+                         f"must be equal; received value {describe_shape(value_shape)}, key "
                          f"{describe_shape(key_shape)}")
     return query_shape, value_shape, key_shape
+
+
+def attend(layer, query, key, value, axes, size, attention_mask, training, scores_wanted,
+           use_causal_mask):
+    """The body of MultiHeadAttention's and GroupedQueryAttention's ``_compute_attention``
+    (``layer.dropout`` and ``layer.seed_generator`` drive the dropout)."""
+    query, key, value = (ops.convert_to_tensor(x) for x in (query, key, value))
+    if attention_mask is not None:
+        attention_mask = ops.cast(ops.convert_to_tensor(attention_mask), "bool")
+    if use_causal_mask:
+        causal = causal_mask(query.shape[1], value.shape[1])
+        attention_mask = causal if attention_mask is None else ops.logical_and(attention_mask,
+                                                                               causal)
+    dropout = None
+    if training and layer.dropout > 0:
+        def dropout(x):
+            return ops.dropout(x, layer.dropout, seed=layer.seed_generator)
+    # Keras zeroes fully masked rows only off its fused path (scores returned, dropout > 0,
+    # inputs of rank > 3); its fused path leaves them uniform.
+    explicit = scores_wanted or layer.dropout > 0 or len(query.shape) != 4
+    return multi_head_attention(query, key, value, axes, 1.0 / math.sqrt(float(size)),
+                                attention_mask, explicit, dropout)
+
+
+def check_dropout(layer, dropout, flash_attention) -> None:
+    """``dropout`` a float in [0, 1), and 0 with ``flash_attention=True`` (Keras's rule:
+    the fused kernel has no dropout)."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
+            not 0 <= dropout < 1:
+        raise ValueError(f"{layer.name}: argument 'dropout' must be a float in [0, 1); "
+                         f"received {dropout!r}")
+    if flash_attention and dropout > 0:
+        raise ValueError(f"{layer.name}: Dropout is not supported when flash attention is "
+                         f"enabled; received flash_attention=True and dropout={dropout}")
+
+
+def check_scores_allowed(layer, return_attention_scores) -> None:
+    """Keras's rule: flash attention never forms the scores, so they cannot be returned."""
+    if return_attention_scores and layer.flash_attention:
+        raise ValueError(f"{layer.name}: Returning attention scores is not supported when "
+                         f"flash attention is enabled. Please disable flash attention to "
+                         f"access attention scores (received flash_attention=True and "
+                         f"return_attention_scores=True)")
 
 
 def weight_options_config(layer) -> dict:

@@ -16,6 +16,7 @@ class Activation(Layer):
         except (TypeError, ValueError) as exc:     # same type, message names the layer
             raise type(exc)(f"{self.name}: argument 'activation': {exc}") from None
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return self.activation(inputs)

@@ -21,6 +21,7 @@ class Masking(Layer):
         self.mask_value = mask_value
         self.supports_masking = True
         self.input_spec = InputSpec.described("(batch, ..., features)", min_ndim=2)
+        self._build_at_init()
 
     def _keep(self, inputs, keepdims: bool):
         return ops.any(ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=keepdims)

@@ -36,9 +36,9 @@ class Merge(Layer):
         if count < self.min_inputs or (self.max_inputs is not None
                                        and count > self.max_inputs):
             wanted = f"exactly {self.min_inputs}" if self.min_inputs == self.max_inputs \
-                else f"at least {self.min_inputs}"
-            raise ValueError(f"{self.name}: expects a list of {wanted} input tensors; "
-                             f"received {count}")
+                else f"a list of at least {self.min_inputs}"
+            raise ValueError(f"{self.name}: a `{type(self).__name__}` layer should be called "
+                             f"on {wanted} inputs; received {count}")
 
     def _check_shapes(self, shapes) -> None:
         """Keras's shape rule for elementwise merges, with an error naming the layer."""
@@ -89,8 +89,11 @@ class Merge(Layer):
                 type(mask).__name__
             count = f"{len(inputs)} inputs" if isinstance(inputs, (list, tuple)) else \
                 type(inputs).__name__
+            rule = "`mask` should be a list" if not isinstance(mask, (list, tuple)) else \
+                "`inputs` should be a list" if not isinstance(inputs, (list, tuple)) else \
+                "the lists `inputs` and `mask` should have the same length"
             raise ValueError(f"{self.name}: compute_mask expects a list with one mask (or "
-                             f"None) per input; received {got} for {count}")
+                             f"None) per input ({rule}); received {got} for {count}")
 
     def compute_mask(self, inputs, mask=None):
         if mask is None:
@@ -113,7 +116,12 @@ def broadcast_mask(mask, x):
     mask = ops.cast(mask, "bool") if mask.dtype != "bool" else mask
     while len(mask.shape) < len(x.shape):
         mask = ops.expand_dims(mask, -1)
-    return ops.broadcast_to(mask, x.shape)
+    if all(m is not None and m == (d if d is not None else m)
+           for m, d in zip(mask.shape, x.shape)):
+        return mask       # full-size already (a concrete mask of a symbolic input too)
+    # and-ed with an all-True tensor like x rather than broadcast_to(x.shape): x's shape
+    # may hold None (a functional model's batch size), which a recorded node cannot carry
+    return ops.logical_and(mask, ops.ones_like(x, dtype="bool"))
 
 
 def masked_reduce(op, inputs, masks):

@@ -35,8 +35,9 @@ class Concatenate(Merge):
         for i in range(rank):
             sizes = {s[i] for s in shapes} - {None}
             if i != axis and len(sizes) > 1:
-                raise ShapeError(f"{self.name}: inputs must have matching shapes except "
-                                 f"along axis {self.axis}; received shapes "
+                raise ShapeError(f"{self.name}: a `Concatenate` layer requires inputs with "
+                                 f"matching shapes except for the concatenation axis "
+                                 f"({self.axis}); received shapes "
                                  f"{describe_shapes(shapes)}")
 
     def _merge_function(self, inputs, masks):

@@ -22,8 +22,8 @@ class GroupNormalization(Layer):
         super().__init__(**kwargs)
         if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or \
                 not (groups == -1 or groups > 0):
-            raise ValueError(f"{self.name}: argument 'groups' must be a positive int or -1; "
-                             f"received {groups!r}")
+            raise ValueError(f"{self.name}: argument `groups` must be a positive int (or -1 "
+                             f"for instance normalization); received {groups!r}")
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
             raise TypeError(f"{self.name}: argument 'axis' must be an int; received {axis!r}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or epsilon < 0:
@@ -50,11 +50,16 @@ class GroupNormalization(Layer):
                              f"{tuple(input_shape)}")
         channels = input_shape[self.axis]
         if channels is None:
-            raise ValueError(f"{self.name}: axis {self.axis} of the input must have a known "
-                             f"size; received shape {tuple(input_shape)}")
+            raise ValueError(f"{self.name}: axis {self.axis} of the input tensor should have "
+                             f"a defined dimension but the layer received an input with "
+                             f"shape {tuple(input_shape)}")
         if self.groups == -1:
             self.groups = channels
-        if channels < self.groups or channels % self.groups:
+        if channels < self.groups:
+            raise ValueError(f"{self.name}: the number of groups ({self.groups}) cannot be more "
+                             f"than the number of channels ({channels}); received "
+                             f"groups={self.groups}")
+        if channels % self.groups:
             raise ValueError(f"{self.name}: the number of channels ({channels}) must be a "
                              f"multiple of argument 'groups' and at least as large; received "
                              f"groups={self.groups}")

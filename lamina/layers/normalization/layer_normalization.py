@@ -7,13 +7,15 @@ from ... import constraints, initializers, ops, regularizers
 from ..layer import Layer
 
 
-def check_axes(layer: Layer, axis) -> int | list:
-    """An int, or a list of ints from a list/tuple; TypeError naming the layer otherwise."""
+def check_axes(layer: Layer, axis, keras_phrase: str = "Expected an int or a list/tuple "
+               "of ints for the argument 'axis'") -> int | list:
+    """An int, or a list of ints from a list/tuple; TypeError naming the layer otherwise
+    (with Keras's wording of the rule, which differs between layers, in parentheses)."""
     values = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not values or any(isinstance(a, bool) or not isinstance(a, numbers.Integral)
                          for a in values):
         raise TypeError(f"{layer.name}: argument 'axis' must be an int or a non-empty list "
-                        f"of ints; received {axis!r}")
+                        f"of ints; received {axis!r} ({keras_phrase})")
     return [int(a) for a in values] if isinstance(axis, (list, tuple)) else int(axis)
 
 

@@ -31,7 +31,8 @@ class SpectralNormalization(Wrapper):
         if isinstance(power_iterations, bool) or not isinstance(power_iterations, int) or \
                 power_iterations <= 0:
             raise ValueError(f"{self.name}: argument 'power_iterations' must be a positive "
-                             f"int; received {power_iterations!r}")
+                             f"int (`power_iterations` should be greater than zero.); "
+                             f"received {power_iterations!r}")
         self.power_iterations = power_iterations
 
     def build(self, input_shape):
@@ -41,9 +42,9 @@ class SpectralNormalization(Wrapper):
         if kernel is None:
             kernel = getattr(self.layer, "embeddings", None)
         if kernel is None:
-            raise ValueError(f"{self.name}: the wrapped layer {self.layer.name!r} "
-                             f"({type(self.layer).__name__}) has no 'kernel' nor "
-                             f"'embeddings' weight")
+            raise ValueError(f"{self.name}: the wrapped layer {self.layer.name!r}, a "
+                             f"{type(self.layer).__name__} object has no attribute 'kernel' "
+                             f"nor 'embeddings'")
         self.kernel = kernel
         self._trainable_variables.append(kernel)        # Keras tracks it on the wrapper too
         self.kernel_shape = tuple(kernel.shape)

@@ -11,8 +11,10 @@ class UnitNormalization(Layer):
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
-        self.axis = check_axes(self, axis)
+        self.axis = check_axes(self, axis, keras_phrase="Invalid value for `axis` argument: "
+                               "expected an int or a list/tuple of ints.")
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         x = ops.cast(inputs, self.compute_dtype)

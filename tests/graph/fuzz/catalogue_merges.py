@@ -2,7 +2,8 @@
 
 ``merge(r, shape)`` gives the merging layer's constructor code (called on ``[a, b]``); the
 generator tries it on symbolic tensors and draws again when it does not fit (Dot and
-Attention need particular ranks; Concatenate and Dot change the shape).
+Attention need particular ranks; Concatenate and Dot change the shape). Attention takes
+``(..., steps, channels)`` samples of rank 2 or more (images too, as Keras 3.15).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def merge(r, s, name=None):
     if name is None:
         roll = r.random()
         name = ("Dot" if roll < 0.15 else
-                r.choice(["Attention", "AdditiveAttention"]) if roll < 0.3 and len(s) == 2
+                r.choice(["Attention", "AdditiveAttention"]) if roll < 0.3 and len(s) >= 2
                 else r.choice(ELEMENTWISE)[len("layers."):-2])
     if name == "Dot":
         return dot(r, s)

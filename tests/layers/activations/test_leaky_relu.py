@@ -32,3 +32,6 @@ def test_rejects_bad_slope():
     with pytest.raises(ValueError, match=r"lr: argument 'negative_slope' must be a "
                                          r"non-negative, finite number; received -0.3"):
         layers.LeakyReLU(-0.3, name="lr")
+    with pytest.raises(ValueError, match=r"The negative_slope value of a Leaky ReLU layer "
+                                         r"cannot be None"):
+        layers.LeakyReLU(None)

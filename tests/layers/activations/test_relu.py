@@ -48,3 +48,35 @@ def test_rejects_bad_arguments():
     with pytest.raises(TypeError, match=r"r2: argument 'negative_slope' must be a "
                                         r"non-negative number; received None"):
         layers.ReLU(negative_slope=None, name="r2")
+
+
+@pytest.mark.parametrize("arg", ["negative_slope", "threshold"])
+def test_none_is_also_keras_s_value_error(arg):
+    # Keras raises ValueError("<arg> of a ReLU layer cannot be None or a negative value")
+    with pytest.raises(ValueError, match=rf"r3: argument '{arg}' must be a non-negative "
+                                         rf"number; received None \({arg} of a ReLU layer "
+                                         rf"cannot be None or a negative value\)"):
+        layers.ReLU(**{arg: None}, name="r3")
+    with pytest.raises(ValueError, match=r"max_value of a ReLU layer cannot be a negative"):
+        layers.ReLU(max_value=-10)
+
+
+def test_stateless_layers_are_built_at_construction():
+    # Keras's _build_at_init: a layer with no build() is built once constructed
+    from lamina.layers import (ELU, Activation, Identity, LeakyReLU, Masking, ReLU, Softmax,
+                               UnitNormalization)
+    for layer in (ReLU(), LeakyReLU(), ELU(), Softmax(), Activation("tanh"), Identity(),
+                  Masking(), UnitNormalization()):
+        assert layer.built, type(layer).__name__
+    assert not layers.PReLU().built                 # it has weights to create
+
+
+def test_build_at_init_leaves_a_subclass_with_its_own_build_unbuilt():
+    class Scaled(layers.ReLU):
+        def build(self, input_shape):
+            self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+
+    layer = Scaled()
+    assert not layer.built
+    layer(np.ones((2, 3), "float32"))
+    assert layer.built and len(layer.weights) == 1

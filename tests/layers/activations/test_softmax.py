@@ -79,7 +79,31 @@ def test_a_timestep_mask_masks_every_feature_of_a_step_in_both_modes():
 
 
 def test_a_mask_that_fits_neither_way_is_refused():
-    with pytest.raises(ValueError, match=r"sm: the mask must broadcast against the inputs "
-                                         r"\(or match their leading axes\); received mask "
+    with pytest.raises(ValueError, match=r"sm: the mask must be broadcastable to the inputs "
+                                         r"\(each mask size 1 or the input's, or the mask "
+                                         r"matching the inputs' leading axes\); received mask "
                                          r"shape \(2, 5\) for input shape \(2, 3, 4\)"):
         layers.Softmax(name="sm")(np.ones((2, 3, 4), "float32"), mask=np.ones((2, 5), bool))
+
+
+def test_a_mask_larger_than_the_inputs_is_refused():
+    # Keras 3.15: each mask size must be 1 or the input's, never larger, nor more axes
+    x = np.array([[1.0, 2.0, 1.0]], "float32")
+    with pytest.raises(ValueError, match=r"sm: the mask must be broadcastable.*received mask "
+                                         r"shape \(2, 3\) for input shape \(1, 3\)"):
+        layers.Softmax(name="sm")(x, mask=np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
+    with pytest.raises(ValueError, match=r"must not have more dimensions; received mask shape "
+                                         r"\(1, 1, 3\)"):
+        layers.Softmax()(x, mask=np.array([[[1.0, 0.0, 1.0]]]))
+
+
+def test_masked_positions_are_zero_even_in_a_fully_masked_row(backend):
+    # Keras 3.15.1's numbers (softmax_test.py): a fully masked row is all zeros, not uniform
+    x = np.array([[1.0, 2.0, 5.0, 1.0], [1.0, 1.0, 1.0, 1.0], [3.0, 1.0, 2.0, 4.0]],
+                 "float32")
+    mask = np.array([[1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]], bool)
+    want = [[0.268941, 0.731059, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0],
+            [0.236883, 0.032059, 0.087144, 0.643914]]
+    np.testing.assert_allclose(layers.Softmax()(x, mask=mask).numpy(), want, atol=1e-6)
+    # a numeric mask keeps the entries above 0.5, as Keras
+    np.testing.assert_allclose(layers.Softmax()(x, mask=mask * 0.75).numpy(), want, atol=1e-6)

@@ -117,8 +117,8 @@ def test_attention_in_a_functional_model():
 
 
 def test_attention_argument_errors():
-    with pytest.raises(ValueError, match=r"a: argument 'score_mode' must be one of 'dot', "
-                                         r"'concat'; received 'add'"):
+    with pytest.raises(ValueError, match=r"a: Invalid value for argument score_mode. Expected "
+                                         r"one of \{'dot', 'concat'\}; received 'add'"):
         layers.Attention(score_mode="add", name="a")
     with pytest.raises(ValueError, match=r"a: argument 'dropout' must be a float in \[0, 1\); "
                                          r"received 1.5"):
@@ -131,10 +131,13 @@ def test_attention_input_errors():
                                          r"\[query, value\] or \[query, value, key\]; received "
                                          r"a single tensor of shape \(2, 4, 3\)"):
         layers.Attention(name="a")(q)
-    with pytest.raises(ValueError, match=r"received a list of 1"):
+    with pytest.raises(ValueError, match=r"a must be called on a list of length 2 or 3, "
+                                         r"\[query, value\] or \[query, value, key\]; "
+                                         r"received a list of 1"):
         layers.Attention(name="a")([q])
-    with pytest.raises(ValueError, match=r"a expects query of rank 3 \(batch, steps, dim\); "
-                                         r"received shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"a expects query of rank 3 or more \(batch, \.\.\., "
+                                         r"steps, dim\), all inputs of one rank; received "
+                                         r"shape \(2, 3\)"):
         layers.Attention(name="a")([q[:, 0], v])
     with pytest.raises(ValueError, match=r"a: query and key must have the same last "
                                          r"dimension"):
@@ -142,6 +145,35 @@ def test_attention_input_errors():
     with pytest.raises(ValueError, match=r"a: value and key must have the same number of "
                                          r"steps"):
         layers.Attention(name="a")([q, v, v[:, :2]])
-    with pytest.raises(ValueError, match=r"a: argument 'mask' must be a list \[query_mask, "
-                                         r"value_mask\]"):
+    with pytest.raises(ValueError, match=r"a: the layer mask must be a list of length 2 or 3, "
+                                         r"\[query_mask, value_mask\]"):
         layers.Attention(name="a")([q, v], mask=np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match=r"a: the layer mask must be a list of length 2 or 3"):
+        layers.Attention(name="a")([q, v], mask=[np.ones((2, 4), bool)])
+
+
+def test_attention_on_4d_inputs_attends_over_the_second_to_last_axis():
+    # Keras 3.15's test_attention_nd_inputs: (batch, h, w, c) inputs, scores (batch, h, w, w)
+    rng = np.random.default_rng(3)
+    q = rng.random((2, 3, 4, 5)).astype("float32")
+    v = rng.random((2, 3, 6, 5)).astype("float32")
+    out, scores = layers.Attention()([q, v], return_attention_scores=True)
+    logits = q @ np.swapaxes(v, -1, -2)
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    want_scores = e / e.sum(-1, keepdims=True)
+    assert out.shape == (2, 3, 4, 5) and scores.shape == (2, 3, 4, 6)
+    np.testing.assert_allclose(scores.numpy(), want_scores, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), want_scores @ v, rtol=1e-5, atol=1e-6)
+
+
+def test_calculate_score_mask_is_keras_s_helper():
+    layer = layers.Attention()
+    scores = np.zeros((2, 3, 4), "float32")
+    assert layer._calculate_score_mask(scores, v_mask=None, use_causal_mask=False) is None
+    causal = np.tril(np.ones((1, 3, 4), bool))
+    np.testing.assert_array_equal(
+        layer._calculate_score_mask(scores, None, use_causal_mask=True).numpy(), causal)
+    v_mask = np.array([[True, False, True, False]])
+    np.testing.assert_array_equal(
+        layer._calculate_score_mask(scores, v_mask, use_causal_mask=True).numpy(),
+        np.logical_and(causal, v_mask[:, None, :]))

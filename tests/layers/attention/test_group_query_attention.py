@@ -54,12 +54,36 @@ def test_errors():
     with pytest.raises(ValueError, match="'num_query_heads' must be divisible by "
                                          "'num_key_value_heads'; received 3 and 2"):
         layers.GroupQueryAttention(2, 3, 2)
-    with pytest.raises(ValueError, match="'sliding_window' must be a positive int"):
+    with pytest.raises(ValueError, match="`sliding_window` must be a positive int"):
         layers.GroupQueryAttention(2, 2, 1, sliding_window=0)
     with pytest.raises(ValueError, match="'dropout' must be a float in"):
         layers.GroupQueryAttention(2, 2, 1, dropout=1.5)
-    with pytest.raises(ValueError, match="dropout is not supported with flash attention"):
+    with pytest.raises(ValueError, match="Dropout is not supported when flash attention is "
+                                         "enabled; received flash_attention=True and "
+                                         "dropout=0.1"):
         layers.GroupQueryAttention(2, 2, 1, dropout=0.1, flash_attention=True)
+    x = np.ones((1, 2, 4), "float32")
+    with pytest.raises(ValueError, match="Returning attention scores is not supported when "
+                                         "flash attention is enabled"):
+        layers.GroupQueryAttention(2, 2, 1, flash_attention=True)(
+            x, x, return_attention_scores=True)
     with pytest.raises(ShapeError, match="query, value and key must have rank 3"):
         x = ops.convert_to_tensor(np.ones((2, 3, 3, 4), "float32"))
         layers.GroupQueryAttention(2, 2, 1)(x, x)
+
+
+def test_compute_output_shape_checks_query_and_value_dims_first():
+    # Keras checks query[-1] == value[-1] before looking at the key shape
+    layer = layers.GroupQueryAttention(head_dim=2, num_query_heads=4, num_key_value_heads=4,
+                                         name="g")
+    with pytest.raises(ValueError, match=r"g: the last dimension of query and value must be "
+                                         r"equal; received query \(2, 4, 8\), value "
+                                         r"\(2, 2, 7\)"):
+        layer.compute_output_shape((2, 4, 8), (2, 2, 7), 2)
+    with pytest.raises(ValueError, match=r"g: all dimensions of `value` and `key`, except the "
+                                         r"last one, must be equal"):
+        layer.compute_output_shape((2, 4, 8), (2, 2, 8), (2, 1, 7))
+    with pytest.raises(ValueError, match=r"g: the key shape must be a tuple of dimensions; "
+                                         r"received 2"):
+        layer.compute_output_shape((2, 4, 8), (2, 2, 8), 2)
+    assert layers.GroupQueryAttention(2, 2, 1, flash_attention=True)._flash_attention

@@ -181,18 +181,47 @@ def test_mha_config_round_trip():
 @pytest.mark.parametrize("arg", ["num_heads", "key_dim", "value_dim"])
 def test_mha_rejects_bad_sizes(arg):
     kwargs = dict(num_heads=2, key_dim=3, name="m")
-    kwargs[arg] = 0 if arg != "value_dim" else -1
-    with pytest.raises(ValueError, match=rf"m: argument '{arg}' must be a positive int"):
-        MHA(**kwargs)
+    for bad in (0, -2, 1.5):        # Keras 3.15 rejects value_dim=0 too (None means key_dim)
+        kwargs[arg] = bad
+        with pytest.raises(ValueError, match=rf"m: argument `{arg}` must be a positive int; "
+                                             rf"received {bad}"):
+            MHA(**kwargs)
+
+
+def test_mha_flash_attention_keeps_keras_s_limits():
+    with pytest.raises(ValueError, match=r"m: Dropout is not supported when flash attention "
+                                         r"is enabled"):
+        MHA(2, 2, flash_attention=True, dropout=0.1, name="m")
+    layer = MHA(2, 2, flash_attention=True, name="m")
+    assert layer._flash_attention
+    x = np.random.default_rng(0).random((2, 4, 8)).astype("float32")
+    with pytest.raises(ValueError, match=r"m: Returning attention scores is not supported "
+                                         r"when flash attention is enabled. Please disable "
+                                         r"flash attention to access attention scores"):
+        layer(query=x, value=x, return_attention_scores=True)
+    np.testing.assert_array_equal(layer(x, x).numpy().shape, (2, 4, 8))
+
+
+def test_mha_keras_private_names_read_the_projections():
+    layer = MHA(2, 2, use_gate=True, sliding_window=5, kernel_constraint="non_neg")
+    layer.build((1, 2, 2), (1, 2, 2))
+    assert layer._query_dense is layer.query_dense and layer._gate_dense is layer.gate_dense
+    assert layer._output_dense is layer.output_dense and layer._sliding_window == 5
+    assert isinstance(layer._key_dense.kernel.constraint, lamina.constraints.NonNeg)
+    assert len(layer.weights) == 10                # no projection counted twice
 
 
 def test_mha_argument_errors():
     with pytest.raises(ValueError, match=r"m: argument 'dropout' must be a float in \[0, 1\)"):
         MHA(2, 3, dropout=-0.1, name="m")
-    with pytest.raises(TypeError, match=r"m: argument 'output_shape' must be an int, a tuple "
-                                        r"of ints or None; received 'x'"):
+    with pytest.raises(TypeError, match=r"m: Invalid `output_shape`: argument 'output_shape' "
+                                        r"must be an int, a tuple of ints or None; received "
+                                        r"'x'"):
         MHA(2, 3, output_shape="x", name="m")
-    with pytest.raises(TypeError, match=r"m: argument 'attention_axes' must be"):
+    with pytest.raises(ValueError, match=r"Invalid `output_shape`"):    # Keras's type
+        MHA(2, 3, output_shape=8.0, name="m")
+    with pytest.raises(TypeError, match=r"m: Invalid `attention_axes`: argument "
+                                        r"'attention_axes' must be"):
         MHA(2, 3, attention_axes=1.0, name="m")
 
 
@@ -204,8 +233,9 @@ def test_mha_input_errors():
     with pytest.raises(ValueError, match=r"m: call\(query, value, key=None\) needs a 'value' "
                                          r"tensor"):
         MHA(2, 3, name="m")(q)
-    with pytest.raises(ValueError, match=r"m: value and key must agree on all axes but the "
-                                         r"last; received value \(2, 5, 3\), key \(2, 4, 3\)"):
+    with pytest.raises(ValueError, match=r"m: all dimensions of `value` and `key`, except the "
+                                         r"last one, must be equal; received value "
+                                         r"\(2, 5, 3\), key \(2, 4, 3\)"):
         MHA(2, 3, name="m")(q, v, k[:, :4])
     with pytest.raises(ValueError, match=r"m: query and value must have the same rank, at "
                                          r"least 3"):
@@ -278,6 +308,56 @@ def test_mha_sliding_window_and_gate_match_reference(backend):
 
 
 def test_mha_rejects_bad_sliding_window():
-    with pytest.raises(ValueError, match=r"m: argument 'sliding_window' must be a positive "
+    with pytest.raises(ValueError, match=r"m: argument `sliding_window` must be a positive "
                                          r"int; received 0"):
         MHA(2, 3, sliding_window=0, name="m")
+
+
+def _causal_vs_merged(layer, heads, size, t=5, **kwargs):
+    rng = np.random.RandomState(0)
+    q, k, v = (rng.randn(1, t, heads, size).astype("float32") for _ in range(3))
+    extra = np.ones((1, t, t), bool)
+    extra[:, 3, 1] = False
+    merged = extra & np.tril(np.ones((t, t), bool))[None]
+    both, _ = layer._compute_attention(q, k, v, attention_mask=extra, use_causal_mask=True,
+                                       **kwargs)
+    alone, _ = layer._compute_attention(q, k, v, attention_mask=merged, **kwargs)
+    return both.numpy(), alone.numpy()
+
+
+@pytest.mark.parametrize("scores", [False, True])
+def test_compute_attention_is_keras_s_override_point(scores):
+    layer = MHA(num_heads=2, key_dim=4)
+    layer.build((1, 5, 8), (1, 5, 8))
+    both, merged = _causal_vs_merged(layer, 2, 4, return_attention_scores=scores)
+    np.testing.assert_allclose(both, merged, atol=1e-6)
+    gqa = layers.GroupQueryAttention(head_dim=4, num_query_heads=4, num_key_value_heads=2)
+    gqa.build((1, 5, 16), (1, 5, 16))
+    gqa._return_attention_scores = scores
+    both, merged = _causal_vs_merged(gqa, 4, 4)
+    np.testing.assert_allclose(both, merged, atol=1e-6)
+
+
+@pytest.mark.parametrize("base", ["mha", "gqa"])
+def test_an_override_with_keras_s_older_signature_gets_the_causal_mask(base):
+    seen = {}
+    cls = MHA if base == "mha" else layers.GroupQueryAttention
+
+    class Sub(cls):
+        def _compute_attention(self, query, key, value, attention_mask=None, training=None,
+                               *args):
+            seen["mask"] = attention_mask
+            return super()._compute_attention(query, key, value, attention_mask, training,
+                                              *args)
+
+    layer = Sub(num_heads=2, key_dim=4) if base == "mha" else \
+        Sub(head_dim=4, num_query_heads=4, num_key_value_heads=2)
+    x = np.random.RandomState(0).randn(2, 5, 8 if base == "mha" else 16).astype("float32")
+    out = layer(x, x, use_causal_mask=True)
+    np.testing.assert_array_equal(np.broadcast_to(seen["mask"].numpy(), (2, 5, 5)),
+                                  np.broadcast_to(np.tril(np.ones((5, 5), bool)), (2, 5, 5)))
+    plain = cls.from_config(layer.get_config())
+    plain.build(x.shape, x.shape)
+    plain.set_weights(layer.get_weights())
+    np.testing.assert_allclose(out.numpy(), plain(x, x, use_causal_mask=True).numpy(),
+                               rtol=1e-6)

@@ -59,8 +59,8 @@ def test_rejects_a_single_tensor_after_build():
 
 
 def test_rejects_an_empty_list():
-    with pytest.raises(ValueError, match=r"expects a list of at least 1 input tensors; "
-                                         r"received 0"):
+    with pytest.raises(ValueError, match=r"`Add` layer should be called on a list of at "
+                                         r"least 1 inputs; received 0"):
         layers.Add()([])
 
 
@@ -88,8 +88,10 @@ def test_compute_mask_rejects_mismatched_lists():
     layer = layers.Add(name="add_m")
     x = [masked(X1), masked(X2)]
     with pytest.raises(ValueError, match=r"add_m: compute_mask expects a list with one mask "
-                                         r"\(or None\) per input; received 1 masks for 2 "
-                                         r"inputs"):
+                                         r"\(or None\) per input \(the lists `inputs` and "
+                                         r"`mask` should have the same length\); received 1 "
+                                         r"masks for 2 inputs"):
         layer.compute_mask(x, [None])
-    with pytest.raises(ValueError, match=r"received Tensor for 2 inputs"):
+    with pytest.raises(ValueError, match=r"\(`mask` should be a list\); received Tensor for "
+                                         r"2 inputs"):
         layer.compute_mask(x, masked(X1_MASK))

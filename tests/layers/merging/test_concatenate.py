@@ -45,9 +45,10 @@ def test_concatenate_symbolic_shape():
 
 
 def test_concatenate_rejects_mismatched_shapes():
-    with pytest.raises(ValueError, match=r"cat: inputs must have matching shapes except "
-                                         r"along axis -1; received shapes \(1, 2, 5\), "
-                                         r"\(1, 1, 4\)"):
+    with pytest.raises(ValueError, match=r"cat: a `Concatenate` layer requires inputs "
+                                         r"with matching shapes except for the "
+                                         r"concatenation axis \(-1\); received shapes "
+                                         r"\(1, 2, 5\), \(1, 1, 4\)"):
         layers.Concatenate(name="cat")([np.ones((1, 2, 5), "float32"),
                                         np.ones((1, 1, 4), "float32")])
 
@@ -67,3 +68,30 @@ def test_concatenate_rejects_axis_out_of_range():
 def test_concatenate_rejects_non_int_axis():
     with pytest.raises(ValueError, match=r"argument 'axis' must be an int; received '1'"):
         layers.Concatenate(axis="1")
+
+
+def test_concatenate_mask_in_a_functional_model_with_unknown_batch():
+    """Keras's test_concatenate_with_mask_symbolic: the masks of inputs whose batch size is
+    None are broadcast without recording a shape holding None."""
+    from lamina import models, ops
+    input1, input2 = layers.Input((4, 2)), layers.Input((4, 2))
+    output = layers.Concatenate(axis=1)([layers.Masking()(input1), input2])
+    model = models.Model([input1, input2], output._keras_mask)
+    x1 = np.array([[[0, 0], [1, 2], [0, 0], [3, 4]]], "float32")
+    x2 = np.array([[[0, 0], [0, 0], [1, 2], [3, 4]]], "float32")
+    np.testing.assert_array_equal(ops.convert_to_numpy(model([x1, x2])),
+                                  [[0, 1, 0, 1, 1, 1, 1, 1]])
+
+
+def test_concrete_masks_of_symbolic_inputs_give_a_concrete_mask():
+    # Keras's test_correctness_dynamic: compute_mask([Input, Input], [Variable, Variable])
+    from lamina import ops
+    a, b = layers.Input((4, 5)), layers.Input((4, 5))
+    m1 = np.ones((2, 4, 5), "float32")
+    m2 = np.zeros((2, 4, 5), "float32")
+    m2[0, 1] = 1.0
+    out = layers.Concatenate(axis=1).compute_mask(
+        [a, b], [lamina.Variable(m1), lamina.Variable(m2)])
+    want = np.concatenate([np.ones((2, 4), bool), np.zeros((2, 4), bool)], axis=1)
+    want[0, 5] = True
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), want)

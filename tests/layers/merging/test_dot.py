@@ -102,8 +102,8 @@ def test_dot_rejects_size_mismatch():
 
 
 def test_dot_rejects_three_inputs():
-    with pytest.raises(ValueError, match=r"expects a list of exactly 2 input tensors; "
-                                         r"received 3"):
+    with pytest.raises(ValueError, match=r"a `Dot` layer should be called on exactly 2 "
+                                         r"inputs; received 3"):
         layers.Dot(1)([np.ones((2, 3), "float32")] * 3)
 
 

@@ -31,6 +31,6 @@ def test_subtract_with_masks(backend):
 
 @pytest.mark.parametrize("count", [1, 3])
 def test_subtract_needs_exactly_two_inputs(count):
-    with pytest.raises(ValueError, match=rf"sub: expects a list of exactly 2 input tensors; "
-                                         rf"received {count}"):
+    with pytest.raises(ValueError, match=rf"sub: a `Subtract` layer should be called on "
+                                         rf"exactly 2 inputs; received {count}"):
         layers.Subtract(name="sub")([np.zeros((2, 3), "float32")] * count)

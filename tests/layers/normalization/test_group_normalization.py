@@ -51,8 +51,8 @@ def test_channels_first_axis(backend):
 
 
 def test_rejects_bad_arguments():
-    with pytest.raises(ValueError, match=r"gn: argument 'groups' must be a positive int or "
-                                         r"-1; received 0"):
+    with pytest.raises(ValueError, match=r"gn: argument `groups` must be a positive int \(or "
+                                         r"-1 for instance normalization\); received 0"):
         layers.GroupNormalization(groups=0, name="gn")
     with pytest.raises(TypeError, match=r"gn_a: argument 'axis' must be an int; received"):
         layers.GroupNormalization(axis=[1], name="gn_a")
@@ -62,5 +62,12 @@ def test_rejects_bad_arguments():
                                          r"multiple of argument 'groups' and at least as "
                                          r"large; received groups=4"):
         layers.GroupNormalization(groups=4, name="gn_c")(np.ones((2, 6), "float32"))
+    with pytest.raises(ValueError, match=r"gn_m: the number of groups \(8\) cannot be more "
+                                         r"than the number of channels \(6\)"):
+        layers.GroupNormalization(groups=8, name="gn_m")(np.ones((2, 6), "float32"))
+    with pytest.raises(ValueError, match=r"gn_u: axis -1 of the input tensor should have a "
+                                         r"defined dimension but the layer received an input "
+                                         r"with shape \(None, 2, None\)"):
+        layers.GroupNormalization(groups=2, name="gn_u").build((None, 2, None))
     with pytest.raises(ValueError, match=r"gn_b: argument 'axis' must be a non-batch axis"):
         layers.GroupNormalization(groups=1, axis=0, name="gn_b")(np.ones((2, 6), "float32"))

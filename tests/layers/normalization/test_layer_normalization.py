@@ -77,3 +77,11 @@ def test_rejects_bad_arguments():
         layers.LayerNormalization(axis=3, name="ln_x")(np.ones((2, 3), "float32"))
     with pytest.raises(ValueError, match=r"received axis=\[1, -1\]"):
         layers.LayerNormalization(axis=[1, -1])(np.ones((2, 3), "float32"))
+
+
+def test_bad_axis_message_carries_keras_s_wording():
+    with pytest.raises(TypeError, match=r"ln: argument 'axis' must be an int or a non-empty "
+                                        r"list of ints; received \{'axis': -1\} \(Expected an "
+                                        r"int or a list/tuple of ints for the argument "
+                                        r"'axis'\)"):
+        layers.LayerNormalization(axis={"axis": -1}, name="ln")

@@ -73,9 +73,11 @@ def test_graph_training_equals_eager_and_keras_file(tmp_path):
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="'power_iterations' must be a positive int"):
+    with pytest.raises(ValueError, match=r"'power_iterations' must be a positive int "
+                                         r"\(`power_iterations` should be greater than zero.\)"):
         layers.SpectralNormalization(layers.Dense(2), power_iterations=0)
-    with pytest.raises(ValueError, match="has no 'kernel' nor 'embeddings' weight"):
+    with pytest.raises(ValueError, match=r"a LayerNormalization object has no attribute "
+                                         r"'kernel' nor 'embeddings'"):
         layers.SpectralNormalization(layers.LayerNormalization())(np.ones((1, 3), "float32"))
     with pytest.raises(ValueError, match="SpectralNormalization: argument 'layer' must be a "
                                          "Layer"):

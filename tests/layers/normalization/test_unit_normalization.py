@@ -35,3 +35,11 @@ def test_rejects_bad_axis():
         layers.UnitNormalization(axis=1.5, name="un")
     with pytest.raises(ValueError, match=r"un2: argument 'axis' must name distinct axes"):
         layers.UnitNormalization(axis=2, name="un2")(np.ones((2, 3), "float32"))
+
+
+def test_bad_axis_message_carries_keras_s_wording():
+    with pytest.raises(TypeError, match=r"un: argument 'axis' must be an int or a non-empty "
+                                        r"list of ints; received \{'axis': -1\} \(Invalid "
+                                        r"value for `axis` argument: expected an int or a "
+                                        r"list/tuple of ints.\)"):
+        layers.UnitNormalization(axis={"axis": -1}, name="un")
