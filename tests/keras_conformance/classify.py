@@ -6,7 +6,9 @@ PASSED = "passed"
 MESSAGE = "message differs"
 
 _RULES = (
-    (INTERNAL, re.compile(r"keras-internal|needs (tensorflow|jax|torch|grain|tf_keras|flax|pandas)|"
+    # trainer_test picks Keras's backend Trainer class by name ("Invalid backend" else)
+    (INTERNAL, re.compile(r"keras-internal|Invalid backend: lamina|"
+                          r"needs (tensorflow|jax|torch|grain|tf_keras|flax|pandas|numpy)|"
                           r"No module named '(tensorflow|torch|jax|grain|flax|openvino|"
                           r"tf_keras)")),
     ("missing in Lamina", re.compile(r"missing-in-lamina")),

@@ -119,6 +119,16 @@ def _set_keras_mask(x, mask):
 OTHER_FRAMEWORKS = ("tensorflow", "jax", "torch", "grain", "tf_keras", "flax", "pandas")
 
 
+BACKEND_MODULES = tuple(f"keras.src.backend.{b}" for b in
+                        ("jax", "tensorflow", "torch", "numpy", "openvino"))
+
+
+def _framework(name: str) -> str:
+    """``tensorflow.data`` -> tensorflow; ``keras.src.backend.jax.trainer`` -> jax."""
+    parts = name.split(".")
+    return parts[3] if name.startswith("keras.src.backend.") else parts[0]
+
+
 class _Unavailable(types.ModuleType):
     """A framework Keras's tests reach for (TensorFlow for tf.data, JAX, grain) that
     Lamina's environment does not have: the test module still imports, and a test fails
@@ -137,11 +147,17 @@ class _Unavailable(types.ModuleType):
         return child
 
     def __call__(self, *args, **kwargs):
-        root = self.__name__.split(".")[0]
-        raise KerasInternal(f"needs {root}: the keras test calls {self.__name__}")
+        raise KerasInternal(f"needs {_framework(self.__name__)}: the keras test calls "
+                            f"{self.__name__}")
 
     def __iter__(self):
         return self.__call__()
+
+    def __mro_entries__(self, bases):
+        """``class X(tf.Module)``: a class that refuses to be made."""
+        return (absent(self.__name__.rsplit(".", 1)[-1], KerasInternal,
+                       f"needs {_framework(self.__name__)}: the keras test subclasses "
+                       f"{self.__name__}"),)
 
 
 class _AbsentMeta(type):
@@ -241,6 +257,8 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in OTHER_FRAMEWORKS and self._absent(name.split(".")[0]):
+            return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
+        if name.startswith(BACKEND_MODULES):    # Keras's backend-specific code: JAX's, ...
             return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
         if name != "keras" and not name.startswith("keras."):
             return None
