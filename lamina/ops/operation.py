@@ -49,14 +49,19 @@ def _auto_config(cls, args, kwargs):
     return (config, None) if plain else (None, "values")
 
 
-class Operation:
-    """``Operation(name=None)``; subclass and define ``call``."""
+class _RecordsArguments:
+    """Keeps the constructor's arguments for ``get_config`` (in a base class, so that
+    ``inspect.signature(Operation)`` reads ``Operation.__init__``, as Keras's does)."""
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
         instance.__dict__["_auto_config"] = _auto_config(cls, args, kwargs)
         instance.__dict__["_inbound_nodes"] = []
         return instance
+
+
+class Operation(_RecordsArguments):
+    """``Operation(name=None)``; subclass and define ``call``."""
 
     def __init__(self, name=None):
         if name is not None and (not isinstance(name, str) or not name or "/" in name):

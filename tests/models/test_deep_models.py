@@ -99,7 +99,7 @@ def test_3000_layer_functional_chain_builds_trains_summarizes_saves_and_loads(tm
 
 
 def test_duplicate_names_are_refused_when_building_from_a_list_or_a_config():
-    with pytest.raises(ValueError, match=r"seq.add: all layers of a Sequential model must "
+    with pytest.raises(ValueError, match=r"seq.add: all layers of a Sequential model should "
                                          r"have unique names; 'd' is already used"):
         lamina.Sequential([layers.Dense(2, name="d"), layers.Dense(2, name="e"),
                            layers.Dense(2, name="d")], name="seq")
