@@ -22,7 +22,7 @@ SAME_ARRAY = ("stop_gradient", "read_value")        # the input array itself
 ELEMENTWISE = ("cast", "where", "clip", "relu", "make_complex")
 
 
-def c_ordered(value, graph) -> bool:
+def surely_c_ordered(value, graph) -> bool:
     """True when ``value`` is a C-ordered array whenever ``graph`` runs, in every mode:
     a ``writes_out`` op's result, a reshape of such a value, a constant laid out so, or a
     variable (Variables hold C-ordered buffers). A graph input is the caller's array, laid
@@ -50,6 +50,6 @@ def layout_kept(uses, old, new) -> bool:
     ``old`` is a ``writes_out`` op's result (C-ordered) or a reshape of a reshape of what
     ``new`` reshapes (C-ordered when that is). Yes when ``new`` is C-ordered, or when only
     elementwise ops read ``old`` (graph outputs and updates count as other readers)."""
-    if c_ordered(new, uses.graph):
+    if surely_c_ordered(new, uses.graph):
         return True
     return not uses.is_root(old) and all(reads_elementwise(r) for r in uses.readers_of(old))

@@ -127,3 +127,24 @@ def kernel(layer):
     if layer._calibration_mode == "awq":
         matrix = ops.divide(matrix, ops.expand_dims(layer.awq_scales, -1))
     return ops.reshape(matrix, layer.original_kernel_shape)
+
+
+class CalibratedWeightsMixin:
+    """GPTQ and AWQ for a layer with one kernel: ``quantize("gptq"/"awq")`` and the
+    calibration drivers' callbacks (lamina/quantizers/gptq.py, awq.py ask for
+    ``_gptq_calibrated`` / ``_awq_calibrated``). ``_calibrated_zero`` names the layer's
+    zero-point variable (Keras calls it ``kernel_zero`` in Dense, ``zero_point`` in
+    EinsumDense)."""
+    _calibrated_zero = "kernel_zero"
+
+    def _quantize_gptq(self, config) -> None:
+        quantize(self, config, self._calibrated_zero, "gptq")
+
+    def _quantize_awq(self, config) -> None:
+        quantize(self, config, self._calibrated_zero, "awq")
+
+    def _gptq_calibrated(self, quantized, scale, zero, g_idx) -> None:
+        finish(self, quantized, scale, zero, g_idx)
+
+    def _awq_calibrated(self, quantized, scale, zero, awq_scales, g_idx) -> None:
+        finish(self, quantized, scale, zero, g_idx, awq_scales)

@@ -10,7 +10,7 @@ from ..quantize import quantized_view
 from . import calibrated_weights, float8_dense, int4_dense, int8_dense
 
 
-class Dense(LoraMixin, Layer):
+class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     """A fully connected layer (Keras 3's ``Dense``); works on the last axis of N-D input.
 
     Weights: ``kernel`` (input_dim, units) and ``bias`` (units,). Quantized
@@ -110,27 +110,14 @@ class Dense(LoraMixin, Layer):
         elif mode == "float8":
             float8_dense.build(self)
         else:
-            calibrated_weights.build(self, kernel_shape, config, "kernel_zero", mode)
+            calibrated_weights.build(self, kernel_shape, config, self._calibrated_zero,
+                                     mode)
 
     def _quantize_int8(self, config) -> None:
         int8_dense.quantize(self, config)
 
     def _quantize_float8(self, config) -> None:
         float8_dense.quantize(self, config)
-
-    def _quantize_gptq(self, config) -> None:
-        calibrated_weights.quantize(self, config, "kernel_zero", "gptq")
-
-    def _quantize_awq(self, config) -> None:
-        calibrated_weights.quantize(self, config, "kernel_zero", "awq")
-
-    def _gptq_calibrated(self, quantized, scale, zero, g_idx) -> None:
-        """GPTQ's results for this layer (lamina/quantizers/gptq.py)."""
-        calibrated_weights.finish(self, quantized, scale, zero, g_idx)
-
-    def _awq_calibrated(self, quantized, scale, zero, awq_scales, g_idx) -> None:
-        """AWQ's results for this layer (lamina/quantizers/awq.py)."""
-        calibrated_weights.finish(self, quantized, scale, zero, g_idx, awq_scales)
 
     def _quantize_int4(self, config) -> None:
         int4_dense.quantize(self, config)

@@ -11,7 +11,7 @@ from . import calibrated_weights, float8_dense, int4_einsum, int8_einsum
 from .einsum_equation import analyze, einsum, expand, split_equation
 
 
-class EinsumDense(LoraMixin, Layer):
+class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     """A dense layer whose product is an einsum (Keras 3's ``EinsumDense``).
 
     ``equation`` has the form ``'ab,bc->ac'``, ``'...ab,bc->...ac'`` or
@@ -26,6 +26,7 @@ class EinsumDense(LoraMixin, Layer):
     which Keras writes in the config of a GPTQ layer, is checked against the kernel).
     ``lora_rank`` (or ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
     """
+    _calibrated_zero = "zero_point"           # Keras's name in EinsumDense
 
     _quantized_variable_order = {
         "int8": ("kernel", "bias", "kernel_scale"),
@@ -127,27 +128,14 @@ class EinsumDense(LoraMixin, Layer):
         elif mode == "float8":
             float8_dense.build(self)
         else:
-            calibrated_weights.build(self, kernel_shape, config, "zero_point", mode)
+            calibrated_weights.build(self, kernel_shape, config, self._calibrated_zero,
+                                     mode)
 
     def _quantize_int8(self, config) -> None:
         int8_einsum.quantize(self, config)
 
     def _quantize_float8(self, config) -> None:
         float8_dense.quantize(self, config)
-
-    def _quantize_gptq(self, config) -> None:
-        calibrated_weights.quantize(self, config, "zero_point", "gptq")
-
-    def _quantize_awq(self, config) -> None:
-        calibrated_weights.quantize(self, config, "zero_point", "awq")
-
-    def _gptq_calibrated(self, quantized, scale, zero, g_idx) -> None:
-        """GPTQ's results for this layer (lamina/quantizers/gptq.py)."""
-        calibrated_weights.finish(self, quantized, scale, zero, g_idx)
-
-    def _awq_calibrated(self, quantized, scale, zero, awq_scales, g_idx) -> None:
-        """AWQ's results for this layer (lamina/quantizers/awq.py)."""
-        calibrated_weights.finish(self, quantized, scale, zero, g_idx, awq_scales)
 
     def _quantize_int4(self, config) -> None:
         int4_einsum.quantize(self, config)
