@@ -12,7 +12,7 @@ from ..core.variable import Variable
 from ..core import structure, weight_budget
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float, itemsize, standardize
-from ..errors import LaminaError, describe_shape
+from ..errors import describe_shape
 from ..graph import trace as graph_trace
 from ..ops import convert_to_tensor
 from . import call_context
@@ -21,6 +21,7 @@ from .config import LayerConfigMixin
 from .input_spec import check_input_compatibility
 from ..core.naming import to_snake_case, unique_name
 from .node import LayerNode
+from .own_variables import LayerError, OwnVariablesMixin
 from .quantize import QuantizeMixin
 from .remat_scope import get_current_remat_mode
 from .stateless_call import stateless_call
@@ -30,7 +31,7 @@ _CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_
                         "input_length"}
 
 
-class Layer(LayerConfigMixin, QuantizeMixin):
+class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
     """A unit of computation with state: subclass it and write four methods.
 
     - ``__init__(self, ..., **kwargs)`` validates and stores the configuration and passes
@@ -255,49 +256,6 @@ class Layer(LayerConfigMixin, QuantizeMixin):
             total += size
         return total
 
-    # ---------------------------------------------------------------- saving hooks
-    def save_own_variables(self, store) -> None:
-        """Write this layer's own state into ``store``, a dict-like object (Keras 3's hook:
-        ``model.save`` and ``save_weights`` call it once per layer). The default writes the
-        layer's own weights (not its sublayers', which save themselves) as ``store["0"]``,
-        ``store["1"]``, ... in Keras's order. Override it together with
-        :meth:`load_own_variables` to store other arrays (any string keys) or transform
-        them."""
-        for i, variable in enumerate(_own_saved_variables(self)):
-            store[str(i)] = variable
-
-    def load_own_variables(self, store) -> None:
-        """Read back what :meth:`save_own_variables` wrote (``load_model`` and
-        ``load_weights`` call it once per layer); the default checks that ``store`` holds
-        one array of the right shape per own weight, then assigns them."""
-        variables = _own_saved_variables(self)
-        keys = list(store.keys())
-        if len(keys) != len(variables):
-            if not variables and not self.built:
-                raise LayerError(
-                    f"Layer '{self.name}' was never built and thus it doesn't have any "
-                    f"variables. However the weights file lists {len(keys)} variables for "
-                    f"this layer; build it (call it on data, or give it build_from_config) "
-                    f"before loading")
-            raise LayerError(
-                f"Layer '{self.name}' expected {len(variables)} variables, but received "
-                f"{len(keys)} variables during loading. Expected: "
-                f"{[v.name for v in variables]}; received keys {sorted(keys)}")
-        values = []
-        for i, variable in enumerate(variables):
-            if str(i) not in store:
-                raise LayerError(f"Layer '{self.name}': the stored variables should be named "
-                                 f"'0' to '{len(variables) - 1}'; received keys {sorted(keys)}")
-            value = store[str(i)]
-            shape = tuple(getattr(value, "shape", ()))
-            if shape != tuple(variable.shape):
-                raise LayerError(f"Layer '{self.name}': variable {i} '{variable.name}' has "
-                                 f"shape {describe_shape(variable.shape)}; the stored value "
-                                 f"has shape {describe_shape(shape)}")
-            values.append(value)
-        for variable, value in zip(variables, values):
-            variable.assign(value)
-
     # ---------------------------------------------------------------- losses
     def add_loss(self, loss) -> None:
         """Add a scalar to the model's loss for this call."""
@@ -496,14 +454,6 @@ def _marks_built(build):
     return wrapper
 
 
-def _own_saved_variables(layer) -> list:
-    """A layer's own weights in Keras's saved order (a quantized layer's differs)."""
-    saved = layer._saved_variables()
-    if saved is not None:
-        return saved
-    return list(layer._trainable_variables) + list(layer._non_trainable_variables)
-
-
 def _layers_in(value) -> list:
     if isinstance(value, Layer):
         return [value]
@@ -568,11 +518,6 @@ def _build_arguments(layer, shapes, args, kwargs) -> dict[str, Any] | None:
         if value is not None:
             result[p.name] = tree.map_structure(_shape_of, value)
     return result
-
-
-class LayerError(LaminaError, ValueError):
-    """A layer was misused (bad argument values, incompatible inputs)."""
-
 
 
 # saving/object_graph.py leaves out the attributes every plain Layer has (Keras's rule)
