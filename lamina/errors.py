@@ -39,3 +39,26 @@ class GradientError(LaminaError, RuntimeError):
 def describe_shape(shape) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
         ("," if len(shape) == 1 else "") + ")"
+
+
+class AssetError(LaminaError, ValueError):
+    """An asset file an object saved (a lookup layer's vocabulary) is missing or malformed
+    when it is loaded back; ``entry`` names the file within the object's asset folder."""
+
+    def __init__(self, entry: str, reason: str):
+        super().__init__(f"{entry}: {reason}")
+        self.entry, self.reason = entry, reason
+
+
+class WaitTimeoutError(LaminaError, TimeoutError):
+    """A bounded wait -- on an input worker, a collective of the MPI world -- ran past its
+    limit; the message names what was waited for, where, and the setting that bounds it."""
+
+
+class WorkerError(LaminaError, RuntimeError):
+    """An input worker (a PyDataset's thread or process) ended abruptly."""
+
+
+class DistributedDataError(LaminaError, ValueError):
+    """The processes of a DataParallel run were given data that cannot be split into the
+    same steps on every process; the message names each process's rows or batches."""

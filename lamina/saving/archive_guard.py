@@ -11,8 +11,8 @@ and byte counts that may lie.
   rebuilt model's variables take, times ``WEIGHTS_FACTOR`` (the optimizer's slots) plus
   ``WEIGHTS_SLACK_BYTES`` (HDF5's own bytes), or ``MAX_WEIGHTS_BYTES`` where there is no model
   to size it by (``describe``).
-* Ratios: a JSON entry over 1 MiB that inflates more than ``MAX_JSON_RATIO`` times (real
-  configs deflate 5 to 150 times) and any entry that inflates more than ``MAX_RATIO`` times
+* Ratios: a JSON entry or text asset (a vocabulary) over 1 MiB that inflates more than
+  ``MAX_JSON_RATIO`` times (real configs deflate 5 to 150 times, vocabularies 2 to 10) and any entry that inflates more than ``MAX_RATIO`` times
   (more than deflate can reach on any data) is a zip bomb. The weights are not held to the
   JSON ratio: an all-zero array legitimately deflates about 1000 times.
 * Nesting: JSON nested more than ``MAX_JSON_DEPTH`` levels is refused before it is parsed
@@ -104,11 +104,17 @@ def _too_big(filepath: str, name: str, cap: int, size: str) -> UnsafeArchiveErro
                               f"{size} bytes, more than the {cap} bytes Lamina reads for it")
 
 
+def _is_text(name: str) -> bool:
+    """The JSON entries and text assets (a vocabulary's ``.txt`` / ``.json``)."""
+    return name in _JSON_ENTRIES or name.startswith("assets/") and \
+        name.endswith((".txt", ".json"))
+
+
 def _check_ratio(info: zipfile.ZipInfo, filepath: str) -> None:
     if info.file_size <= _RATIO_FLOOR:
         return
     ratio = info.file_size / max(info.compress_size, 1)
-    limit = MAX_JSON_RATIO if info.filename in _JSON_ENTRIES else MAX_RATIO
+    limit = MAX_JSON_RATIO if _is_text(info.filename) else MAX_RATIO
     if ratio > limit:
         raise UnsafeArchiveError(
             f"'{filepath}': refusing entry '{info.filename}': it inflates {ratio:.0f} times "

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import tempfile
 
+from ..errors import AssetError
+from .errors import CorruptFileError
 from .object_graph import saveables
 
 ASSETS = "assets"
@@ -46,20 +48,26 @@ def _files_under(folder: str) -> list[str]:
     return names
 
 
-def restore_assets(model, read_entries) -> None:
-    """Hand each object with ``load_assets`` its files; ``read_entries(prefix)`` gives
-    ``{relative path: bytes}`` for the archive entries under ``prefix``."""
+def restore_assets(model, read_entries, filepath: str) -> None:
+    """Hand each object with ``load_assets`` its files (every such object, as Keras does,
+    with an empty folder when it saved none); ``read_entries(prefix)`` gives
+    ``{relative path: bytes}`` for the archive entries under ``prefix``. An asset the
+    object finds missing or malformed is an error naming ``filepath`` and the entry."""
     for saveable in saveables(model):
         load = getattr(saveable.obj, "load_assets", None)
         if load is None:
             continue
-        files = read_entries(_asset_dir(saveable.path) + "/")
-        if not files:
-            continue
+        prefix = _asset_dir(saveable.path) + "/"
+        files = read_entries(prefix)
         with tempfile.TemporaryDirectory() as folder:
             for name, data in files.items():
                 path = os.path.join(folder, *name.split("/"))
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "wb") as f:
                     f.write(data)
-            load(folder)
+            try:
+                load(folder)
+            except AssetError as exc:
+                raise CorruptFileError(f"'{filepath}': entry '{prefix}{exc.entry}' (an asset "
+                                       f"of '{saveable.path or 'the model'}'): "
+                                       f"{exc.reason}") from None

@@ -173,7 +173,7 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
             raise naming_file(exc, filepath) from None
     weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
     assign_weights(read_weights(model, io.BytesIO(weights), filepath))
-    restore_assets(model, lambda prefix: _entries_under(filepath, prefix))
+    restore_assets(model, lambda prefix: _entries_under(filepath, prefix), filepath)
     return model
 
 

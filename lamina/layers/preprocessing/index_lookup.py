@@ -264,7 +264,8 @@ class IndexLookup(Layer):
     def load_assets(self, dir_path: str) -> None:
         if self.input_vocabulary is not None:
             return
-        values = read_vocabulary(dir_path, as_int=self.vocabulary_dtype != "string")
+        values = read_vocabulary(dir_path, as_int=self.vocabulary_dtype != "string",
+                                 declared_size=self._frozen_vocab_size)
         if values:
             self._set_tokens(values[self._token_start_index():])
 
