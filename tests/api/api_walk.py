@@ -3,7 +3,8 @@
 `keras.X.Y` maps to `lamina.X.Y`. A name is either present with Keras's
 signature (parameter names, kinds, order and defaults; annotations ignored),
 excluded (it belongs to another backend), or pending (a later issue builds it).
-Run as a script to print the count per namespace and every gap.
+Run as a script to print the count per namespace and every gap (``-v``);
+``--write-readme`` writes the README's coverage figure.
 """
 
 import importlib
@@ -140,6 +141,31 @@ def walk(reference=None):
             yield namespace, name, ("present" if ok else "signature"), (expected, got)
 
 
+README_BEGIN, README_END = "<!-- api-coverage:begin -->", "<!-- api-coverage:end -->"
+
+
+def coverage_sentence(total) -> str:
+    """The README's figure, from the walk's counts by status."""
+    names = sum(total.values())
+    text = (f"{total['present']} of Keras 3.15.1's {names} public names are present with "
+            f"Keras's signatures ({total['excluded']} belong to other frameworks, "
+            f"{total['pending']} are pending")
+    gaps = total["missing"] + total["signature"]
+    return text + (f", {gaps} differ)" if gaps else ")")
+
+
+def readme_block(total) -> str:
+    return README_BEGIN + coverage_sentence(total) + README_END
+
+
+def write_readme(total, path=os.path.join(HERE, "..", "..", "README.md")) -> None:
+    with open(path) as f:
+        text = f.read()
+    head, rest = text.split(README_BEGIN, 1)
+    with open(path, "w") as f:
+        f.write(head + readme_block(total) + rest.split(README_END, 1)[1])
+
+
 if __name__ == "__main__":
     import collections
     import sys
@@ -155,6 +181,8 @@ if __name__ == "__main__":
         total.update(c)
         print(f"{namespace:28s} " + "  ".join(f"{k}={v}" for k, v in sorted(c.items())))
     print("total", dict(total))
+    if "--write-readme" in sys.argv:
+        write_readme(total)
     if "-v" in sys.argv:
         for namespace, name, status, detail in gaps:
             if status == "missing":
