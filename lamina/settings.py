@@ -153,15 +153,16 @@ def is_flash_attention_enabled():
 
 
 def enable_traceback_filtering() -> None:
-    """Keras trims its own frames from tracebacks. Lamina raises its typed errors at the
-    API boundary and keeps tracebacks whole, so the setting is recorded but filters
-    nothing; enabling it warns once."""
+    """Errors raised through Lamina's entry points (layer and op calls, fit / evaluate /
+    predict, saving and loading) show only the frames outside Lamina (the default, as in
+    Keras; see ``lamina/traceback_filter.py``)."""
     global _traceback_filtering
     _traceback_filtering = True
-    _warn_no_effect("enable_traceback_filtering", "Lamina does not filter tracebacks")
 
 
 def disable_traceback_filtering() -> None:
+    """Show Lamina's own frames in tracebacks again, and the exceptions an error was
+    raised while handling."""
     global _traceback_filtering
     _traceback_filtering = False
 

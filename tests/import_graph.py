@@ -142,7 +142,8 @@ def folder(module):
 # its own part or of parts below it. Keys are folders (``lamina/<folder>``) or top-level
 # files; ``lamina`` is ``lamina/__init__.py``.
 PARTS = {
-    "ground": ("errors", "dtypes", "dtype_lattice", "tree", "settings", "h5_guard"),
+    "ground": ("errors", "dtypes", "dtype_lattice", "tree", "settings", "h5_guard",
+               "traceback_filter"),
     "backend": ("backend",),
     "core": ("core",),
     "registry": ("registry",),

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .. import settings
 from ..errors import ShapeError, describe_shape
+from ..traceback_filter import filtered_error
 from . import mode
 from .symbolic import SymbolicTensor, symbolic_apply
 
@@ -80,7 +82,12 @@ class Op:
         raise NotImplementedError(f"op {self.name!r} defines no gradient")
 
     def __call__(self, *inputs, **attrs):
-        return apply(self, inputs, attrs)
+        try:
+            return apply(self, inputs, attrs)
+        except Exception as exc:           # an entry point: Keras's traceback filtering
+            if not settings.is_traceback_filtering_enabled():
+                raise
+            raise filtered_error(exc)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

@@ -13,6 +13,7 @@ from ..core import structure, weight_budget
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float, itemsize, standardize
 from ..errors import describe_shape
+from ..traceback_filter import filter_traceback
 from ..graph import trace as graph_trace
 from ..ops import convert_to_tensor
 from . import call_context
@@ -75,6 +76,8 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
         super().__init_subclass__(**kwargs)
         if "build" in cls.__dict__:
             cls.build = _marks_built(cls.__dict__["build"])
+        if "__call__" in cls.__dict__:          # an override is an entry point too
+            cls.__call__ = filter_traceback(cls.__dict__["__call__"])
 
     class _ConstructorSignature:
         """``inspect.signature(SomeLayer)`` is its ``__init__``'s, as in Keras (``__new__``
@@ -348,6 +351,7 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
         """The output mask: the input's mask when the layer supports masking, else None."""
         return mask if self.supports_masking else None
 
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         return run_call(self, args, kwargs)
 
