@@ -14,16 +14,28 @@ lamina[tensorboard]``), and ``tensorboard --logdir logs`` shows them.
   traced train-step graph (the op graph) in the train run;
 - ``embeddings_freq``: each Embedding's matrix as a TSV with a ``projector_config.pbtxt``
   that TensorBoard's Projector reads (see tensorboard_projector.py).
+
+Faults (the policy a user loses least with: the model and its training matter more than
+its logs): when the logs cannot be written -- a full disk, a file-size limit, a log dir
+that cannot be made, a writer thread that does not answer within
+``LAMINA_TENSORBOARD_TIMEOUT`` seconds (default 60) -- one
+:class:`~lamina.callbacks.tensorboard_file.TensorBoardWriteWarning` names the log dir and
+the OS error, logging stops for the rest of that fit, and training goes on; the records
+written before stay readable. Weights with NaN or +-inf get histograms of their finite
+values and one warning naming the weight (TensorFlow's histogram makes every bucket edge
+NaN then). No writer thread or file stays open after ``fit``, whatever ended it.
 """
 from __future__ import annotations
 
 import os
 import time
+import warnings
 
 from ..registry import register_builtin
 from ..core.ignored_arguments import warn_ignored
 from .callback import Callback
 from .tensorboard_events import EventWriter, _tensorboardx
+from .tensorboard_file import TensorBoardWriteWarning, writer_timeout
 from .tensorboard_graph import to_graph_def, traced_train_graph
 from .tensorboard_projector import ProjectorWriter
 
@@ -106,7 +118,10 @@ class TensorBoard(Callback):
             warn_ignored("TensorBoard", "profile_batch", profile_batch,
                          "there is no TensorFlow/JAX profiler for Lamina's kernels (Keras "
                          "itself refuses it on its numpy backend); nothing is profiled")
+        self._timeout = writer_timeout()
         self._writers: dict[str, EventWriter] = {}
+        self._stopped = False           # the logs could not be written: log nothing more
+        self._warned_nonfinite = False
         self._global_train_batch = 0
         self._batch_start_time = 0.0
         self._epoch_start_time = 0.0
@@ -117,17 +132,40 @@ class TensorBoard(Callback):
     # ------------------------------------------------------------------ writers
     def _writer(self, run: str) -> EventWriter:
         if run not in self._writers:
-            self._writers[run] = EventWriter(os.path.join(self.log_dir, run))
+            self._writers[run] = EventWriter(os.path.join(self.log_dir, run), self._timeout)
+            if self._stopped:
+                self._writers[run].stop()
         return self._writers[run]
 
     def _close_writers(self) -> None:
         for writer in self._writers.values():
             writer.close()
+        self._check_writers()
+
+    def _check_writers(self) -> None:
+        """After a write: a writer that failed stops all logging, with one warning."""
+        for writer in self._writers.values():
+            if writer.error is not None:
+                self._stop_logging(writer.error)
+                return
+
+    def _stop_logging(self, why: str) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._graph_pending = False
+        for writer in self._writers.values():
+            writer.stop()
+        warnings.warn(f"TensorBoard: cannot write the logs in {self.log_dir!r} ({why}); "
+                      f"TensorBoard logging stops for this fit, training goes on",
+                      TensorBoardWriteWarning, stacklevel=4)
 
     def set_model(self, model) -> None:
         super().set_model(model)
         self._close_writers()
         self._writers = {}
+        self._stopped = False               # a new fit tries again
+        self._warned_nonfinite = False
         self._graph_pending = bool(self.write_graph)
         if self.write_graph:
             try:
@@ -139,6 +177,7 @@ class TensorBoard(Callback):
                              f"written")
             else:
                 self._writer("train").model_json("keras", text, step=0)
+                self._check_writers()
         if self.embeddings_freq:
             self._projector = ProjectorWriter(self.log_dir, model, self.embeddings_metadata)
             if not self._projector.layers:
@@ -180,6 +219,7 @@ class TensorBoard(Callback):
             writer.scalar("batch_steps_per_second", 1.0 / elapsed, step)
         for name, value in _scalars(logs):
             writer.scalar(f"batch_{name}", value, step)
+        self._check_writers()
 
     def on_epoch_begin(self, epoch, logs=None):
         if self.write_steps_per_second:
@@ -190,8 +230,12 @@ class TensorBoard(Callback):
         self._log_epoch_metrics(epoch, logs or {})
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._log_weights(epoch)
-        if self.embeddings_freq and epoch % self.embeddings_freq == 0:
-            self._projector.write(epoch)
+        if self.embeddings_freq and epoch % self.embeddings_freq == 0 and not self._stopped:
+            try:
+                self._projector.write(epoch)
+            except OSError as error:
+                self._stop_logging(f"{type(error).__name__}: {error}")
+        self._check_writers()
 
     def on_test_end(self, logs=None):
         if getattr(self.model, "optimizer", None) is None:
@@ -201,6 +245,7 @@ class TensorBoard(Callback):
             writer.scalar(f"evaluation_{name}_vs_iterations", value, self._iterations())
         if self._training:
             writer.flush()
+            self._check_writers()
         else:                              # evaluate() alone: no on_train_end closes it
             self._close_writers()
 
@@ -245,7 +290,15 @@ class TensorBoard(Callback):
             for weight in layer.weights:
                 name = weight.path.replace(":", "_")
                 values = weight.numpy()
-                writer.histogram(f"{name}/histogram", values, epoch)
+                left_out = writer.histogram(f"{name}/histogram", values, epoch)
+                if any(left_out) and not self._warned_nonfinite:
+                    self._warned_nonfinite = True
+                    nan, positive, negative = left_out
+                    warnings.warn(
+                        f"TensorBoard: weight {weight.path!r} has {nan} NaN, {positive} "
+                        f"+inf and {negative} -inf values at epoch {epoch}; they are left "
+                        f"out of its histogram ({values.size - sum(left_out)} finite "
+                        f"values binned)", UserWarning, stacklevel=4)
                 if self.write_images:
                     image = _weight_image(values)
                     if image is not None:
@@ -260,6 +313,7 @@ class TensorBoard(Callback):
         writer.graph(to_graph_def(graph))
         writer.flush()
         self._graph_pending = False
+        self._check_writers()
 
     def get_config(self) -> dict:
         return {"log_dir": self.log_dir, "histogram_freq": self.histogram_freq,
