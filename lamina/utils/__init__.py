@@ -18,7 +18,7 @@ from .batch_format import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from .config import Config
 from .download import get_file
 from .plotting import model_to_dot, plot_model
-from .progbar import Progbar
+from ..callbacks.progbar import Progbar
 from .session import clear_session
 from .symbolic_utils import get_source_inputs, is_keras_tensor, standardize_dtype
 

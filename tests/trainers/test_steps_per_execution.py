@@ -151,9 +151,9 @@ def test_progress_bar_counts_batches_not_executions():
         model.fit(x, y, batch_size=2, epochs=1, verbose=1)
         model.evaluate(x, y, batch_size=2, verbose=1)
     lines = [line for line in out.getvalue().splitlines() if line.strip()]
-    assert lines[0] == "Epoch 1/1"
+    assert len(lines) == 2            # no "Epoch 1/1" for one epoch, as in Keras 3
+    assert lines[0].startswith("5/5 ")
     assert lines[1].startswith("5/5 ")
-    assert lines[2].startswith("5/5 ")
 
 
 def test_compile_config_round_trips_the_value(tmp_path):

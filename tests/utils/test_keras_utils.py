@@ -1,6 +1,7 @@
 """keras.utils names: Config, Progbar, batch packing, symbolic tensors, dtypes, logging,
 clear_session (expected values printed by Keras 3.15.1 for the same calls)."""
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -46,7 +47,7 @@ def test_progbar_verbose_2_line_matches_keras(capsys):
     assert capsys.readouterr().out == ""
     bar.update(3, [("loss", 5.0), ("acc", 0.0001)])
     out = capsys.readouterr().out
-    assert re.fullmatch(r"3/3 - 0s - \d+us/step - loss: 5\.0000 - acc: 1\.0000e-04\n", out), out
+    assert re.fullmatch(r"3/3 - 0s - \d+(us|ms)/step - loss: 5\.0000 - acc: 1\.0000e-04\n", out), out
 
 
 def test_progbar_averages_stateless_and_keeps_stateful():
@@ -58,13 +59,24 @@ def test_progbar_averages_stateless_and_keeps_stateful():
     assert bar._seen_so_far == 4
 
 
-def test_progbar_verbose_1_draws_the_bar(capsys):
+def test_progbar_verbose_1_draws_the_bar(capsys, monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)   # redrawn on a terminal
     bar = utils.Progbar(4, width=8, verbose=1, interval=0)
     bar.update(2, [("loss", 0.5)])
     out = capsys.readouterr().out
-    assert out.startswith("\r2/4 ━━━━────") and "loss: 0.5000" in out
+    assert out.startswith("\r\x1b[1m2/4\x1b[0m \x1b[32m━━━━\x1b[0m\x1b[37m━━━━\x1b[0m")
+    assert "loss: 0.5000" in out
     bar.update(4, [("loss", 0.25)])
-    assert capsys.readouterr().out.startswith("\r4/4 ━━━━━━━━ ")
+    assert "\x1b[32m━━━━━━━━\x1b[0m" in capsys.readouterr().out
+
+
+def test_progbar_verbose_1_piped_writes_the_final_line_only(capsys):
+    bar = utils.Progbar(4, width=8, verbose=1, interval=0)
+    bar.update(2, [("loss", 0.5)])
+    assert capsys.readouterr().out == ""
+    bar.update(4, [("loss", 0.25)])
+    assert re.fullmatch(r"4/4 ━━━━━━━━ 0s \d+(us|ms)/step - loss: 0\.2500\n",
+                        capsys.readouterr().out)
 
 
 def test_progbar_is_silent_with_interactive_logging_disabled(capsys):

@@ -1,12 +1,17 @@
-"""Keras's ``keras.utils.Progbar``: a text progress bar with running metric averages.
+"""Keras's ``keras.utils.Progbar``: a progress bar with running metric averages.
 
 ``update(current, values)`` moves the bar to step ``current``; ``values`` are
 ``(name, value)`` pairs. A stateless metric (the default) is shown as its mean over the
 steps so far, weighted by the steps each value covers; a stateful one as given. On the
 final update a stateless metric shows the value passed then (Keras 3 hands the bar
-already-averaged logs at the end). ``verbose=1`` redraws one line, ``verbose=2`` prints
-one line when done, ``verbose=0`` prints nothing; with interactive logging disabled
-(``lamina.config.disable_interactive_logging``) nothing is printed either.
+already-averaged logs at the end).
+
+``verbose=1`` on a terminal redraws one line with the very bytes Keras 3 writes (bold
+counts and times, a green and grey bar, backspaces over the previous line), whatever size
+the terminal reports; when stdout is not a terminal (a log file, CI) it writes no control
+codes and no intermediate lines, only the final line. ``verbose=2`` writes the final line
+only, ``verbose=0`` nothing, and nothing is written while interactive logging is disabled
+(``lamina.config.disable_interactive_logging``).
 """
 from __future__ import annotations
 
@@ -14,10 +19,12 @@ import math
 import sys
 import time
 
-from ..config import is_interactive_logging_enabled
+from ..settings import is_interactive_logging_enabled
+
+BOLD, GREEN, GREY, RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
 
 
-def _format_time(seconds: float, unit_name: str) -> str:
+def format_time(seconds: float, unit_name: str) -> str:
     if seconds >= 1 or seconds == 0:
         return f" {seconds:.0f}s/{unit_name}"
     if seconds >= 1e-3:
@@ -25,12 +32,16 @@ def _format_time(seconds: float, unit_name: str) -> str:
     return f" {seconds * 1e6:.0f}us/{unit_name}"
 
 
-def _format_eta(eta: float) -> str:
+def format_eta(eta: float) -> str:
     if eta > 3600:
         return "%d:%02d:%02d" % (eta // 3600, (eta % 3600) // 60, eta % 60)
     if eta > 60:
         return "%d:%02d" % (eta // 60, eta % 60)
     return "%ds" % eta
+
+
+def _on_terminal() -> bool:
+    return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
 class Progbar:
@@ -77,13 +88,19 @@ class Progbar:
         self._seen_so_far = current
         now = time.time()
         per_step = self._step_duration(current, now)
-        if self.verbose == 1 and (finalize or now - self._last_update >= self.interval):
-            self._draw(current, now, per_step, finalize)
+        if self.verbose == 1:
+            if now - self._last_update < self.interval and not finalize:
+                return
+            if _on_terminal():
+                self._draw(current, now, per_step, finalize)
+            elif finalize:
+                self._write(self._line(current, now, per_step, finalize, color=False)[0]
+                            + "\n")
         elif self.verbose == 2 and finalize and self.target:
             digits = int(math.log10(self.target)) + 1
-            line = (f"{current:{digits}d}/{self.target} - {now - self._start:.0f}s -"
-                    f"{_format_time(per_step, self.unit_name)}{self._metrics(signed=True)}\n")
-            self._write(line)
+            self._write(f"{current:{digits}d}/{self.target} - {now - self._start:.0f}s -"
+                        f"{format_time(per_step, self.unit_name)}"
+                        f"{self._metrics(signed=True)}\n")
         self._last_update = now
 
     def add(self, n, values=None) -> None:
@@ -99,22 +116,39 @@ class Progbar:
             text += f" - {name}: {mean:.4f}" if big else f" - {name}: {mean:.4e}"
         return text
 
-    def _draw(self, current, now, per_step, finalize) -> None:
-        if self.target:
+    def _line(self, current, now, per_step, finalize, color: bool) -> tuple[str, int]:
+        """The bar's line, and how many of its characters are control codes."""
+        bold, green, grey, reset = (BOLD, GREEN, GREY, RESET) if color else ("",) * 4
+        codes = 0
+        if self.target is not None and self.target > 0:
             digits = int(math.log10(self.target)) + 1
-            done = int(self.width * min(current / self.target, 1.0))
-            bar = f"{current:{digits}d}/{self.target} {'━' * done}{'─' * (self.width - done)}"
+            done = int(self.width * (current / self.target))
+            bar = f"{bold}{current:{digits}d}/{self.target}{reset} "
+            if done > 0:
+                bar += f"{green}{'━' * done}{reset}"
+                codes += 9
+            bar += f"{grey}{'━' * (self.width - done)}{reset}"
+            codes += 17
         else:
             bar = "%7d/Unknown" % current
-        if self.target and not finalize:
-            info = f" {_format_eta(per_step * (self.target - current))}"
+        if self.target is not None and self.target > 0 and not finalize:
+            info = f" {bold}{format_eta(per_step * (self.target - current))}{reset}"
         else:
-            info = f" {now - self._start:.0f}s"
-        info += _format_time(per_step, self.unit_name) + self._metrics()
-        width = len(bar) + len(info)
-        line = "\r" + bar + info + " " * max(self._prev_width - width, 0)
+            info = f" {bold}{now - self._start:.0f}s{reset}"
+        codes += 8
+        info += format_time(per_step, self.unit_name) + self._metrics()
+        return bar + info, (codes if color else 0)
+
+    def _draw(self, current, now, per_step, finalize) -> None:
+        """Keras 3's bytes: back over the previous line, the new one, blanks over what is
+        left of the old one."""
+        line, codes = self._line(current, now, per_step, finalize, color=True)
+        width = len(line) - codes
+        text = "\b" * self._prev_width + "\r" + line
+        if self._prev_width > width:
+            text += " " * (self._prev_width - width)
+        self._write(text + ("\n" if finalize else ""))
         self._prev_width = width
-        self._write(line + ("\n" if finalize else ""))
 
     def _step_duration(self, current, now) -> float:
         if not current:
