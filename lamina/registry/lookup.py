@@ -9,6 +9,7 @@ layer called ``Identity``, say) can never be picked up by mistake; users' object
 """
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from .object_registration import UnknownObjectError, get_registered_object
@@ -20,11 +21,36 @@ def _valid_names(table: dict) -> str:
     return ", ".join(repr(name) for name in sorted(table))
 
 
+def suggest(name: str, table: dict, kind: str) -> str:
+    """Where to look instead of ``name``: "did you mean ...?" when some names are close,
+    and the valid names themselves only when they are few."""
+    close, seen = [], set()
+    for match in difflib.get_close_matches(name, list(table), n=6, cutoff=0.75):
+        folded = match.lower().replace("_", "")
+        if folded not in seen:             # 'accuracy' and 'Accuracy' are one suggestion
+            seen.add(folded)
+            close.append(match)
+    if not close:                          # 'MSE' for 'mse', 'dense' for 'Dense'
+        folded = {key.lower().replace("_", ""): key for key in table}
+        close = [folded[f] for f in [name.lower().replace("_", "")] if f in folded]
+    text = ""
+    if close:
+        quoted = [repr(c) for c in close[:3]]
+        text = "did you mean " + (" or ".join(quoted) if len(quoted) < 3 else
+                                  f"{quoted[0]}, {quoted[1]} or {quoted[2]}") + "? "
+    if len(table) <= _LISTED:
+        return text + f"Lamina's built-in {kind}s are {_valid_names(table)}"
+    return text + f"Lamina has {len(table)} built-in {kind}s (lamina.{kind}s)"
+
+
+_LISTED = 20
+
+
 def unknown_name(kind: str, name: str, table: dict) -> UnknownObjectError:
-    """The error for a string that names no ``kind``: it lists the valid names."""
+    """The error for a string that names no ``kind``, with the names it is close to."""
     return UnknownObjectError(
-        f"{kind}s.get: unknown {kind} {name!r} (argument 'identifier'); expected one of "
-        f"{_valid_names(table)}, or a name registered with "
+        f"{kind}s.get: unknown {kind} {name!r} (argument 'identifier'); "
+        f"{suggest(name, table, kind)}; or register your own with "
         f"lamina.saving.register_keras_serializable")
 
 
@@ -59,8 +85,9 @@ def deserialize_from(kind: str, config, table: dict, custom_objects: dict | None
     try:
         return deserialize_keras_object(config, custom_objects=merged, kind=kind)
     except UnknownObjectError as exc:
-        raise UnknownObjectError(f"{exc}. Lamina's built-in {kind}s are "
-                                 f"{_valid_names(table)}") from None
+        name = config.get("class_name")
+        hint = suggest(name, table, kind) if isinstance(name, str) else ""
+        raise UnknownObjectError(f"{exc}" + (f"; {hint}" if hint else "")) from None
 
 
 def get_from(kind: str, identifier, table: dict, instantiate: bool = True) -> Any:

@@ -128,7 +128,7 @@ def test_custom_objects_and_scopes():
 def test_unknown_names_list_the_valid_ones():
     with pytest.raises(UnknownObjectError, match=r"initializers.get: unknown initializer "
                                                  r"'glorot' \(argument 'identifier'\); "
-                                                 r"expected one of 'Constant', .*'zeros'"):
+                                                 r"Lamina has \d+ built-in initializers"):
         initializers.get("glorot")
     assert issubclass(UnknownObjectError, ValueError)
     assert issubclass(UnknownObjectError, LaminaError)
@@ -141,8 +141,8 @@ def test_other_families_names_are_not_initializers():
 
 
 def test_unknown_class_names_in_configs():
-    with pytest.raises(UnknownObjectError, match=r"unknown initializer 'Foo'.*Lamina's "
-                                                 r"built-in initializers are 'Constant'"):
+    with pytest.raises(UnknownObjectError, match=r"unknown initializer 'Foo'.*Lamina has "
+                                                 r"\d+ built-in initializers"):
         initializers.get({"class_name": "Foo", "config": {}})
 
 

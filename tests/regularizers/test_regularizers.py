@@ -169,8 +169,8 @@ def test_argument_errors():
 
 def test_lookup_errors():
     with pytest.raises(UnknownObjectError, match=r"regularizers.get: unknown regularizer "
-                                                 r"'l3' \(argument 'identifier'\); expected "
-                                                 r"one of 'L1', 'L1L2'"):
+                                                 r"'l3' \(argument 'identifier'\); Lamina's "
+                                                 r"built-in regularizers are 'L1', 'L1L2'"):
         regularizers.get("l3")
     with pytest.raises(UnknownObjectError, match="Lamina's built-in regularizers are"):
         regularizers.deserialize({"class_name": "L3", "config": {}})
