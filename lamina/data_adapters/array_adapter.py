@@ -13,10 +13,12 @@ import numpy as np
 
 from .. import tree
 from ..dtypes import floatx
+from ..errors import ArgumentTypeError
 
 
-def to_host(x):
-    """A leaf as a host numpy array (tensors are copied back once)."""
+def to_host(x, what: str = "", argument: str = ""):
+    """A leaf as a host numpy array (tensors are copied back once). ``what`` and
+    ``argument`` (``"fit"``, ``"y"``) name it in errors."""
     if x is None:
         return None
     if hasattr(x, "numpy") and not isinstance(x, np.ndarray):
@@ -25,9 +27,23 @@ def to_host(x):
     if array.dtype.kind == "f" and array.dtype != np.dtype(floatx()):
         array = array.astype(floatx())
     if array.dtype.kind in "OUS":
-        raise TypeError(f"expected numeric arrays as model data; received an array of dtype "
-                        f"{array.dtype}")
+        raise ArgumentTypeError(_not_numeric(array, what, argument))
     return array
+
+
+def _not_numeric(array, what: str, argument: str) -> str:
+    where = f"{what}: argument '{argument}'" if what and argument else "model data"
+    kind = "strings" if array.dtype.kind in "US" else "Python objects"
+    text = f"{where} holds {kind} (dtype {array.dtype}); a model takes numbers"
+    if argument == "y" and kind == "strings":
+        return text + (": integer-encode the labels (classes, y = np.unique(y, "
+                       "return_inverse=True)) and use a sparse_categorical_crossentropy "
+                       "loss, or map them with a lamina.layers.StringLookup layer before "
+                       "fit")
+    if kind == "strings":
+        return text + (": start the model with a lamina.layers.StringLookup or "
+                       "TextVectorization layer, or encode the strings as numbers first")
+    return text + ": convert it to a numeric numpy array (e.g. np.asarray(x, 'float32'))"
 
 
 def lists_to_arrays(value, what: str, argument: str):
@@ -66,7 +82,8 @@ def host_structure(value, what: str, argument: str):
     structure of host numpy arrays."""
     if value is None:
         return None
-    return tree.map_structure(to_host, lists_to_arrays(value, what, argument))
+    return tree.map_structure(lambda leaf: to_host(leaf, what, argument),
+                              lists_to_arrays(value, what, argument))
 
 
 def num_samples(structure, what: str) -> int | None:
