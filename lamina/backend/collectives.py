@@ -10,8 +10,13 @@ sizes of the allreduces of a step).
 """
 from __future__ import annotations
 
+import os
+import pickle
+import time
+
 import numpy as np
 
+from ..errors import WaitTimeoutError
 from . import collectives_nccl
 
 INSTALL_HINT = ("install the 'distributed' extra: pip install lamina[distributed] (mpi4py and "
@@ -75,20 +80,20 @@ class Communicator:
         request = self._pending.pop(_address(buffer), None)
         if request is None:
             return
-        import time
         start = time.perf_counter()
         if callable(request):
             request()
         else:
-            wait_request(request)
+            wait_request(request, f"the gradient allreduce of {buffer.size} values")
         self.wait_seconds += time.perf_counter() - start
 
     def _device_allreduce(self, buffer):
         return collectives_nccl.allreduce(self, buffer)
 
     # ------------------------------------------------------------------ host values
-    def allreduce_host(self, arrays: list, op: str = "sum") -> list:
-        """Sums (or maxima) of host copies of ``arrays`` across processes, one call per dtype."""
+    def allreduce_host(self, arrays: list, op: str = "sum", what: str = "") -> list:
+        """Sums (or maxima) of host copies of ``arrays`` across processes, one call per
+        dtype; ``what`` names the exchange in a timeout's error."""
         hosts = [_contiguous(a) for a in arrays]
         if self.size == 1 or not hosts:
             return hosts
@@ -99,7 +104,7 @@ class Communicator:
             _record("allreduce", flat.size)
             request = self.comm.Iallreduce(mpi().IN_PLACE, flat,
                                            op=mpi().MAX if op == "max" else mpi().SUM)
-            wait_request(request)
+            wait_request(request, what or f"an allreduce ({op}) of {flat.size} values")
             start = 0
             for i in index:
                 n = hosts[i].size
@@ -107,28 +112,47 @@ class Communicator:
                 start += n
         return out
 
-    def broadcast_host(self, arrays: list, root: int = 0) -> list:
+    def broadcast_host(self, arrays: list, root: int = 0, what: str = "") -> list:
         """Process ``root``'s values of ``arrays`` (host copies), on every process."""
         hosts = [_contiguous(a).copy() for a in arrays]
         if self.size == 1:
             return hosts
         for h in hosts:
-            wait_request(self.comm.Ibcast(h, root=root))
+            wait_request(self.comm.Ibcast(h, root=root),
+                         what or f"a broadcast from process {root}")
         return hosts
 
-    def allgather_object(self, value) -> list:
+    # Objects travel pickled, through non-blocking collectives of bytes, so that their
+    # waits are bounded like every other (mpi4py's allgather/bcast block inside MPI).
+    def allgather_object(self, value, what: str = "") -> list:
         if self.size == 1:
             return [value]
-        return _wait_object(self.comm, lambda: self.comm.allgather(value))
+        what = what or "an allgather of Python objects"
+        data = np.frombuffer(pickle.dumps(value), dtype=np.uint8)
+        sizes = np.zeros(self.size, dtype=np.int64)
+        wait_request(self.comm.Iallgather(np.array([data.size], np.int64), sizes),
+                     f"{what} (sizes)")
+        received = np.empty(int(sizes.sum()), dtype=np.uint8)
+        wait_request(self.comm.Iallgatherv(data, (received, sizes)), what)
+        ends = np.cumsum(sizes)
+        return [pickle.loads(received[end - n:end].tobytes())
+                for n, end in zip(sizes, ends)]
 
-    def broadcast_object(self, value, root: int = 0):
+    def broadcast_object(self, value, root: int = 0, what: str = ""):
         if self.size == 1:
             return value
-        return self.comm.bcast(value, root=root)
+        what = what or f"a broadcast of a Python object from process {root}"
+        data = np.frombuffer(pickle.dumps(value), dtype=np.uint8) if self.rank == root \
+            else None
+        size = np.array([0 if data is None else data.size], np.int64)
+        wait_request(self.comm.Ibcast(size, root=root), f"{what} (size)")
+        buffer = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
+        wait_request(self.comm.Ibcast(buffer, root=root), what)
+        return value if self.rank == root else pickle.loads(buffer.tobytes())
 
-    def barrier(self) -> None:
+    def barrier(self, what: str = "") -> None:
         if self.size > 1:
-            wait_request(self.comm.Ibarrier())
+            wait_request(self.comm.Ibarrier(), what or "a barrier")
 
     def abort(self, code: int = 1) -> None:
         if self.comm is not None:
@@ -136,35 +160,40 @@ class Communicator:
 
 
 # Waits poll instead of blocking inside MPI: a collective that a peer never joins (it
-# caught an exception the others did not raise, or hangs) ends the job after
-# LAMINA_COLLECTIVE_TIMEOUT seconds (default 600) with an error naming this process.
+# caught an exception the others did not raise, or hangs) raises WaitTimeoutError after
+# LAMINA_COLLECTIVE_TIMEOUT seconds (default 600), naming this process and what it waited
+# for. Uncaught, it aborts the MPI job (``lamina.distribution.faults``); caught, the job is
+# aborted at exit at the latest, since the request it left behind can never complete.
 POLL_SECONDS = 1e-3
 SPIN_SECONDS = 2e-4
+TIMED_OUT: list = []          # the waits that timed out in this process (their errors)
 
 
-def wait_request(request, communicator=None) -> None:
-    import os
-    import sys
-    import time
+def wait_request(request, what: str = "a collective") -> None:
     if request.Test():
         return
-    limit = float(os.environ.get("LAMINA_COLLECTIVE_TIMEOUT", "600"))
+    text = os.environ.get("LAMINA_COLLECTIVE_TIMEOUT", "600")
+    try:
+        limit = float(text)
+    except ValueError:
+        limit = float("nan")
+    if not limit > 0:
+        raise ValueError(f"lamina.distribution: environment variable "
+                         f"LAMINA_COLLECTIVE_TIMEOUT must be a number of seconds > 0; "
+                         f"received {text!r}")
     start = time.monotonic()
     while not request.Test():
         waited = time.monotonic() - start
         if waited > SPIN_SECONDS:          # short waits spin (latency); long ones sleep
             time.sleep(min(POLL_SECONDS, waited / 10))
         if waited > limit:
-            from mpi4py import MPI
-            sys.stderr.write(f"lamina.distribution: process {MPI.COMM_WORLD.Get_rank()} "
-                             f"waited {limit:g} s for a collective that its peers never "
-                             f"joined (LAMINA_COLLECTIVE_TIMEOUT); aborting the MPI job\n")
-            sys.stderr.flush()
-            MPI.COMM_WORLD.Abort(1)
-
-
-def _wait_object(comm, call):
-    return call()
+            world = mpi().COMM_WORLD
+            error = WaitTimeoutError(
+                f"lamina.distribution: process {world.Get_rank()} of {world.Get_size()} "
+                f"waited {limit:g} s for {what}, which its peers never joined "
+                f"(LAMINA_COLLECTIVE_TIMEOUT)")
+            TIMED_OUT.append(error)
+            raise error
 
 
 def _address(array) -> int:

@@ -9,6 +9,7 @@ import re
 from .world import world
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_WHAT = "the comparison of the model and compile configs at the start of fit"
 
 
 def _text(value) -> str:
@@ -59,9 +60,9 @@ def first_difference(mine: dict, theirs: dict) -> str | None:
 def check_same_everywhere(model) -> None:
     comm = world()
     mine = describe(model)
-    reference = comm.broadcast_object(mine, root=0)
+    reference = comm.broadcast_object(mine, root=0, what=_WHAT)
     difference = first_difference(mine, reference)
-    differs = comm.allgather_object(difference)
+    differs = comm.allgather_object(difference, what=_WHAT)
     bad = [(rank, text) for rank, text in enumerate(differs) if text]
     if bad:
         rank, text = bad[0]

@@ -3,11 +3,16 @@
 ``install`` (called by ``initialize``) chains ``sys.excepthook``: an exception that ends
 one process's script prints its traceback and then aborts the MPI job, so ``mpirun`` ends
 every process with that error. A process killed outright (a signal, the OOM killer) is
-noticed by ``mpirun`` itself, which then ends the others.
+noticed by ``mpirun`` itself, which then ends the others. A collective that timed out
+(``LAMINA_COLLECTIVE_TIMEOUT``) and whose error the script caught also aborts the job, at
+exit at the latest: its request can never complete, and MPI's finalize would wait for it.
 """
 from __future__ import annotations
 
+import atexit
 import sys
+
+from ..backend.collectives import TIMED_OUT
 
 _INSTALLED = False
 
@@ -26,7 +31,16 @@ def install(communicator) -> None:
         sys.stderr.flush()
         communicator.abort(1)
 
+    def abort_after_timeout():
+        if TIMED_OUT:
+            sys.stderr.write(f"lamina.distribution: process {communicator.rank} of "
+                             f"{communicator.size} ends after a collective timed out "
+                             f"({TIMED_OUT[0]}); aborting the MPI job\n")
+            sys.stderr.flush()
+            communicator.abort(1)
+
     sys.excepthook = abort_on_error
+    atexit.register(abort_after_timeout)
     _INSTALLED = True
 
 

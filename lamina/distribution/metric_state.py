@@ -26,7 +26,7 @@ def global_results(model) -> dict:
     numbers (the same on every process)."""
     variables = state_variables(model)
     local = [v.numpy().copy() for v in variables]
-    summed = world().allreduce_host(local)
+    summed = world().allreduce_host(local, what="the sum of the metric states of a step")
     try:
         for variable, value in zip(variables, summed):
             if variable.aggregation == "mean":

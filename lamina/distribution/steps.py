@@ -11,6 +11,7 @@ returns the whole array.
 from __future__ import annotations
 
 from .. import ops, tree
+from ..errors import DistributedDataError
 from ..backend.collectives import shard_bounds
 from .metric_state import global_results, state_variables
 from ..ops.random_rows import rows_of_step
@@ -38,6 +39,7 @@ class DistributedStep:
         self.kind = kind
         self.distribution = dist
         self.rows_seen = 0                 # this process's rows so far (diagnostics)
+        self._template = None              # the last batch with rows (for empty steps)
 
     def __call__(self, data):
         comm = world()
@@ -45,16 +47,20 @@ class DistributedStep:
         if self.distribution.auto_shard_dataset:
             lo, hi = shard_bounds(rows, comm.rank, comm.size)
             if rows < comm.size and self.kind == "train":   # alike everywhere: none waits
-                raise ValueError(
+                raise DistributedDataError(
                     f"{self.model.name}: a global batch of {rows} row(s) cannot be split "
                     f"over {comm.size} processes (each needs at least one row); use a "
                     f"batch_size of at least {comm.size} (the last batch included)")
             local, local_rows, global_rows = _slice(data, lo, hi), hi - lo, rows
         else:
             local, local_rows = data, rows
-            (total,) = comm.allreduce_host([_host_int(rows)])
+            (total,) = comm.allreduce_host(
+                [_host_int(rows)], what=f"the sum of the rows of a {self.kind} step's "
+                f"batches (auto_shard_dataset=False)")
             global_rows = int(total)
         self.rows_seen += local_rows
+        if local_rows:
+            self._template = local
         if self.kind == "train":
             self.distribution.share_variable().assign(local_rows / global_rows)
         offset = self.distribution.offset_variable()
@@ -63,8 +69,8 @@ class DistributedStep:
         if local_rows:
             with rows_of_step(offset, local_rows):
                 out = self.function(local)
-        elif self.kind == "test":       # a batch with fewer rows than processes
-            out = self._test_without_rows(data, offset)
+        elif self.kind == "test":       # fewer rows than processes, or none left here
+            out = self._test_without_rows(data if rows else self._template, offset)
         else:
             out = None
         if self.kind == "predict":
@@ -106,9 +112,17 @@ def _slice(value, lo: int, hi: int):
     return value[lo:hi]
 
 
+def no_rows(batch):
+    """``batch`` cut to no rows: the step of a process whose data ran out before its
+    peers' (``equal_steps``)."""
+    return _slice(batch, 0, 0)
+
+
 def _rows_before(comm, rows: int) -> int:
     """The rows of the processes before this one (batches fed per process)."""
-    return sum(comm.allgather_object(int(rows))[:comm.rank])
+    counts = comm.allgather_object(int(rows), what="the row counts of a step's batches "
+                                   "(auto_shard_dataset=False)")
+    return sum(counts[:comm.rank])
 
 
 def _host_int(n: int):
@@ -118,7 +132,8 @@ def _host_int(n: int):
 def _gather(out):
     """Every process's outputs (None where it had no rows), rows in process order."""
     host = None if out is None else tree.map_structure(lambda t: t.numpy(), out)
-    parts = [p for p in world().allgather_object(host) if p is not None]
+    parts = [p for p in world().allgather_object(host, what="the gathering of a predict "
+                                                  "step's outputs") if p is not None]
     return tree.map_structure(
         lambda *leaves: ops.concatenate([ops.convert_to_tensor(v) for v in leaves], axis=0),
         *parts)

@@ -24,7 +24,7 @@ def fit_barrier() -> None:
     """Wait for every process (before on_train_begin reads backups process 0 may still be
     writing at the end of an earlier fit)."""
     if data_parallel() is not None and world().size > 1:
-        world().barrier()
+        world().barrier(what="the barrier at the start of fit")
 
 
 def _state_variables(model) -> list:
@@ -43,7 +43,9 @@ def _state_variables(model) -> list:
 def broadcast_state(model) -> None:
     """Give every process process 0's model and optimizer variables."""
     variables = _state_variables(model)
-    values = world().broadcast_host([v.numpy() for v in variables])
+    values = world().broadcast_host([v.numpy() for v in variables],
+                                    what="the broadcast of process 0's weights at the "
+                                    "start of fit")
     for variable, value in zip(variables, values):
         variable.assign(value)
 

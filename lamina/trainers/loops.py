@@ -8,6 +8,7 @@ from .. import ops, settings, tree
 from ..callbacks import CallbackList, History
 from ..data_adapters import OutputBuffer, make_adapter
 from ..data_adapters.device_batch import to_device
+from ..distribution.equal_steps import agree_on_steps
 from ..distribution.sync import begin_fit, fit_barrier
 from ..distribution.strategies import is_chief
 from . import argument_checks as check
@@ -61,8 +62,9 @@ def fit_loop(model, fit_data: FitData, epochs, verbose, callbacks, initial_epoch
     validation_freq = check.validation_freq(validation_freq)
     # One iterator for all epochs: with steps_per_epoch, a pass over the data goes on
     # across epochs (Keras 3; see epoch_batches).
-    with independent_run(model), EpochIterator(fit_data.data,
-                                               fit_data.steps_per_epoch) as iterator:
+    # DataParallel: the same number of batches on every process (agree_on_steps).
+    with independent_run(model), agree_on_steps(
+            model, EpochIterator(fit_data.data, fit_data.steps_per_epoch), "train") as iterator:
         callbacks = _callbacks(model, callbacks, verbose, epochs, iterator.num_batches, True)
         history = _history_of(callbacks, model)
         _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
@@ -148,11 +150,12 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)",
     """The logs of one pass over ``adapter`` (``steps`` batches of it, when given); None
     when it yields no batch (and then no callback is called)."""
     # closed (its workers joined) however it ends
-    with EpochIterator(adapter, steps) as iterator, \
+    with agree_on_steps(model, EpochIterator(adapter, steps), "test") as iterator, \
             iterator.epoch(steps_per_execution(model)) as batches:
         if batches.empty:
             return None
         model.reset_metrics()
+        model.stop_evaluating = False       # a callback may set it to end the pass (Keras)
         callbacks.on_test_begin()
         logs = {}
         for begin, end, group in batches:
@@ -160,7 +163,9 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)",
             logs = pythonify_logs(run_execution(model.make_test_function(), group,
                                                 to_device))
             callbacks.on_test_batch_end(end, logs)
-    if batches.ran_short():
+            if model.stop_evaluating:
+                break
+    if not model.stop_evaluating and batches.ran_short():
         warn_ran_out(what, batches.count, batches.expected, "the loss and metrics",
                      stacklevel=5)
     if not logs:
@@ -192,15 +197,17 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
     data = make_adapter(x, batch_size=batch_size, steps=steps, what="predict",
                         pipeline=pipeline)
     size = steps_per_execution(model)
-    with EpochIterator(data, steps) as iterator, iterator.epoch(size) as batches:
+    with agree_on_steps(model, EpochIterator(data, steps), "predict") as iterator, \
+            iterator.epoch(size) as batches:
         if batches.empty:
             raise no_batches_error("predict", "x", x)
         callbacks = _callbacks(model, callbacks, verbose, 1, iterator.num_batches, False)
-        total = getattr(data, "size", None)
+        total = getattr(iterator.adapter, "size", None)     # DataParallel: all processes'
         if total is not None and steps:
             # Every execution draws `size` batches (Keras 3): steps rounds up to a multiple.
             total = min(total, math.ceil(steps / size) * size * data.batch_size)
         outputs = OutputBuffer(total)
+        model.stop_predicting = False       # a callback may set it to end predict (Keras)
         callbacks.on_predict_begin()
         for begin, end, group in batches:
             callbacks.on_predict_batch_begin(begin)
@@ -209,7 +216,9 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
             for out in outs:
                 outputs.add(out)
             callbacks.on_predict_batch_end(end, {"outputs": _concatenate(outs)})
-    if batches.ran_short():
+            if model.stop_predicting:
+                break
+    if not model.stop_predicting and batches.ran_short():
         warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=4)
     callbacks.on_predict_end()
     return outputs.result()

@@ -73,8 +73,11 @@ class _AtBatch(lamina.callbacks.Callback):
 def test_a_workers_exception_is_reraised_with_its_traceback(pipeline, method):
     model = _model()
     with no_leftovers():
-        with pytest.raises(ValueError, match=r"^batch 3 is broken$") as caught:
+        with pytest.raises(ValueError, match=r"^batch 3 is broken\n") as caught:
             getattr(model, method)(Numbered(fail_at=3, **pipeline), verbose=0)
+    kind = "process" if pipeline.get("use_multiprocessing") else "thread"
+    assert str(caught.value) == "batch 3 is broken"
+    assert caught.value.__notes__ == [f"Numbered: raised by __getitem__(3) in a worker {kind}"]
     text = "".join(traceback.format_exception(caught.value))
     assert 'raise ValueError(f"batch {index} is broken")' in text
     assert "in __getitem__" in text

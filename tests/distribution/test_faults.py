@@ -54,8 +54,11 @@ def test_a_collective_no_peer_joins_ends_the_job_after_the_timeout(tmp_path):
     result, seconds = run_until_failure(tmp_path, "stray",
                                         env={"LAMINA_COLLECTIVE_TIMEOUT": "3"})
     assert result.returncode != 0
-    assert "lamina.distribution: process 1 waited 3 s for a collective that its peers " \
-           "never joined (LAMINA_COLLECTIVE_TIMEOUT); aborting the MPI job" in result.stderr
+    assert "WaitTimeoutError: lamina.distribution: process 1 of 2 waited 3 s for an " \
+           "allreduce (sum) of 3 values, which its peers never joined " \
+           "(LAMINA_COLLECTIVE_TIMEOUT)" in result.stderr
+    assert "process 1 of 2 failed with WaitTimeoutError; aborting the MPI job" in \
+           result.stderr
     assert seconds < 20
 
 
