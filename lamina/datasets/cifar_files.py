@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import limits
 from .files import DatasetFormatError, DatasetUnavailableError, UnsafePickleError
 from .files import cache_dir, fetch, load_pickle_safely, missing_file_error
 
@@ -81,24 +82,29 @@ def read_folder(fmt: CifarFormat, folder: str) -> dict:
         raise DatasetUnavailableError(f"{fmt.dataset}: folder {folder!r} must hold the {fmt.title} "
                                       f"batches; missing {', '.join(missing)}. "
                                       f"{fmt.how_to_supply}")
-    raw = {}
-    for name in names:
-        with open(os.path.join(folder, name), "rb") as handle:
-            raw[name] = handle.read()
-    return raw
+    return {name: limits.read_file(os.path.join(folder, name), fmt.dataset) for name in names}
 
 
 def read_archive(fmt: CifarFormat, path: str) -> dict:
     names = fmt.names
     # One streaming pass: seeking back and forth in a .tar.gz would decompress it repeatedly.
-    # Members are read into memory, never extracted, so their names cannot escape a folder.
-    raw = {}
+    # Members are read into memory, never extracted, so their names cannot escape a folder;
+    # what they inflate to in all is bounded (limits.ArchiveBudget), skipped ones included.
+    raw, budget = {}, limits.ArchiveBudget(path, fmt.dataset)
     try:
-        with tarfile.open(path, "r|*") as archive:
-            for member in archive:
-                name = posixpath.basename(member.name)
-                if member.isfile() and name in names and name not in raw:
-                    raw[name] = archive.extractfile(member).read()
+        with open(path, "rb") as handle:
+            gzipped = handle.read(2) == b"\x1f\x8b"
+            handle.seek(0)
+            # gzip through limits.Gunzip: tarfile's own gzip reading checks no CRC
+            source = limits.Gunzip(handle, path, fmt.dataset) if gzipped else handle
+            with tarfile.open(fileobj=source, mode="r|" if gzipped else "r|*") as archive:
+                for member in archive:
+                    budget.take(member.name, member.size)   # declared: checked before reading
+                    name = posixpath.basename(member.name)
+                    if member.isfile() and name in names and name not in raw:
+                        raw[name] = archive.extractfile(member).read()
+            if gzipped:
+                source.drain()
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise DatasetFormatError(f"{fmt.dataset}: {path}: not a readable tar archive "
                                  f"({type(exc).__name__}: {exc})") from exc

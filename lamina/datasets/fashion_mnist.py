@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from .files import DatasetUnavailableError, cache_dir, fetch, missing_file_error
-from .mnist import IDX_NAMES, _IMAGES_MAGIC, _LABELS_MAGIC, find_idx, read_idx
+from .mnist import IDX_NAMES, _IMAGES_MAGIC, _LABELS_MAGIC, check_images, find_idx, read_idx
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 FOLDER = "fashion-mnist"
@@ -33,6 +33,7 @@ def load_data(path: str | os.PathLike | None = None):
                 f"fashion_mnist: folder {folder!r} must hold {name}[.gz]. {HOW_TO_SUPPLY}")
         arrays[key] = read_idx(where, _IMAGES_MAGIC if key.startswith("x") else _LABELS_MAGIC,
                                dataset="fashion_mnist")
+    check_images(arrays, folder, "fashion_mnist")
     return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"])
 
 

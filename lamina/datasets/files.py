@@ -114,6 +114,7 @@ def missing_file_error(dataset: str, path: str, how_to_supply: str) -> DatasetUn
 # dtype, plus ``_codecs.encode`` that Python 3 uses to pickle bytes at protocol 2.
 _NP_RECONSTRUCT = np.empty(0).__reduce_ex__(2)[0]
 _NP_FROMBUFFER = np.empty(0, np.uint8).__reduce_ex__(5)[0]
+_NP_SCALAR = np.int64(0).__reduce__()[0]
 
 
 class _NdarrayToken:
@@ -132,6 +133,11 @@ def _reconstruct(subtype, shape, dtype):
     if subtype is not _NDARRAY:
         raise UnsafePickleError(f"refusing to reconstruct an array of type {subtype!r}; "
                                 "expected numpy.ndarray")
+    if not isinstance(shape, tuple) or shape != (0,):
+        # numpy pickles an array as an empty one whose data __setstate__ fills in, so a
+        # pickle never needs _reconstruct to allocate (a huge shape would be a MemoryError)
+        raise UnsafePickleError(f"refusing numpy's _reconstruct of shape {shape!r}; expected "
+                                "(0,), as numpy pickles arrays")
     return _NP_RECONSTRUCT(np.ndarray, shape, dtype)
 
 
@@ -147,6 +153,20 @@ def _frombuffer(buffer, dtype, shape, order):
     return _NP_FROMBUFFER(buffer, _dtype(dtype), shape, order)
 
 
+def _scalar(dtype, data=None):
+    """A numpy scalar (``np.int64(5)`` in a pickled list): a numeric dtype and exactly its
+    bytes."""
+    if not isinstance(dtype, np.dtype) or dtype.hasobject:
+        raise UnsafePickleError(f"refusing a numpy scalar of dtype {dtype!r}; expected a plain "
+                                "numeric dtype")
+    if isinstance(data, str):                      # a Python 2 pickle's bytes, as latin1
+        data = data.encode("latin1")
+    if not isinstance(data, bytes) or len(data) != dtype.itemsize:
+        raise UnsafePickleError(f"refusing a numpy {dtype} scalar built from "
+                                f"{type(data).__name__}; expected {dtype.itemsize} bytes")
+    return _NP_SCALAR(dtype, data)
+
+
 def _latin1_encode(text, encoding="latin1"):
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
         raise UnsafePickleError(f"refusing _codecs.encode({type(text).__name__}, "
@@ -158,6 +178,8 @@ _ALLOWED = {("numpy.core.multiarray", "_reconstruct"): _reconstruct,
             ("numpy._core.multiarray", "_reconstruct"): _reconstruct,
             ("numpy.core.numeric", "_frombuffer"): _frombuffer,
             ("numpy._core.numeric", "_frombuffer"): _frombuffer,
+            ("numpy.core.multiarray", "scalar"): _scalar,
+            ("numpy._core.multiarray", "scalar"): _scalar,
             ("numpy", "ndarray"): _NDARRAY,
             ("numpy", "dtype"): _dtype,
             ("_codecs", "encode"): _latin1_encode}
@@ -188,7 +210,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
         if allowed is None:
             raise UnsafePickleError(
                 f"refusing to unpickle global '{module}.{name}': a dataset pickle may only "
-                "hold dicts, lists, bytes, str, ints and numeric numpy arrays")
+                "hold dicts, lists, bytes, str, numbers and numeric numpy arrays and scalars")
         return allowed
 
     def persistent_load(self, pid):

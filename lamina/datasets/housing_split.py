@@ -15,12 +15,14 @@ def check_test_split(dataset: str, test_split) -> None:
                          f"received {test_split}")
 
 
-def read_xy(dataset: str, source: str):
+def read_xy(dataset: str, source: str, features: int):
+    """``x`` (samples, ``features``) and ``y`` (samples,) of the ``.npz`` at ``source``."""
     arrays = load_npz(source, dataset, ("x", "y"))
     x, y = arrays["x"], arrays["y"]
-    if x.dtype.hasobject or y.dtype.hasobject or x.ndim != 2 or len(x) != len(y):
+    if x.dtype.hasobject or y.dtype.hasobject or x.ndim != 2 or y.ndim != 1 or \
+            len(x) != len(y) or x.shape[1] != features:
         raise DatasetFormatError(
-            f"{dataset}: {source}: expected numeric arrays x (samples, features) and y "
+            f"{dataset}: {source}: expected numeric arrays x (samples, {features}) and y "
             f"(samples,); received x {x.dtype} {x.shape} and y {y.dtype} {y.shape}")
     return x, y
 

@@ -6,16 +6,15 @@
 """
 from __future__ import annotations
 
-import gzip
 import os
 import struct
-import zipfile
-import zlib
 
 import numpy as np
 
+from . import limits
 from .files import DatasetFormatError, DatasetUnavailableError, cache_dir, fetch
 from .files import missing_file_error
+from .safe_npz import load_npz
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/mnist.npz"
 SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
@@ -46,7 +45,7 @@ def load_data(path: str | os.PathLike | None = None):
         arrays = _read_idx_folder(source)
     else:
         arrays = _read_npz(source)
-    _check_arrays(arrays, source)
+    check_images(arrays, source, "mnist")
     return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"])
 
 
@@ -98,15 +97,11 @@ def _resolve(path) -> str:
 
 
 def _read_bytes(path: str, dataset: str = "mnist") -> bytes:
-    with open(path, "rb") as handle:
-        data = handle.read()
+    """The file's bytes, gunzipped when it is gzip data; both bounded (``limits``)."""
+    data = limits.read_file(path, dataset)
     if data[:2] != b"\x1f\x8b":  # not gzip: a raw file, whatever its name
         return data
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise DatasetFormatError(f"{dataset}: {path}: damaged gzip data "
-                                 f"({type(exc).__name__}: {exc})") from exc
+    return limits.gunzip(data, path, dataset)
 
 
 def find_idx(folder: str, name: str) -> str | None:
@@ -133,34 +128,20 @@ def _read_idx_folder(folder: str) -> dict:
 
 
 def _read_npz(path: str) -> dict:
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not hasattr(archive, "files"):  # a single .npy array
-            raise DatasetFormatError(f"mnist: {path}: expected an .npz archive of arrays "
-                                     f"{', '.join(KEYS)}; received a single .npy array")
-        with archive:
-            missing = [key for key in KEYS if key not in archive.files]
-            if missing:
-                raise DatasetFormatError(
-                    f"mnist: {path}: expected an .npz with arrays {', '.join(KEYS)}; missing "
-                    f"{', '.join(missing)} (found {', '.join(archive.files) or 'none'})")
-            return {key: archive[key] for key in KEYS}
-    except DatasetFormatError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-        raise DatasetFormatError(f"mnist: {path}: not a readable .npz file "
-                                 f"({type(exc).__name__}: {exc})") from exc
+    return load_npz(path, "mnist", KEYS)
 
 
-def _check_arrays(arrays: dict, source: str) -> None:
+def check_images(arrays: dict, source: str, dataset: str) -> None:
+    """Both splits hold uint8 28x28 images and as many uint8 labels."""
     for split in ("train", "test"):
         x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
-        if x.dtype != np.uint8 or x.ndim != 3 or y.dtype != np.uint8 or y.ndim != 1:
+        if x.dtype != np.uint8 or x.ndim != 3 or y.dtype != np.uint8 or y.ndim != 1 or \
+                x.shape[1:] != (28, 28):
             raise DatasetFormatError(
-                f"mnist: {source}: expected x_{split} uint8 of rank 3 (images, rows, cols) and "
+                f"{dataset}: {source}: expected x_{split} uint8 of shape (images, 28, 28) and "
                 f"y_{split} uint8 of rank 1; received x_{split} {x.dtype} {x.shape} and "
                 f"y_{split} {y.dtype} {y.shape}")
         if len(x) != len(y):
             raise DatasetFormatError(
-                f"mnist: {source}: expected as many labels as images in the {split} split; "
-                f"received {len(x)} images and {len(y)} labels")
+                f"{dataset}: {source}: expected as many labels as images in the {split} "
+                f"split; received {len(x)} images and {len(y)} labels")

@@ -1,9 +1,13 @@
-"""Reading a dataset ``.npz`` without running code from it.
+"""Reading a dataset ``.npz`` without running code from it, within bounds.
 
 ``np.load(..., allow_pickle=True)``, which the ragged arrays of imdb and reuters need,
 unpickles whatever the file holds. Here numeric members are read with pickling disabled,
 and object members (arrays of lists of ints) go through the restricted unpickler of
 ``files``, which can build nothing but containers, numbers and numpy arrays.
+
+Members are read as ``.keras`` entries are (``limits``: declared size and inflation ratio
+checked, then the count while inflating), and a numeric member's header must declare a
+shape whose bytes are exactly the bytes that follow it before its array is allocated.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import zlib
 
 import numpy as np
 
+from . import limits
 from .files import DatasetFormatError, UnsafePickleError, load_pickle_safely
 
 
@@ -26,8 +31,8 @@ def load_npz(path: str, dataset: str, keys) -> dict:
                 raise DatasetFormatError(
                     f"{dataset}: {path}: expected an .npz with arrays {', '.join(keys)}; "
                     f"missing {', '.join(missing)} (found {', '.join(members) or 'none'})")
-            return {key: _read_member(archive.read(members[key]), f"{path}[{key}]", dataset)
-                    for key in keys}
+            return {key: _read_member(limits.read_member(archive, path, members[key], dataset),
+                                      f"{path}[{key}]", dataset) for key in keys}
     except (DatasetFormatError, UnsafePickleError):
         raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
@@ -45,6 +50,15 @@ def _read_member(raw: bytes, where: str, dataset: str):
     else:
         raise DatasetFormatError(f"{dataset}: {where}: unsupported .npy version {version}")
     if not dtype.hasobject:
+        count = 1
+        for size in shape:
+            count *= int(size)
+        held = len(raw) - handle.tell()
+        if count * dtype.itemsize != held:
+            raise DatasetFormatError(
+                f"{dataset}: {where}: its header declares a {dtype} array of shape "
+                f"{tuple(shape)} ({count * dtype.itemsize} bytes); the member holds {held} "
+                f"bytes of data")
         return np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)
     try:
         array = load_pickle_safely(handle, encoding="latin1", object_arrays=True)

@@ -4,10 +4,11 @@ with ``np.random.RandomState(seed)``, prepend ``start_char`` and shift indices b
 ``[skip_top, num_words)`` to ``oov_char`` (or drop them when ``oov_char`` is None)."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
+from ..saving import archive_guard
+from ..saving.errors import CorruptFileError
+from . import limits
 from .files import DatasetFormatError
 
 
@@ -56,10 +57,12 @@ def as_object_array(sequences):
 
 
 def read_word_index(dataset: str, path: str) -> dict:
+    raw = limits.read_file(path, dataset)
     try:
-        with open(path, encoding="utf-8") as handle:
-            index = json.load(handle)
-    except (OSError, ValueError) as exc:
+        index = archive_guard.loads(raw, path, "the word index")
+    except CorruptFileError as exc:
+        raise DatasetFormatError(f"{dataset}: {exc}") from None
+    except ValueError as exc:
         raise DatasetFormatError(f"{dataset}: {path}: not a readable JSON word index "
                                  f"({type(exc).__name__}: {exc})") from exc
     if not isinstance(index, dict):

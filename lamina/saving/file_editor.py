@@ -23,6 +23,9 @@ from .keras_archive import METADATA, WEIGHTS, read_config, read_entry
 from .atomic import atomic_image
 
 MAX_DATASET_BYTES = 1 << 32          # Keras's limit for one array (4 GiB)
+# Keras's files nest a few levels per model; the walkers over the read dicts (summary,
+# compare, save) recurse once per level, so deeper files are refused when read.
+MAX_GROUP_DEPTH = 512
 
 
 class KerasFileEditor:
@@ -63,24 +66,48 @@ class KerasFileEditor:
                   f"{self.metadata.get('date_saved')}")
 
     # ------------------------------------------------------------------ reading
-    def _read_group(self, group, path: str) -> dict:
+    def _read_group(self, root, path: str) -> dict:
+        """The nested dicts of ``root``'s groups, walked depth first with an explicit stack
+        (a file nested thousands of levels deep must not exhaust Python's stack): each
+        frame is a group, its dict and the keys left to read; a finished group is stored in
+        its parent (a ``vars`` group merged into it) in the order of the parent's keys."""
         import h5py
+        result: dict = {}
+        stack = [(root, path, result, iter(root.keys()), None)]
+        seen = {root.id}
+        self._read_attrs(root, path)
+        while stack:
+            group, where, content, keys, store = stack[-1]
+            key = next(keys, None)
+            if key is None:
+                stack.pop()
+                if store is not None:
+                    store(content)
+                continue
+            child = group[key]
+            child_path = f"{where}/{key}"
+            if isinstance(child, h5py.Dataset):
+                content[key] = self._read_dataset(child, child_path)
+                continue
+            if not isinstance(child, h5py.Group):
+                continue
+            if child.id in seen:
+                raise CorruptFileError(f"'{self.filepath}': the group {child_path} is linked "
+                                       f"more than once in the file; expected a tree")
+            if len(stack) > MAX_GROUP_DEPTH:
+                raise CorruptFileError(f"'{self.filepath}': the group {child_path} is nested "
+                                       f"more than {MAX_GROUP_DEPTH} levels deep, more than "
+                                       f"Lamina reads")
+            seen.add(child.id)
+            inner_path = where if key == "vars" else child_path
+            self._read_attrs(child, inner_path)
+            stack.append((child, inner_path, {}, iter(child.keys()),
+                          _storer(content, key)))
+        return result
+
+    def _read_attrs(self, group, path: str) -> None:
         if group.attrs:
             self.object_metadata[path] = {k: _attr(v) for k, v in group.attrs.items()}
-        result: dict = {}
-        for key in group.keys():
-            child = group[key]
-            child_path = f"{path}/{key}"
-            if isinstance(child, h5py.Group):
-                if key == "vars":
-                    result.update(self._read_group(child, path))
-                    continue
-                content = self._read_group(child, child_path)
-                if content:
-                    result[key] = content
-            elif isinstance(child, h5py.Dataset):
-                result[key] = self._read_dataset(child, child_path)
-        return result
 
     def _read_dataset(self, dataset, path: str):
         shape = dataset.shape or ()
@@ -213,6 +240,18 @@ class KerasFileEditor:
 
     def resave_weights(self, filepath) -> None:
         self.save(filepath)
+
+
+def _storer(parent: dict, key: str):
+    """What a finished group's dict does in ``parent``: a ``vars`` group's arrays are the
+    parent's own; any other group is stored under its key unless it holds nothing."""
+    if key == "vars":
+        return parent.update
+
+    def store(content: dict) -> None:
+        if content:
+            parent[key] = content
+    return store
 
 
 def _attr(value):

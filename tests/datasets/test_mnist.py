@@ -180,7 +180,8 @@ def test_npz_errors(tmp_path):
         mnist.load_data(path=tmp_path / "partial.npz")
     np.savez(tmp_path / "flat.npz", x_train=x_train.reshape(3, -1), y_train=y_train,
              x_test=x_test, y_test=y_test)
-    with pytest.raises(DatasetFormatError, match=r"expected x_train uint8 of rank 3 .*received "
+    with pytest.raises(DatasetFormatError, match=r"expected x_train uint8 of shape "
+                       r"\(images, 28, 28\) .*received "
                        r"x_train uint8 \(3, 784\)"):
         mnist.load_data(path=tmp_path / "flat.npz")
     (tmp_path / "junk.npz").write_bytes(b"not an archive at all")

@@ -8,10 +8,11 @@ ONNX op from the layer's weights and skips the step loop inside it. Conversions:
 - gate order: Keras's LSTM kernels hold the gates i, f, c, o, ONNX's i, o, f, c; GRU's
   z, r, h are the same in both. Kernels are transposed to ONNX's (gates*units, features);
   ``reset_after=True`` is ``linear_before_reset=1`` with the recurrent bias;
-- masks (right-padded: ``True`` for the leading steps of each row, as ``Masking`` makes for
-  padded batches) become ``sequence_lens``; the outputs of masked steps repeat the last
-  output (zeros with ``zero_output_for_mask=True``), as in Keras;
-- ``go_backwards`` is ``direction="reverse"``, the sequence output in processing order;
+- masks of any pattern: each row's kept steps are moved to the front and counted into
+  ``sequence_lens``; the outputs of masked steps repeat the last output (zeros with
+  ``zero_output_for_mask=True``), as in Keras (``recurrent_mask.py``);
+- ``go_backwards`` is ``direction="reverse"`` (with a mask: the inputs reversed first), the
+  sequence output in processing order;
 - ``return_sequences`` / ``return_state`` pick ``Y`` / ``Y_h`` / ``Y_c``; ``initial_state``
   is ``initial_h`` / ``initial_c``. ``Bidirectional`` is its two layers, two ops.
 """
@@ -25,6 +26,7 @@ from ...layers.recurrent.simple_rnn import SimpleRNNCell
 from ..context import onnx_dtype
 from ..layer_converters import LAYER_CONVERTERS
 from ..registry import OnnxExportError
+from . import recurrent_mask as masking
 
 # Keras activation name -> (ONNX activation, alpha, beta)
 _ACTIVATIONS = {"sigmoid": ("Sigmoid", None, None), "tanh": ("Tanh", None, None),
@@ -48,57 +50,64 @@ class RecurrentCall:
         self.sequences = sequences
         self.states = [s for s in tree.flatten(initial_state)] if initial_state is not None \
             else []
-        self.mask = mask
+        self.mask = tree.flatten(mask)[0] if mask is not None else None
         self.outputs = tree.flatten(outputs)
-        self.inputs = [sequences, *self.states] + ([mask] if mask is not None else [])
+        self.inputs = [sequences, *self.states] + ([self.mask] if mask is not None else [])
 
     def emit(self, ctx) -> None:
         layer, cell, kind = self.layer, self.layer.cell, _kind(self.layer)
         where = f"layer '{layer.name}' ({type(layer).__name__})"
         w, r, b = _weights(ctx, cell, kind)
         units = int(cell.units)
-        x = ctx.add_node("Transpose", [ctx.name_of(self.sequences)], perm=[1, 0, 2])
-        seq_lens = ""
-        if self.mask is not None:
-            as_int = ctx.add_node("Cast", [ctx.name_of(self.mask)], to=onnx_dtype("int32"))
-            seq_lens = ctx.add_node("ReduceSum", [as_int, ctx.ints([1])], keepdims=0)
+        x, seq_lens, plan = ctx.name_of(self.sequences), "", None
+        if self.mask is not None:              # any mask: kept steps first (recurrent_mask)
+            x, seq_lens, plan = masking.compact(ctx, x, ctx.name_of(self.mask),
+                                                layer.go_backwards)
+        x = ctx.add_node("Transpose", [x], perm=[1, 0, 2])
+        initial = [ctx.name_of(state) for state in self.states]
         inputs = [x, w, r, b or "", seq_lens]
-        for state in self.states:
-            inputs.append(ctx.add_node("Unsqueeze", [ctx.name_of(state), ctx.ints([0])]))
+        inputs += [ctx.add_node("Unsqueeze", [state, ctx.ints([0])]) for state in initial]
         while inputs and inputs[-1] == "":
             inputs.pop()
         attrs = _activation_attrs(cell, kind, where)
         if kind == "GRU":
             attrs["linear_before_reset"] = int(bool(cell.reset_after))
+        backwards = layer.go_backwards and plan is None
         n_out = 3 if kind == "LSTM" else 2
         outs = ctx.add_node(kind, inputs, outputs=n_out, hidden_size=units,
-                            direction="reverse" if layer.go_backwards else "forward", **attrs)
-        last = ctx.add_node("Squeeze", [outs[1], ctx.ints([0])])
-        results = []
+                            direction="reverse" if backwards else "forward", **attrs)
+        finals = [ctx.add_node("Squeeze", [out, ctx.ints([0])]) for out in outs[1:]]
+        y = None
         if layer.return_sequences:
             y = ctx.add_node("Squeeze", [outs[0], ctx.ints([1])])
             y = ctx.add_node("Transpose", [y], perm=[1, 0, 2])
-            if self.mask is not None and not layer.go_backwards and \
-                    not layer.zero_output_for_mask:      # masked steps repeat the last output
-                keep = ctx.add_node("Unsqueeze", [ctx.name_of(self.mask), ctx.ints([2])])
-                held = ctx.add_node("Unsqueeze", [last, ctx.ints([1])])
-                y = ctx.add_node("Where", [keep, y, held])
-            if layer.go_backwards:                       # processing order, as Keras
-                y = ctx.add_node("Slice", [y, ctx.ints([-1]), ctx.ints([-2 ** 63]),
-                                           ctx.ints([1]), ctx.ints([-1])])
-            results.append(y)
+            if backwards:                                # processing order, as Keras
+                y = masking.reverse_time(ctx, y)
+        if plan is not None:
+            finals, y, last = self._masked(ctx, plan, finals, y, initial)
         else:
-            results.append(last)
+            last = finals[0]
+        results = [y if layer.return_sequences else last]
         if layer.return_state:
-            results.append(last)
-            if kind == "LSTM":
-                results.append(ctx.add_node("Squeeze", [outs[2], ctx.ints([0])]))
+            results += finals
         if len(results) != len(self.outputs):
             raise OnnxExportError(f"export(format='onnx'): {where} returned "
                                   f"{len(self.outputs)} tensors; its ONNX form gives "
                                   f"{len(results)}")
         for tensor, name in zip(self.outputs, results):
             ctx.bind(tensor, name)
+
+    def _masked(self, ctx, plan, finals, y, initial):
+        """Final states, sequence and last output of a masked call from the op's results
+        over the compacted steps."""
+        zero_output = bool(self.layer.zero_output_for_mask)
+        zero = ctx.constant(0, dtype=str(self.outputs[0].dtype))
+        finals = [masking.final_state(ctx, plan, state, initial[i] if i < len(initial)
+                                      else zero) for i, state in enumerate(finals)]
+        if y is not None:
+            y = masking.sequence(ctx, plan, y, initial[0] if initial else None, zero_output,
+                                 zero)
+        return finals, y, masking.last_output(ctx, plan, finals[0], zero_output, zero)
 
 
 def _weights(ctx, cell, kind):

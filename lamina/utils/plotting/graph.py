@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .labels import Label, make_label
+from .labels import Label, make_label, visible
 from ...models.functional import Functional
 from ...models.sequential import Sequential
 
@@ -133,9 +133,9 @@ class _Walk:
         items = self.items(model)
         for item in items:
             if self.expand_nested and is_graph_model(item):
-                key = f"cluster_{item.name}"
+                key = f"cluster_{visible(item.name)}"
                 parent = clusters[-1] if clusters else None
-                self.graph.clusters[key] = PlotCluster(key, item.name, parent)
+                self.graph.clusters[key] = PlotCluster(key, visible(item.name), parent)
                 self.walk(item, clusters + (key,))
             else:
                 self.add_box(item, clusters)
@@ -165,8 +165,8 @@ def extract(model, *, show_shapes, show_dtype, show_layer_names, expand_nested,
     walk = _Walk(options, expand_nested)
     clusters = ()
     if subgraph:
-        key = f"cluster_{model.name}"
-        walk.graph.clusters[key] = PlotCluster(key, model.name, None)
+        key = f"cluster_{visible(model.name)}"
+        walk.graph.clusters[key] = PlotCluster(key, visible(model.name), None)
         clusters = (key,)
     walk.walk(model, clusters)
     return walk.graph

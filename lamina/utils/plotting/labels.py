@@ -63,11 +63,35 @@ def _format_shape(shapes) -> str:
         text = ", ".join(f"{k}: {v}" for k, v in shapes.items())
     else:
         text = f"{shapes}"
-    return text.replace("{", "").replace("}", "")
+    return visible(text.replace("{", "").replace("}", ""))
+
+
+def visible(text) -> str:
+    """``text`` with every character that XML cannot hold or that does not print (C0 and C1
+    controls, DEL, surrogates, U+FFFE/U+FFFF) written as a ``\\xNN`` / ``\\uNNNN`` escape:
+    graphviz's HTML labels, its SVG and Lamina's SVG are XML, and such a name would make
+    them malformed."""
+    return "".join(_visible_char(c) for c in str(text))
+
+
+def _visible_char(c: str) -> str:
+    code = ord(c)
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        return f"\\x{code:02x}"
+    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        return f"\\u{code:04x}"
+    return c
+
+
+# graphviz parses a record node's label for fields ("|", "{}", "<port>") before it reads
+# the HTML inside, so those characters are written as character references too
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "{": "&#123;",
+         "|": "&#124;", "}": "&#125;"}
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """``text`` (already ``visible``) as the text of graphviz's HTML label."""
+    return "".join(_HTML.get(c, c) for c in text)
 
 
 def _structure(value, attribute):
@@ -87,22 +111,22 @@ def make_label(item, *, show_layer_names, show_layer_activations, show_dtype, sh
         inputs, outputs = _first_call(item, "input_tensors"), _first_call(item, "output_tensors")
     span = int(show_dtype) + int(show_trainable) + (2 if show_shapes else 0)
     span = max(1, span)
-    name = _escape(item.name)
+    name, class_name = visible(item.name), visible(class_name)
     # The header shows the name in bold and the class after it (or the class in bold).
     if show_layer_names:
         title = Cell("", name, HEADER_SIZE, "black", "white", f" ({class_name})")
-        head = f"<b>{name}</b> ({class_name})"
+        head = f"<b>{_escape(name)}</b> ({_escape(class_name)})"
     else:
         title = Cell("", class_name, HEADER_SIZE, "black", "white")
-        head = f"<b>{class_name}</b>"
+        head = f"<b>{_escape(class_name)}</b>"
     html = ('<<table border="0" cellborder="1" bgcolor="black" cellpadding="10">'
             f'<tr><td colspan="{span}" bgcolor="black"><font point-size="16" color="white">'
             f'{head}</font></td></tr>')
     rows = [[title]]
     if show_layer_activations and getattr(item, "activation", None) is not None:
-        activation = _escape(activation_name(item))
+        activation = visible(activation_name(item))
         html += (f'<tr><td bgcolor="white" colspan="{span}"><font point-size="14">'
-                 f'Activation: <b>{activation}</b></font></td></tr>')
+                 f'Activation: <b>{_escape(activation)}</b></font></td></tr>')
         rows.append([Cell("Activation: ", activation)])
     cells = []
     if show_shapes:
@@ -126,7 +150,7 @@ def make_label(item, *, show_layer_names, show_layer_activations, show_dtype, sh
 
 def _cell_html(cell: Cell) -> str:
     if cell.background == "white":
-        return (f'<td bgcolor="white"><font point-size="14">{cell.prefix}<b>{cell.value}</b>'
-                '</font></td>')
+        return (f'<td bgcolor="white"><font point-size="14">{_escape(cell.prefix)}'
+                f'<b>{_escape(cell.value)}</b></font></td>')
     return (f'<td bgcolor="{cell.background}"><font point-size="14" color="white">'
-            f'<b>{cell.value}</b></font></td>')
+            f'<b>{_escape(cell.value)}</b></font></td>')

@@ -83,7 +83,8 @@ def render(layout, fmt: str, dpi) -> bytes:
     for x, y, w, h, name, _ in layout.clusters:
         axes.add_patch(Rectangle((x, y), w, h, fill=False, edgecolor="black",
                                  linestyle=(0, (5, 2)), linewidth=1))
-        axes.text(x + 8, y + 16, name, fontproperties=fonts[False], fontsize=14)
+        axes.text(x + 8, y + 16, name, fontproperties=fonts[False], fontsize=14,
+                  parse_math=False)
     codes = {"M": Path.MOVETO, "L": Path.LINETO, "C": Path.CURVE4}
     for commands, arrow in layout.edges:
         vertices, kinds = [], []
@@ -109,7 +110,8 @@ def render(layout, fmt: str, dpi) -> bytes:
             y = top + c.y + c.height / 2
             for text, bold in cell.runs:
                 axes.text(x, y, text, fontproperties=fonts[bold], fontsize=cell.size,
-                          color=cell.color, va="center_baseline", ha="left")
+                          color=cell.color, va="center_baseline", ha="left",
+                          parse_math=False)
                 x += measure(text, cell.size, bold)
     buffer = io.BytesIO()
     figure.savefig(buffer, format=fmt, dpi=dpi, facecolor="white")

@@ -2,6 +2,7 @@
 Lamina's own layout written as SVG (no dependency) or through matplotlib (``plot`` extra)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -12,6 +13,8 @@ from .place import layout
 from .svg import to_svg
 
 OWN_FORMATS = ("svg", "dot", "raw")
+TIMEOUT_ENV = "LAMINA_GRAPHVIZ_TIMEOUT"
+DEFAULT_TIMEOUT = 120.0
 
 
 class GraphvizError(LaminaError, RuntimeError):
@@ -23,8 +26,29 @@ def graphviz() -> str | None:
     return shutil.which("dot")
 
 
+def graphviz_timeout() -> float:
+    """Seconds graphviz may take for one picture: ``$LAMINA_GRAPHVIZ_TIMEOUT``, else 120."""
+    raw = os.environ.get(TIMEOUT_ENV, "")
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise GraphvizError(f"plot_model: ${TIMEOUT_ENV} must be a positive number of seconds; "
+                         f"received {raw!r}")
+    return value
+
+
 def run_graphviz(program: str, text: str, fmt: str) -> bytes:
-    done = subprocess.run([program, f"-T{fmt}"], input=text.encode(), capture_output=True)
+    """``program -T<fmt>`` on ``text``; killed (and a GraphvizError) past
+    ``graphviz_timeout()`` seconds, so a huge or pathological graph cannot hang a script."""
+    limit = graphviz_timeout()
+    try:
+        done = subprocess.run([program, f"-T{fmt}"], input=text.encode(), capture_output=True,
+                              timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise GraphvizError(f"plot_model: graphviz ({program} -T{fmt}) did not finish within "
+                            f"{limit:g} s (${TIMEOUT_ENV}); it was stopped") from None
     if done.returncode != 0:
         raise GraphvizError(f"plot_model: graphviz ({program} -T{fmt}) failed with exit "
                             f"status {done.returncode}: "

@@ -4,6 +4,12 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from .boxes import helvetica_width
+from .labels import visible
+
+
+def _text(value) -> str:
+    """XML character data of ``value``: escaped, and with no character XML forbids."""
+    return escape(visible(value))
 
 FONT = "Helvetica,Arial,sans-serif"
 EDGE_WIDTH = 2.0
@@ -27,15 +33,15 @@ def to_svg(layout, title: str = "G", dpi=72) -> str:
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w * scale)}pt" '
            f'height="{_n(h * scale)}pt" viewBox="0 0 {_n(w)} {_n(h)}">',
-           f"<title>{escape(title)}</title>",
+           f"<title>{_text(title)}</title>",
            f'<rect class="background" x="0" y="0" width="{_n(w)}" height="{_n(h)}" '
            'fill="white"/>']
     for x, y, cw, ch, name, _ in layout.clusters:
-        out.append(f'<g class="cluster"><title>{escape(name)}</title>'
+        out.append(f'<g class="cluster"><title>{_text(name)}</title>'
                    f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw)}" height="{_n(ch)}" '
                    'fill="none" stroke="black" stroke-dasharray="5,2"/>'
                    f'<text x="{_n(x + 8)}" y="{_n(y + 16)}" font-family="{FONT}" '
-                   f'font-size="14">{escape(name)}</text></g>')
+                   f'font-size="14">{_text(name)}</text></g>')
     for commands, arrow in layout.edges:
         points = " ".join(f"{_n(x)},{_n(y)}" for x, y in arrow)
         out.append(f'<g class="edge"><path d="{path_data(commands)}" fill="none" '
@@ -43,7 +49,7 @@ def to_svg(layout, title: str = "G", dpi=72) -> str:
                    f'<polygon points="{points}" fill="black" stroke="black"/></g>')
     for box in layout.boxes:
         left, top = box.x - box.width / 2, box.y - box.height / 2
-        out.append(f'<g class="node" id={quoteattr("node" + box.key)}>'
+        out.append(f'<g class="node" id={quoteattr("node" + visible(box.key))}>'
                    f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(box.width)}" '
                    f'height="{_n(box.height)}" fill="black"/>')
         for c in box.cells:
@@ -57,7 +63,7 @@ def to_svg(layout, title: str = "G", dpi=72) -> str:
             runs = []
             for text, bold in cell.runs:
                 weight = ' font-weight="bold"' if bold else ""
-                runs.append(f'<tspan x="{_n(x)}"{weight}>{escape(text)}</tspan>')
+                runs.append(f'<tspan x="{_n(x)}"{weight}>{_text(text)}</tspan>')
                 x += helvetica_width(text, cell.size, bold)
             baseline = top + c.y + c.height / 2 + cell.size * 0.35
             out.append(f'<text y="{_n(baseline)}" font-family="{FONT}" '
