@@ -27,6 +27,16 @@ def layer_names() -> list:
     return names
 
 
+def scope_names() -> list:
+    """This thread's stack of name scopes (``keras.name_scope``, a layer's ``build``),
+    outermost first (created on first use): a new Variable's path is prefixed with them,
+    as in Keras, and ``lamina.layers.call_context`` pushes and pops them."""
+    names = getattr(_state, "scope", None)
+    if names is None:
+        names = _state.scope = []
+    return names
+
+
 def current_layer_path() -> str | None:
     """``"outer/inner"`` for the layer calls running now (None outside any layer)."""
     names = getattr(_state, "layers", None)

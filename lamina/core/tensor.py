@@ -6,6 +6,15 @@ from ..errors import BackendError
 from .mode import engines
 
 
+def _no_out(method: str, out) -> None:
+    """numpy's ``np.min(tensor)`` calls ``tensor.min(axis=None, out=None)`` (``np.sum`` and
+    ``np.mean`` also pass ``dtype``): ``out=None`` is accepted for that; a real ``out`` is
+    refused (a tensor method returns a new tensor)."""
+    if out is not None:
+        raise TypeError(f"Tensor.{method}: argument 'out' is not supported (the result is a "
+                        f"new tensor); received out={type(out).__name__}")
+
+
 class TensorBase:
     """Python operators and common methods, all routed through ``lamina.ops`` (which
     registers itself with ``core/mode``: ops is above core).
@@ -148,16 +157,22 @@ class TensorBase:
     def astype(self, dtype):
         return engines.ops.cast(self, dtype)
 
-    def sum(self, axis=None, keepdims=False):
-        return engines.ops.sum(self, axis=axis, keepdims=keepdims)
+    def sum(self, axis=None, keepdims=False, out=None, dtype=None):
+        _no_out("sum", out)
+        x = self if dtype is None else engines.ops.cast(self, dtype)   # numpy's accumulator
+        return engines.ops.sum(x, axis=axis, keepdims=keepdims)
 
-    def mean(self, axis=None, keepdims=False):
-        return engines.ops.mean(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False, out=None, dtype=None):
+        _no_out("mean", out)
+        x = self if dtype is None else engines.ops.cast(self, dtype)   # numpy's accumulator
+        return engines.ops.mean(x, axis=axis, keepdims=keepdims)
 
-    def max(self, axis=None, keepdims=False):
+    def max(self, axis=None, keepdims=False, out=None):
+        _no_out("max", out)
         return engines.ops.max(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis=None, keepdims=False):
+    def min(self, axis=None, keepdims=False, out=None):
+        _no_out("min", out)
         return engines.ops.min(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None):

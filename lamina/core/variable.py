@@ -7,6 +7,7 @@ import weakref
 from ..dtypes import floatx, is_float, itemsize, standardize
 from ..errors import ShapeError, describe_shape
 from . import mode, structure, weight_budget
+from .layer_path import scope_names
 from .symbolic import SymbolicTensor
 from .tensor import Tensor
 
@@ -95,7 +96,9 @@ class Variable(Tensor):
         self._views: list = []         # weak references to tensors sharing the buffer
         self._views_limit = 16
         self.name = name if name is not None else f"variable_{self._uid}"
-        self.path = self.name          # "layer/sublayer/name" once a layer owns it
+        # Keras: a variable made inside name scopes has them as its path's prefix; a layer
+        # or an optimizer that owns it sets its path again
+        self.path = "/".join([*scope_names(), self.name])
         self.regularizer = None        # set by Layer.add_weight
         self.constraint = None         # applied by optimizers after each update
         self._overwrite_with_gradient = False

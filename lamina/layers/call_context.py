@@ -86,27 +86,23 @@ def tracing():
 
 
 def current_scope() -> str | None:
-    scope = _get("scope", [])
+    scope = _layer_path.scope_names()
     return scope[-1] if scope else None
 
 
 def weight_path(name: str) -> str:
-    return "/".join([*_get("scope", []), name])
+    return "/".join([*_layer_path.scope_names(), name])
 
 
 def scope_stack() -> list:
-    """The current thread's list of scope names (what ``weight_path`` prefixes)."""
-    scope = _get("scope", None)
-    if scope is None:
-        scope = _state.scope = []
-    return scope
+    """The current thread's list of scope names (what ``weight_path`` prefixes; kept in
+    ``core/layer_path.py`` so a Variable made in a scope gets the prefix too)."""
+    return _layer_path.scope_names()
 
 
 @contextlib.contextmanager
 def name_scope(name: str):
-    scope = _get("scope", None)
-    if scope is None:
-        scope = _state.scope = []
+    scope = _layer_path.scope_names()
     scope.append(name)
     try:
         yield

@@ -17,7 +17,8 @@ class AdamW(Adam):
                  ema_overwrite_frequency=None, loss_scale_factor=None,
                  gradient_accumulation_steps=None, name=None, **kwargs):
         if weight_decay is None:
-            raise ValueError("AdamW: argument 'weight_decay' must be a float; received None")
+            raise ValueError("AdamW: Argument `weight_decay` must be a float. Received: "
+                             "weight_decay=None")
         super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
                          epsilon=epsilon, amsgrad=amsgrad, weight_decay=weight_decay,
                          clipnorm=clipnorm, clipvalue=clipvalue,

@@ -52,8 +52,8 @@ def check_base_arguments(owner: str, *, weight_decay, clipnorm, clipvalue, globa
     clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     given = [name for name, value in clips.items() if value is not None]
     if len(given) > 1:
-        raise ValueError(f"{owner}: only one of 'clipnorm', 'clipvalue' and "
-                         f"'global_clipnorm' can be set; received "
+        raise ValueError(f"{owner}: Only one of `clipnorm`, `clipvalue` and "
+                         f"`global_clipnorm` can be set; received "
                          + ", ".join(f"{name}={clips[name]}" for name in given))
     checked = {name: _optional_positive(owner, name, value) for name, value in clips.items()}
     checked["weight_decay"] = (None if weight_decay is None else

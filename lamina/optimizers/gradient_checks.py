@@ -16,8 +16,8 @@ def prepare_gradients(owner: str, grads, variables) -> tuple[list, list]:
     variable's dtype. Returns the kept gradients and their variables."""
     missing = [v.path for g, v in zip(grads, variables) if g is None]
     if len(missing) == len(grads):
-        raise ValueError(f"{owner}.apply_gradients: no gradients provided for any variable "
-                         f"(all are None) for variables {missing}. Check that the loss "
+        raise ValueError(f"{owner}.apply_gradients: No gradients provided for any variable. "
+                         f"All gradients are None, for variables {missing}. Check that the loss "
                          f"depends on them (and, with model.compile(), that a loss was "
                          f"given)")
     if missing:
@@ -56,7 +56,8 @@ def resolve_variables(optimizer, grads, trainable_variables) -> list:
     if len(variables) != len(grads):
         raise ValueError(f"{owner}.apply: expected one gradient per variable "
                          f"({len(variables)} variables); received {len(grads)} gradients")
-    unknown = [v for v in variables if id(v) not in optimizer._trainable_variables_indices]
+    unknown = [v for v in variables
+               if optimizer._var_key(v) not in optimizer._trainable_variables_indices]
     if unknown:
         raise ValueError(f"{owner}.apply: unknown variable(s) "
                          f"{[getattr(v, 'path', v) for v in unknown]}: this optimizer was "

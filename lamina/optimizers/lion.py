@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..registry import register_builtin
-from .arguments import check_range
+from .arguments import check_number, check_range
 from .optimizer import Optimizer
 
 
@@ -25,8 +25,12 @@ class Lion(Optimizer):
                          loss_scale_factor=loss_scale_factor,
                          gradient_accumulation_steps=gradient_accumulation_steps, name=name,
                          **kwargs)
-        # Keras: beta_1 = 0 would make Lion plain SignSGD.
-        self.beta_1 = check_range("Lion", "beta_1", beta_1, 0.0, 1.0, low_inclusive=False)
+        # Keras: beta_1 = 0 would make Lion plain SignSGD, so 0 is refused.
+        self.beta_1 = check_number("Lion", "beta_1", beta_1)
+        if not 0.0 < self.beta_1 <= 1.0:
+            raise ValueError(f"Lion: Argument `beta_1` must be in the [0, 1] range. "
+                             f"Otherwise, the optimizer degenerates to SignSGD. Received: "
+                             f"beta_1={self.beta_1} (beta_1 must be > 0 and <= 1)")
         self.beta_2 = check_range("Lion", "beta_2", beta_2, 0.0, 1.0)
 
     def build(self, var_list) -> None:

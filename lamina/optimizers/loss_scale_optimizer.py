@@ -35,15 +35,16 @@ class LossScaleOptimizer(Optimizer):
     def __init__(self, inner_optimizer, initial_scale=2.0**15, dynamic_growth_steps=2000,
                  name=None, **kwargs):
         if not kwargs.pop("dynamic", True):
-            raise ValueError("LossScaleOptimizer: argument 'dynamic=False' is not supported; "
-                             "set loss_scale_factor on the inner optimizer for a fixed scale")
+            raise ValueError("LossScaleOptimizer: argument 'dynamic=False' is no longer "
+                             "supported; for a fixed scale, set `loss_scale_factor` on the "
+                             "`inner_optimizer`")
         for key, default in _BASE_DEFAULTS.items():     # old configs wrote the defaults
             if key in kwargs and kwargs.pop(key) != default:
-                raise ValueError(f"LossScaleOptimizer: argument {key!r} is not supported; "
-                                 f"set it on the inner optimizer")
+                raise ValueError(f"LossScaleOptimizer: argument `{key}` is not supported; "
+                                 f"set `{key}` on the `inner_optimizer`")
         if kwargs:
-            raise ValueError(f"LossScaleOptimizer: unsupported argument(s) "
-                             f"{sorted(kwargs)}")
+            raise ValueError("LossScaleOptimizer: unsupported arguments: `"
+                             + "`, `".join(kwargs) + "`")
         if not isinstance(inner_optimizer, Optimizer):
             raise TypeError(f"LossScaleOptimizer: argument 'inner_optimizer' must be an "
                             f"Optimizer; received {inner_optimizer!r}")
@@ -111,7 +112,9 @@ class LossScaleOptimizer(Optimizer):
     def scale_loss(self, loss):
         """``loss`` times the current scale (``initial_scale`` before the first build)."""
         scale = self.dynamic_scale if self.built else self.initial_scale
-        return ops.multiply(loss, ops.cast(scale, loss.dtype))
+        if ops.is_tensor(loss) and "float" in str(loss.dtype):
+            scale = ops.cast(scale, loss.dtype)     # a float16 loss stays float16
+        return ops.multiply(loss, scale)
 
     @property
     def learning_rate(self):

@@ -21,10 +21,13 @@ class MultiOptimizer(Optimizer):
     _is_multi_optimizer = True
 
     def __init__(self, optimizer_map, loss_scale_factor=None, name=None):
+        if isinstance(optimizer_map, Optimizer):
+            # one optimizer for every variable (Keras accepts it here and fails at build)
+            optimizer_map = OptimizerMap(default_optimizer=optimizer_map)
         if not callable(optimizer_map):
             raise TypeError(f"MultiOptimizer: argument 'optimizer_map' must be an "
-                            f"OptimizerMap or a callable variable -> optimizer; received "
-                            f"{optimizer_map!r}")
+                            f"OptimizerMap, an Optimizer or a callable variable -> "
+                            f"optimizer; received {optimizer_map!r}")
         super().__init__(learning_rate=0.0, loss_scale_factor=loss_scale_factor, name=name)
         self._optimizer_map = optimizer_map
         self._inner_optimizers = []
@@ -80,28 +83,38 @@ class MultiOptimizer(Optimizer):
         if self.built:
             return
         var_list = list(var_list)
-        self._var_to_optimizer = {}
+        chosen = []
         for variable in var_list:
             optimizer = self._optimizer_map(variable)
             check_inner_optimizer("MultiOptimizer", optimizer,
                                   f"the optimizer chosen for variable "
                                   f"'{getattr(variable, 'path', variable.name)}'")
+            chosen.append(optimizer)
+        for optimizer in chosen:
             self._adopt(optimizer)
-            self._var_to_optimizer[id(variable)] = optimizer
-        for optimizer in self._inner_optimizers:
-            own = [v for v in var_list if self._var_to_optimizer[id(v)] is optimizer]
+        # Keras's table: variable key -> index of its optimizer in ``optimizers``
+        self._var_to_optimizer_idx = {
+            self._var_key(v): next(i for i, known in enumerate(self._inner_optimizers)
+                                   if known is optimizer)
+            for v, optimizer in zip(var_list, chosen)}
+        for index, optimizer in enumerate(self._inner_optimizers):
+            own = [v for v in var_list if self._var_to_optimizer_idx[self._var_key(v)] == index]
             if own:
                 optimizer.build(own)
         super().build(var_list)
 
+    def _optimizer_for(self, variable):
+        index = self._var_to_optimizer_idx.get(self._var_key(variable))
+        if index is None:
+            raise ValueError(f"MultiOptimizer.apply: variable "
+                             f"'{getattr(variable, 'path', variable.name)}' was not in "
+                             f"the list the optimizer was built with")
+        return self._inner_optimizers[index]
+
     def _split(self, grads, variables):
         groups = {id(optimizer): ([], []) for optimizer in self._inner_optimizers}
         for grad, variable in zip(grads, variables):
-            if id(variable) not in self._var_to_optimizer:
-                raise ValueError(f"MultiOptimizer.apply: variable "
-                                 f"'{getattr(variable, 'path', variable.name)}' was not in "
-                                 f"the list the optimizer was built with")
-            group = groups[id(self._var_to_optimizer[id(variable)])]
+            group = groups[id(self._optimizer_for(variable))]
             group[0].append(grad)
             group[1].append(variable)
         return [(optimizer, *groups[id(optimizer)]) for optimizer in self._inner_optimizers]

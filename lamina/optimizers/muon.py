@@ -26,6 +26,9 @@ def _swap_last_axes(x):
 
 def newton_schulz(x, steps: int, a: float, b: float, c: float):
     """The quintic Newton-Schulz iteration that maps ``x`` towards ``U V^T`` of its SVD."""
+    if len(x.shape) < 2:
+        raise ValueError(f"Muon: the Newton-Schulz iteration needs a gradient or momentum "
+                         f"with at least 2 dimensions; received shape {tuple(x.shape)}")
     tall = x.shape[-2] > x.shape[-1]
     if tall:
         x = _swap_last_axes(x)
@@ -106,7 +109,9 @@ class Muon(Optimizer):
                 self.add_variable_from_reference(variable, "velocity")
                 if self._should_use_adamw(variable) else None)
 
-    def _apply_weight_decay(self, variables, learning_rate) -> None:
+    def _apply_weight_decay(self, variables, learning_rate=None) -> None:
+        if learning_rate is None:
+            learning_rate = self._learning_rate_tensor()
         for variable in variables:
             if not self._use_weight_decay(variable):
                 continue
@@ -128,11 +133,20 @@ class Muon(Optimizer):
         self.assign(m, ops.add(ops.multiply(m, self.momentum), gradient))
         direction = (ops.add(gradient, ops.multiply(m, self.momentum)) if self.nesterov
                      else m)
-        update = ops.multiply(newton_schulz(direction, self.ns_steps, self.muon_a,
-                                            self.muon_b, self.muon_c), lr)
-        if self.rms_rate is not None:
-            update = ops.multiply(update, float(max(variable.shape)) ** 0.5 * self.rms_rate)
-        self.assign_sub(variable, update)
+        update = self.zeropower_via_newtonschulz5(direction, self.ns_steps)
+        self.assign_sub(variable, self.lr_adjust(ops.multiply(update, lr)))
+
+    def zeropower_via_newtonschulz5(self, x, steps: int):
+        """``x`` orthogonalised by ``steps`` Newton-Schulz iterations (Keras's name)."""
+        return newton_schulz(ops.convert_to_tensor(x), steps, self.muon_a, self.muon_b,
+                             self.muon_c)
+
+    def lr_adjust(self, x):
+        """Moonlight's scaling of a 2-D update ``x``: ``x * sqrt(max(rows, cols)) *
+        rms_rate`` (https://arxiv.org/abs/2502.16982); ``x`` unchanged without rms_rate."""
+        if self.rms_rate is None:
+            return x
+        return ops.multiply(x, float(max(x.shape[0], x.shape[1])) ** 0.5 * self.rms_rate)
 
     def _adamw_step(self, gradient, variable, lr, m, v) -> None:
         local_step = ops.cast(ops.add(self.iterations, 1), variable.dtype)

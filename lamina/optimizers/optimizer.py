@@ -169,8 +169,7 @@ class Optimizer(WeightDecay, OptimizerState):
                                 for v in variables]
                 self._update_gate, grads = accumulate_gradients(self, grads, accumulators)
             try:
-                grads = clip_gradients(grads, self.clipnorm, self.clipvalue,
-                                       self.global_clipnorm)
+                grads = self._clip_gradients(grads)
                 learning_rate = self._learning_rate_tensor()
                 self._apply_weight_decay(variables, learning_rate)
                 self._backend_update_step(grads, variables, learning_rate)
@@ -183,6 +182,11 @@ class Optimizer(WeightDecay, OptimizerState):
                 if variable.constraint is not None:
                     variable.assign(variable.constraint(variable))
             self._iterations.assign_add(1)
+
+    def _clip_gradients(self, grads) -> list:
+        """``grads`` clipped by whichever of ``clipnorm``, ``global_clipnorm`` and
+        ``clipvalue`` is set (Keras's name for this step; tests call it directly)."""
+        return clip_gradients(grads, self.clipnorm, self.clipvalue, self.global_clipnorm)
 
     def stateless_apply(self, optimizer_variables, grads, trainable_variables):
         """``apply`` on given values, changing no Variable: returns the new

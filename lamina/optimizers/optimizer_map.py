@@ -11,17 +11,27 @@ import re
 from collections.abc import MutableMapping
 
 from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
+from .loss_scale_optimizer import LossScaleOptimizer
 from .optimizer import Optimizer
 
 
 def check_inner_optimizer(owner: str, optimizer, what: str) -> None:
-    """An optimizer that may sit inside a MultiOptimizer (not another MultiOptimizer)."""
+    """An optimizer that may sit inside a MultiOptimizer: not another MultiOptimizer, and
+    not a LossScaleOptimizer (which wraps the MultiOptimizer instead). Keras's phrases:
+    "optimizer cannot be MultiOptimizer." for a map entry, "... cannot be used inside an
+    MultiOptimizer." when building."""
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"{owner}: {what} must be a lamina Optimizer instance; received "
                         f"{optimizer!r} of type {type(optimizer).__name__}")
-    if getattr(optimizer, "_is_multi_optimizer", False):
-        raise ValueError(f"{owner}: {what} cannot be a MultiOptimizer; received "
-                         f"{optimizer!r}")
+    kind = ("MultiOptimizer" if getattr(optimizer, "_is_multi_optimizer", False) else
+            "LossScaleOptimizer" if isinstance(optimizer, LossScaleOptimizer) else None)
+    if kind is None:
+        return
+    hint = (" Wrap the MultiOptimizer in the LossScaleOptimizer instead."
+            if kind == "LossScaleOptimizer" else "")
+    rule = (f"a {kind} cannot be used inside an MultiOptimizer." if owner == "MultiOptimizer"
+            else f"an inner optimizer cannot be {kind}.")
+    raise ValueError(f"{owner}: {what} is a {kind}, and {rule}{hint} Received {optimizer!r}")
 
 
 @register_builtin

@@ -50,7 +50,7 @@ class OptimizerState:
             self._move_state_to(variables[0].backend)
         self._model_variables_moving_average, self._accumulated_gradients = [], []
         for i, variable in enumerate(variables):
-            self._trainable_variables_indices[id(variable)] = i
+            self._trainable_variables_indices[self._var_key(variable)] = i
             if self.use_ema:
                 self._model_variables_moving_average.append(
                     self.add_variable_from_reference(variable, name="average"))
@@ -68,8 +68,12 @@ class OptimizerState:
                 moved = variable.to(backend)
                 variable.data, variable.backend = moved.data, backend
 
+    def _var_key(self, variable) -> int:
+        """The key a trained variable is known by in the optimizer's tables (Keras's)."""
+        return id(variable)
+
     def _get_variable_index(self, variable) -> int:
-        return self._trainable_variables_indices[id(variable)]
+        return self._trainable_variables_indices[self._var_key(variable)]
 
     def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="mean",
                      name=None) -> Variable:
@@ -154,8 +158,9 @@ class OptimizerState:
     def set_weights(self, weights) -> None:
         """Assign ``weights`` (arrays in ``variables`` order) to the optimizer's state."""
         if not self.built:
-            raise ValueError(f"{type(self).__name__}.set_weights: the optimizer is not built "
-                             f"yet; call optimizer.build(trainable_variables) first")
+            raise ValueError(f"{type(self).__name__}.set_weights: You are calling "
+                             f"set_weights() on an optimizer that has not been built yet; "
+                             f"call optimizer.build(trainable_variables) first")
         weights = list(weights)
         if len(weights) != len(self._variables):
             raise ValueError(f"{type(self).__name__}.set_weights: expected "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..registry import register_builtin
-from .arguments import check_range
+from .arguments import check_number
 from .optimizer import Optimizer
 
 
@@ -27,7 +27,10 @@ class SGD(Optimizer):
                          loss_scale_factor=loss_scale_factor,
                          gradient_accumulation_steps=gradient_accumulation_steps, name=name,
                          **kwargs)
-        self.momentum = check_range("SGD", "momentum", momentum, 0.0, 1.0)
+        self.momentum = check_number("SGD", "momentum", momentum)
+        if not 0.0 <= self.momentum <= 1.0:
+            raise ValueError(f"SGD: argument `momentum` must be a float between [0, 1]; "
+                             f"received momentum={self.momentum}")
         self.nesterov = bool(nesterov)
 
     def build(self, variables) -> None:

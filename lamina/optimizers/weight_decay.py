@@ -29,9 +29,13 @@ class WeightDecay:
         pattern = self._exclude_from_weight_decay_pattern
         return pattern is None or pattern.search(variable.name) is None
 
-    def _apply_weight_decay(self, variables, learning_rate) -> None:
+    def _apply_weight_decay(self, variables, learning_rate=None) -> None:
+        """``v -= v * weight_decay * lr`` for each variable not excluded; ``learning_rate``
+        defaults to the optimizer's current rate (Keras's signature has none)."""
         if self.weight_decay is None:
             return
+        if learning_rate is None:
+            learning_rate = self._learning_rate_tensor()
         for variable in variables:
             if self._use_weight_decay(variable):
                 lr = ops.cast(learning_rate, variable.dtype)

@@ -63,8 +63,8 @@ def test_amsgrad_keeps_the_largest_velocity():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=r"AdamW: argument 'weight_decay' must be a float; "
-                                         r"received None"):
+    with pytest.raises(ValueError, match=r"AdamW: Argument `weight_decay` must be a float\. "
+                                         r"Received: weight_decay=None"):
         AdamW(weight_decay=None)
     with pytest.raises(ValueError, match=r"Adam: argument 'beta_1' must be in \[0.0, 1.0\); "
                                          r"received 1.0"):

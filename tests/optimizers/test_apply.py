@@ -51,8 +51,8 @@ def test_none_gradients_are_skipped_with_a_warning():
 
 def test_all_none_gradients_is_an_error_naming_the_variables():
     a, b = _var([1.0], "kernel"), _var([1.0], "bias")
-    with pytest.raises(ValueError, match=r"SGD.apply_gradients: no gradients provided for "
-                                         r"any variable \(all are None\) for variables "
+    with pytest.raises(ValueError, match=r"SGD.apply_gradients: No gradients provided for "
+                                         r"any variable\. All gradients are None, for variables "
                                          r"\['dense/kernel', 'dense/bias'\]"):
         SGD().apply_gradients([(None, a), (None, b)])
 
@@ -142,3 +142,15 @@ def test_a_subclass_needs_only_build_and_update_step():
     with pytest.raises(NotImplementedError, match="Optimizer subclasses must implement "
                                                   "update_step"):
         lamina.optimizers.Optimizer(0.1).apply_gradients([(_t([1.0, 1.0]), w)])
+
+
+def test_numpy_reductions_read_a_constrained_variable(backend):
+    # Keras 3.15.1's test_constraints_are_applied checks np.min(variable) after a step:
+    # numpy calls variable.min(axis=None, out=None); np.sum/np.mean also pass dtype.
+    w = lamina.Variable(np.array([[-0.5, 0.25], [-1.0, 0.75]], "float32"))
+    w.constraint = NonNeg()
+    SGD(learning_rate=1e-4).apply_gradients([(ops.zeros((2, 2)), w)])
+    assert float(np.min(w)) == 0.0 and float(np.max(w)) == 0.75
+    assert float(np.sum(w)) == 1.0 and float(np.mean(w, dtype="float64")) == 0.25
+    with pytest.raises(TypeError, match=r"Tensor.min: argument 'out' is not supported"):
+        w.min(out=np.zeros(()))

@@ -70,8 +70,8 @@ def test_clipping_happens_before_the_optimizer_sees_the_gradient():
     ({"clipvalue": 1.0, "global_clipnorm": 2.0}, "clipvalue=1.0, global_clipnorm=2.0"),
 ])
 def test_only_one_clip_option_at_a_time(kwargs, shown):
-    with pytest.raises(ValueError, match=r"Adam: only one of 'clipnorm', 'clipvalue' and "
-                                         r"'global_clipnorm' can be set; received " + shown):
+    with pytest.raises(ValueError, match=r"Adam: Only one of `clipnorm`, `clipvalue` and "
+                                         r"`global_clipnorm` can be set; received " + shown):
         Adam(**kwargs)
 
 
@@ -82,3 +82,15 @@ def test_clip_options_must_be_positive():
     with pytest.raises(TypeError, match=r"SGD: argument 'clipvalue' must be a number; "
                                         r"received 'big'"):
         SGD(clipvalue="big")
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({"clipnorm": 1}, [2**0.5 / 2, 2**0.5 / 2]),
+    ({"clipvalue": 1}, [1.0, 1.0]),
+    ({"global_clipnorm": 1}, [2**0.5 / 2, 2**0.5 / 2]),
+    ({}, [100.0, 100.0]),
+])
+def test_clip_gradients_takes_plain_arrays_as_keras(kwargs, expected):
+    # Keras 3.15.1's tests call optimizer._clip_gradients([np.array([100.0, 100.0])])
+    (clipped,) = SGD(**kwargs)._clip_gradients([np.array([100.0, 100.0])])
+    np.testing.assert_allclose(np.asarray(clipped), expected, rtol=1e-6)

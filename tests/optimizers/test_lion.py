@@ -32,6 +32,10 @@ def test_five_steps_match_keras_formula(backend, dtype, hp):
 
 
 def test_beta_1_zero_is_rejected_as_in_keras():
-    with pytest.raises(ValueError, match=r"Lion: argument 'beta_1' must be in \(0.0, 1.0\]; "
-                                         r"received 0"):
-        Lion(beta_1=0)
+    # Keras's text (its [0, 1] names the range it checks, 0 excluded), with the exact rule
+    for bad in (0, -0.1, 1.1):
+        with pytest.raises(ValueError, match=r"Lion: Argument `beta_1` must be in the \[0, 1\] "
+                           r"range\. Otherwise, the optimizer degenerates to SignSGD\. "
+                           rf"Received: beta_1={bad} \(beta_1 must be > 0 and <= 1\)"):
+            Lion(beta_1=bad)
+    assert Lion(beta_1=1.0).beta_1 == 1.0

@@ -89,15 +89,17 @@ def test_config_round_trip_as_keras_writes():
 def test_argument_errors():
     sgd = optimizers.SGD()
     with pytest.raises(ValueError, match=r"LossScaleOptimizer: argument 'dynamic=False' is "
-                       r"not supported"):
+                       r"no longer supported; for a fixed scale, set `loss_scale_factor` on "
+                       r"the `inner_optimizer`"):
         LossScaleOptimizer(sgd, dynamic=False)
-    with pytest.raises(ValueError, match=r"LossScaleOptimizer: argument 'clipnorm' is not "
-                       r"supported; set it on the inner optimizer"):
+    with pytest.raises(ValueError, match=r"LossScaleOptimizer: argument `clipnorm` is not "
+                       r"supported; set `clipnorm` on the `inner_optimizer`"):
         LossScaleOptimizer(sgd, clipnorm=1.0)
     LossScaleOptimizer(sgd, clipnorm=None, use_ema=False)      # defaults from old configs
-    with pytest.raises(ValueError, match=r"LossScaleOptimizer: unsupported argument\(s\) "
-                       r"\['foo'\]"):
-        LossScaleOptimizer(sgd, foo=1)
+    # in the order given, as Keras lists them
+    with pytest.raises(ValueError, match=r"LossScaleOptimizer: unsupported arguments: "
+                       r"`foo`, `bar`$"):
+        LossScaleOptimizer(sgd, foo=1, bar=2)
     with pytest.raises(TypeError, match=r"LossScaleOptimizer: argument 'inner_optimizer' "
                        r"must be an Optimizer; received 'sgd'"):
         LossScaleOptimizer("sgd")
@@ -111,3 +113,21 @@ def test_argument_errors():
     inner = optimizers.SGD(loss_scale_factor=8.0)
     LossScaleOptimizer(inner)
     assert inner.loss_scale_factor is None                    # never scaled twice
+
+
+def test_scale_loss_of_a_python_number_after_four_skipped_steps():
+    # Keras 3.15.1: initial_scale=400, four non-finite steps halve it to 25; scale_loss
+    # takes plain numbers (scale_loss(1.0) == 25.0, scale_loss(3) == 75.0, float32).
+    opt = LossScaleOptimizer(optimizers.SGD(0.5), initial_scale=400.0)
+    assert float(opt.scale_loss(2)) == 800.0                  # before build: initial_scale
+    variables = [lamina.Variable([1.0, 2.0, 3.0, 4.0])]
+    opt.build(variables)
+    with np.errstate(invalid="ignore"):
+        for _ in range(4):
+            opt.apply([ops.convert_to_tensor(np.full(4, np.inf, "float32"))], variables)
+    assert float(opt.scale_loss(1.0)) == 25.0
+    scaled = opt.scale_loss(3)
+    assert float(scaled) == 75.0 and scaled.dtype == "float32"
+    half = opt.scale_loss(ops.ones((), dtype="float16"))
+    assert half.dtype == "float16" and float(half) == 25.0
+    np.testing.assert_array_equal(variables[0].numpy(), [1.0, 2.0, 3.0, 4.0])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import optimizers
+from lamina import ops, optimizers
 from lamina.optimizers import SGD, Adam, MultiOptimizer, OptimizerMap
 
 from .helpers import make_variables, train
@@ -71,9 +71,15 @@ def test_map_errors():
         mapping["a"] = Adam()
     with pytest.raises(TypeError, match=r"OptimizerMap: a key must be a string"):
         mapping[3] = Adam()
-    with pytest.raises(ValueError, match=r"OptimizerMap: the optimizer for 'b' cannot be a "
-                                         r"MultiOptimizer"):
+    with pytest.raises(ValueError, match=r"OptimizerMap: the optimizer for 'b' is a "
+                                         r"MultiOptimizer, and an inner optimizer cannot be "
+                                         r"MultiOptimizer\."):
         mapping["b"] = _split()
+    with pytest.raises(ValueError, match=r"OptimizerMap: the optimizer for 'b' is a "
+                                         r"LossScaleOptimizer, and an inner optimizer cannot be "
+                                         r"LossScaleOptimizer\. Wrap the MultiOptimizer in the "
+                                         r"LossScaleOptimizer instead"):
+        mapping["b"] = optimizers.LossScaleOptimizer(SGD())
 
 
 def test_multi_optimizer_errors():
@@ -142,3 +148,54 @@ def test_state_save_load_and_set_weights():
     other.build(make_variables("float32"))
     other.set_weights([v.numpy() for v in opt.variables])
     np.testing.assert_array_equal(other.variables[8].numpy(), opt.variables[8].numpy())
+
+
+def _scoped(scope, value):
+    with lamina.name_scope(scope):
+        return lamina.Variable([[value, value]], name="kernel")
+
+
+def test_variables_made_in_name_scopes_are_routed_by_their_path():
+    # Keras 3.15.1's multi_optimizer_test: Variables made inside name_scope("dense_1") have
+    # the path "dense_1/kernel"; SGD(0.1), SGD(1.0) and the default SGD(0.0) each take theirs
+    w1, w2, w3 = _scoped("dense_1", 2.0), _scoped("dense_2", 3.0), _scoped("other", 4.0)
+    assert [w.path for w in (w1, w2, w3)] == ["dense_1/kernel", "dense_2/kernel",
+                                              "other/kernel"]
+    sgd_1, sgd_2, default = SGD(0.1), SGD(1.0), SGD(0.0)
+    mapping = OptimizerMap(default)
+    mapping["^dense_1/.*"] = sgd_1
+    mapping["^dense_2/.*"] = sgd_2
+    opt = MultiOptimizer(mapping)
+    opt.build([w1, w2, w3])
+    assert [opt.optimizers[opt._var_to_optimizer_idx[opt._var_key(w)]] for w in (w1, w2, w3)] \
+        == [sgd_1, sgd_2, default]
+    opt.apply([ops.ones((1, 2))] * 3, [w1, w2, w3])
+    np.testing.assert_allclose([w.numpy() for w in (w1, w2, w3)],
+                               [[[1.9, 1.9]], [[2.0, 2.0]], [[4.0, 4.0]]], rtol=1e-6)
+    assert int(opt.iterations) == 1 and [int(o.iterations) for o in opt.optimizers] == [1] * 3
+
+
+def test_a_single_optimizer_trains_every_variable():
+    sgd = SGD(0.5)
+    opt = MultiOptimizer(sgd)
+    w = lamina.Variable([1.0])
+    opt.apply([ops.ones((1,))], [w])
+    assert opt.optimizers == [sgd] and float(w.numpy()[0]) == 0.5
+
+
+def test_a_wrapper_chosen_while_building_is_refused():
+    # Keras: a map filled around __setitem__ is still checked when the optimizer is built
+    mapping = OptimizerMap(SGD())
+    mapping._optimizer_map = {"dense_1/.*": optimizers.LossScaleOptimizer(SGD()),
+                              "dense_2/.*": _split()}
+    opt = MultiOptimizer(mapping)
+    with pytest.raises(ValueError, match=r"MultiOptimizer: the optimizer chosen for variable "
+                                         r"'dense_1/kernel' is a LossScaleOptimizer, and a "
+                                         r"LossScaleOptimizer cannot be used inside an "
+                                         r"MultiOptimizer\. Wrap the MultiOptimizer"):
+        opt.build([_scoped("dense_1", 1.0)])
+    with pytest.raises(ValueError, match=r"'dense_2/kernel' is a MultiOptimizer, and a "
+                                         r"MultiOptimizer cannot be used inside an "
+                                         r"MultiOptimizer\."):
+        opt.build([_scoped("dense_2", 1.0)])
+    assert not opt.built

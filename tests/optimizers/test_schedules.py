@@ -169,3 +169,20 @@ def test_errors():
 
 def test_every_schedule_is_covered_by_the_round_trip():
     assert {type(s) for s in SCHEDULES} == set(schedules.ALL_OBJECTS.values())
+
+
+def test_a_schedule_built_on_the_optimizers_learning_rate_variable():
+    # Keras 3.15.1: PolynomialDecay(adam.learning_rate, 4) takes the Variable's value, and
+    # setting it as the rate untracks the learning_rate Variable (2 variables -> 1).
+    adam = lamina.optimizers.Adam(learning_rate=0.001)
+    assert len(adam.variables) == 2
+    adam.learning_rate = PolynomialDecay(adam.learning_rate, 4)
+    assert [v.name for v in adam.variables] == ["iteration"]
+    assert adam._learning_rate.get_config()["initial_learning_rate"] == 0.001
+    keras_rates = [0.0010000000474974513, 0.0007750000222586095, 0.0005499999970197678,
+                   0.00032500000088475645, 9.999999747378752e-05, 9.999999747378752e-05]
+    np.testing.assert_allclose([float(adam._learning_rate(i)) for i in range(6)],
+                               keras_rates, rtol=1e-6)
+    with pytest.raises(TypeError, match=r"PolynomialDecay: argument 'initial_learning_rate' "
+                                        r"must be a number; received <Tensor"):
+        PolynomialDecay(ops.ones((2,)), 4)

@@ -44,6 +44,6 @@ def test_five_steps_match_keras_formula(backend, dtype, hp):
 
 
 def test_momentum_must_be_in_unit_interval():
-    with pytest.raises(ValueError, match=r"SGD: argument 'momentum' must be in \[0.0, 1.0\]; "
-                                         r"received 1.5"):
+    with pytest.raises(ValueError, match=r"SGD: argument `momentum` must be a float "
+                                         r"between \[0, 1\]; received momentum=1\.5"):
         SGD(momentum=1.5)

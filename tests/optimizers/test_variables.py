@@ -113,7 +113,8 @@ def test_load_into_an_unbuilt_optimizer_warns_and_skips():
 
 def test_state_errors():
     opt = Adam()
-    with pytest.raises(ValueError, match=r"Adam.set_weights: the optimizer is not built"):
+    with pytest.raises(ValueError, match=r"Adam.set_weights: You are calling set_weights\(\) "
+                                         r"on an optimizer that has not been built yet"):
         opt.set_weights([])
     opt.build(make_variables("float32"))
     with pytest.raises(ValueError, match=r"Adam.set_weights: expected 6 arrays; received 1"):

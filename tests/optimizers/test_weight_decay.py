@@ -62,3 +62,14 @@ def test_weight_decay_must_be_non_negative():
     with pytest.raises(ValueError, match=r"SGD: argument 'weight_decay' must be >= 0; "
                                          r"received -0.1"):
         SGD(weight_decay=-0.1)
+
+
+def test_apply_weight_decay_alone_uses_the_current_learning_rate():
+    # Keras's _apply_weight_decay(variables) has no learning-rate argument:
+    # v - v * 0.1 * 0.5 with AdamW(learning_rate=0.5, weight_decay=0.1)
+    kernel, bias = _variables()
+    opt = AdamW(learning_rate=0.5, weight_decay=0.1)
+    opt.exclude_from_weight_decay(var_names=["bias"])
+    opt._apply_weight_decay([kernel, bias])
+    np.testing.assert_allclose(kernel.numpy(), [1.9, -3.8], rtol=1e-6)
+    np.testing.assert_array_equal(bias.numpy(), [1.0, 1.0])

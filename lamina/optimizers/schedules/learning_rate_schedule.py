@@ -57,10 +57,22 @@ def step_as_float(step, dtype: str | None = None) -> TensorBase:
     return ops.cast(step, dtype or floatx())
 
 
+def _scalar_value(tensor):
+    """A scalar tensor's value as a Python number; a float32 value as the shortest decimal
+    that rounds to it (0.001, not 0.0010000000474974513), so configs read as written."""
+    array = tensor.numpy()
+    if "float" in str(array.dtype):
+        return float(str(array))
+    return array.item()
+
+
 def check_number(owner: str, arg: str, value, *, positive: bool = False,
                  non_negative: bool = False):
     """``value`` unchanged if it is a real, finite number meeting the bound; else an error
-    that names the schedule (or optimizer) and the argument."""
+    that names the schedule (or optimizer) and the argument. A scalar tensor or Variable
+    (``PolynomialDecay(optimizer.learning_rate, ...)``, as Keras allows) gives its value."""
+    if isinstance(value, TensorBase) and tuple(value.shape) == ():
+        value = _scalar_value(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{owner}: argument '{arg}' must be a number; received {value!r} "
                         f"of type {type(value).__name__}")
