@@ -15,6 +15,7 @@ from ..core.variable import Variable
 from ..backend.collectives import shard_bounds
 from ..core import structure
 from .devices import list_devices
+from .launch import root_hint
 from .layouts import DeviceMesh, LayoutMap, TensorLayout, _flatten
 from .world import rank, size, world
 
@@ -112,10 +113,12 @@ class DataParallel(Distribution):
             mesh = DeviceMesh((len(flat),), [DEFAULT_BATCH_DIM_NAME], flat)
             batch_dim = DEFAULT_BATCH_DIM_NAME
         if mesh.size != size():
+            hint = root_hint()
             raise ValueError(f"DataParallel: the mesh has {mesh.size} devices but the world "
                              f"has {size()} processes; Lamina runs one process per device "
                              f"(start them with mpirun -n {mesh.size} and call "
-                             f"lamina.distribution.initialize())")
+                             f"lamina.distribution.initialize())" +
+                             (f"; {hint}" if hint else ""))
         super().__init__(mesh, batch_dim, auto_shard_dataset)
         self.bucket_bytes = DEFAULT_BUCKET_BYTES
         self._share = self._offset = None
