@@ -310,7 +310,7 @@ class TensorBoard(Callback):
         if graph is None:
             return
         writer = self._writer("train")
-        writer.graph(to_graph_def(graph))
+        writer.graph(to_graph_def(graph, self.model))
         writer.flush()
         self._graph_pending = False
         self._check_writers()

@@ -4,11 +4,15 @@ Each node's gradient comes from its op's ``gradient`` rule, the same rule the ea
 uses; because the rules are written with ops, applying them to symbolic tensors records
 the backward nodes. Only nodes on a path from a source to the target are differentiated,
 so gradients nobody asked for (of data inputs, of labels) are never built.
+
+A backward node records the layer of the node it differentiates, as
+``"<layer path>/gradients"`` (errors and TensorBoard's Graphs tab group it under that
+layer); the gradients of nodes traced outside any layer (loss code) record none.
 """
 from __future__ import annotations
 
 from .. import ops
-from ..core.symbolic import SymbolicTensor
+from ..core.symbolic import SymbolicTensor, _node_counter
 from ..errors import GradientError
 from ..ops.reshaping import broadcast_like
 from ..core.op import Context
@@ -77,6 +81,7 @@ def gradients(targets, sources, seeds=None) -> list:
             continue
         if not node.op.differentiable:
             continue
+        first = next(_node_counter)          # every node made below has a larger seq
         out_grads = [ops.zeros_like(o) if g is None else g
                      for o, g in zip(node.outputs, out_grads)]
         needs = tuple(isinstance(x, SymbolicTensor) and id(x) in depends for x in node.inputs)
@@ -90,6 +95,9 @@ def gradients(targets, sources, seeds=None) -> list:
         for x, g, need in zip(node.inputs, in_grads, needs):
             if need and g is not None:
                 _accumulate(grads, x, g)
+        if node.layer is not None:
+            _record_layer([grads.get(id(x)) for x in node.inputs], first,
+                          f"{node.layer}/gradients")
     return [grads.get(id(s)) for s in sources]
 
 
@@ -98,3 +106,14 @@ def _accumulate(grads: dict, tensor, g) -> None:
     if tuple(g.shape) != tuple(tensor.shape):
         g = broadcast_like(g, tensor)
     grads[key] = g if key not in grads else ops.add(grads[key], g)
+
+
+def _record_layer(values, first: int, layer: str) -> None:
+    """Give ``layer`` to the layerless nodes made since ``first`` that compute ``values``."""
+    stack = [v for v in values if isinstance(v, SymbolicTensor)]
+    while stack:
+        node = stack.pop().node
+        if node is None or node.seq < first or node.layer is not None:
+            continue
+        node.layer = layer
+        stack.extend(x for x in node.inputs if isinstance(x, SymbolicTensor))

@@ -107,7 +107,7 @@ def test_graphs_plugin_has_the_train_graph(served):
     assert info["train"]["run_graph"] is True
     assert info["train"]["tags"]["keras"]["conceptual_graph"] is True
     text = get(f"{base}/data/plugin/graphs/graph?run=train&conceptual=false").decode()
-    assert 'name: "sequential/dense/dense_bias_act"' in text
+    assert 'name: "dense/dense_bias_act"' in text
     assert 'name: "dense/kernel/assign"' in text
 
 
