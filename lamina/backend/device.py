@@ -12,6 +12,21 @@ _KINDS = {"cpu": "numpy", "gpu": "cupy", "cuda": "cupy"}
 
 @contextlib.contextmanager
 def device(device_name):
+    """Scope placing new tensors on a device (Keras's ``keras.device``).
+
+    Args:
+        device_name: ``"cpu"``, ``"gpu"`` / ``"cuda"`` or ``"gpu:0"`` (one GPU per
+            process): inside the scope ops run on the cupy backend for a GPU, on
+            numpy for ``"cpu"``.
+
+    Returns:
+        A context manager.
+
+    Example:
+
+    >>> with lamina.device("cpu"):
+    ...     x = lamina.ops.ones((2, 2))
+    """
     if not isinstance(device_name, str):
         raise ValueError(f"device: argument 'device_name' must be a string such as 'cpu' or "
                          f"'gpu:0'; received {device_name!r}")

@@ -37,11 +37,27 @@ def standardize_dtype(dtype) -> str:
 
 
 def is_float_dtype(dtype) -> bool:
+    """Whether ``dtype`` is a floating-point dtype (bfloat16 included).
+
+    Args:
+        dtype: a dtype name, numpy dtype or Python type.
+
+    Returns:
+        A bool.
+    """
     name = standardize_dtype(dtype)
     return name in FLOAT_DTYPES or name == "bfloat16"
 
 
 def is_int_dtype(dtype) -> bool:
+    """Whether ``dtype`` is a signed or unsigned integer dtype.
+
+    Args:
+        dtype: a dtype name, numpy dtype or Python type.
+
+    Returns:
+        A bool.
+    """
     return standardize_dtype(dtype) in INT_DTYPES
 
 

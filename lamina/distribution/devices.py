@@ -25,6 +25,14 @@ def list_devices(device_type=None) -> list:
 
 
 def get_device_count(device_type=None) -> int:
+    """The number of devices of the process world.
+
+    Args:
+        device_type: ``"cpu"``, ``"gpu"`` or None (the default kind).
+
+    Returns:
+        An int.
+    """
     return len(list_devices(device_type))
 
 

@@ -251,23 +251,73 @@ class Fill(Op):
 
 
 def full_like(x, fill_value, dtype=None) -> TensorBase:
+    """A tensor of ``x``'s shape filled with ``fill_value``.
+
+    Args:
+        x: the tensor whose shape (and, by default, dtype) to take.
+        fill_value: the value of every entry.
+        dtype: the result's dtype (default: ``x``'s).
+
+    Returns:
+        A tensor.
+    """
     x = as_tensor("full_like", x)
     return Fill(x, value=fill_value, dtype=standardize(dtype) if dtype else None)
 
 
 def zeros_like(x, dtype=None) -> TensorBase:
+    """A tensor of zeros of ``x``'s shape.
+
+    Args:
+        x: the tensor whose shape (and, by default, dtype) to take.
+        dtype: the result's dtype (default: ``x``'s).
+
+    Returns:
+        A tensor.
+    """
     return full_like(x, 0, dtype)
 
 
 def ones_like(x, dtype=None) -> TensorBase:
+    """A tensor of ones of ``x``'s shape.
+
+    Args:
+        x: the tensor whose shape (and, by default, dtype) to take.
+        dtype: the result's dtype (default: ``x``'s).
+
+    Returns:
+        A tensor.
+    """
     return full_like(x, 1, dtype)
 
 
 def zeros(shape, dtype=None) -> Tensor:
+    """A tensor of zeros.
+
+    Args:
+        shape: the shape, a tuple of ints.
+        dtype: the dtype (default: ``floatx()``, float32).
+
+    Returns:
+        A tensor.
+
+    Example:
+
+    >>> lamina.ops.zeros((2, 3))
+    """
     return _full("zeros", shape, 0, dtype)
 
 
 def ones(shape, dtype=None) -> Tensor:
+    """A tensor of ones.
+
+    Args:
+        shape: the shape, a tuple of ints.
+        dtype: the dtype (default: ``floatx()``, float32).
+
+    Returns:
+        A tensor.
+    """
     return _full("ones", shape, 1, dtype)
 
 

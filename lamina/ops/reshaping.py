@@ -113,6 +113,19 @@ class BroadcastTo(Op):
 
 
 def broadcast_to(x, shape):
+    """Broadcast a tensor to a new shape, as numpy does.
+
+    Args:
+        x: the tensor.
+        shape: the new shape; ``x``'s axes must be 1 or equal to the new trailing axes.
+
+    Returns:
+        A tensor of shape ``shape``.
+
+    Example:
+
+    >>> lamina.ops.broadcast_to(lamina.ops.array([1, 2, 3]), (2, 3))
+    """
     x = as_tensor("broadcast_to", x)
     shape = tuple(shape)
     if shape == tuple(x.shape):
