@@ -18,7 +18,14 @@ def _is_namedtuple(x) -> bool:
 
 
 def is_nested(structure) -> bool:
-    """Whether ``structure`` is a list, tuple or dict (not a leaf)."""
+    """Whether ``structure`` is a list, tuple or dict (not a leaf).
+
+    Args:
+        structure: any Python value.
+
+    Returns:
+        A bool.
+    """
     return isinstance(structure, (list, tuple, dict))
 
 
@@ -50,7 +57,19 @@ def _same_mapping(node, rebuilt: dict):
 
 
 def flatten(structure) -> list:
-    """The leaves of ``structure`` in order (None is a leaf)."""
+    """The leaves of ``structure`` in order (None is a leaf).
+
+    Args:
+        structure: a leaf, or lists, tuples and dicts nesting leaves.
+
+    Returns:
+        A list of the leaves.
+
+    Example:
+
+    >>> lamina.tree.flatten({"b": 2, "a": [1, (3,)]})
+    [1, 3, 2]
+    """
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
@@ -60,7 +79,14 @@ def flatten(structure) -> list:
 
 def flatten_with_path(structure) -> list[tuple[tuple, Any]]:
     """``(path, leaf)`` pairs in :func:`flatten`'s order; a path is the tuple of list
-    indices and dict keys that leads to the leaf."""
+    indices and dict keys that leads to the leaf.
+
+    Args:
+        structure: a leaf, or lists, tuples and dicts nesting leaves.
+
+    Returns:
+        A list of ``(path, leaf)`` tuples.
+    """
     if not is_nested(structure):
         return [((), structure)]
     return [((key, *path), leaf) for key, child in _children(structure)
@@ -107,7 +133,16 @@ def _map(func, structures: tuple, none_is_leaf: bool, is_leaf=None):
 def map_structure(func: Callable, *structures, none_is_leaf: bool = True):
     """The structure with ``func`` applied to the leaves (several structures of the same
     shape: ``func`` gets one leaf of each). With ``none_is_leaf=False`` a None stays None
-    and ``func`` is not called on it."""
+    and ``func`` is not called on it.
+
+    Args:
+        func: a callable taking one leaf of each structure.
+        *structures: one or more structures of the same nesting.
+        none_is_leaf: whether None is passed to ``func`` (default) or kept as None.
+
+    Returns:
+        A structure nested as the first one, holding ``func``'s results.
+    """
     if not structures:
         raise ValueError("Must provide at least one structure")
     return _map(func, structures, none_is_leaf)
@@ -115,7 +150,16 @@ def map_structure(func: Callable, *structures, none_is_leaf: bool = True):
 
 def map_structure_up_to(shallow_structure, func: Callable, *structures):
     """Like :func:`map_structure` down to the leaves of ``shallow_structure`` only: ``func``
-    gets the (possibly nested) parts of ``structures`` found there."""
+    gets the (possibly nested) parts of ``structures`` found there.
+
+    Args:
+        shallow_structure: a structure whose leaves mark where to stop.
+        func: a callable taking one part of each structure.
+        *structures: structures at least as deep as ``shallow_structure``.
+
+    Returns:
+        A structure nested as ``shallow_structure``.
+    """
     if not structures:
         raise ValueError("Must provide at least one structure")
 
@@ -131,7 +175,15 @@ def map_structure_up_to(shallow_structure, func: Callable, *structures):
 
 
 def map_shape_structure(func: Callable, structure):
-    """:func:`map_structure` where a list or tuple of ints and Nones (a shape) is a leaf."""
+    """:func:`map_structure` where a list or tuple of ints and Nones (a shape) is a leaf.
+
+    Args:
+        func: a callable taking one shape (or other leaf).
+        structure: shapes nested in lists, tuples and dicts.
+
+    Returns:
+        The structure of ``func``'s results.
+    """
     def is_shape(x):
         return isinstance(x, (list, tuple)) and all(isinstance(e, (int, type(None)))
                                                     for e in x)
@@ -140,7 +192,16 @@ def map_shape_structure(func: Callable, structure):
 
 def assert_same_structure(a, b, check_types=None) -> None:
     """Raise ``ValueError`` unless ``a`` and ``b`` nest the same way (same container types,
-    lengths and dict keys). ``check_types`` is deprecated, as in Keras."""
+    lengths and dict keys). ``check_types`` is deprecated, as in Keras.
+
+    Args:
+        a: a structure.
+        b: a structure.
+        check_types: deprecated; has no effect.
+
+    Raises:
+        ValueError: if the two nest differently.
+    """
     if check_types is not None:
         warnings.warn("assert_same_structure: the `check_types` argument is deprecated and "
                       "no longer has any effect: container types are always checked",
@@ -150,7 +211,15 @@ def assert_same_structure(a, b, check_types=None) -> None:
 
 def assert_same_paths(a, b) -> None:
     """Raise ``ValueError`` unless ``a`` and ``b`` have the same leaf paths (container
-    types may differ)."""
+    types may differ).
+
+    Args:
+        a: a structure.
+        b: a structure.
+
+    Raises:
+        ValueError: naming the paths found in only one of them.
+    """
     a_paths = {path for path, _ in flatten_with_path(a)}
     b_paths = {path for path, _ in flatten_with_path(b)}
     if a_paths != b_paths:
@@ -163,7 +232,20 @@ def assert_same_paths(a, b) -> None:
 
 
 def pack_sequence_as(structure, flat_sequence):
-    """Leaves (in :func:`flatten`'s order) put back into the shape of ``structure``."""
+    """Leaves (in :func:`flatten`'s order) put back into the shape of ``structure``.
+
+    Args:
+        structure: the structure to copy the nesting of.
+        flat_sequence: as many leaves as ``structure`` has.
+
+    Returns:
+        A structure nested as ``structure``.
+
+    Example:
+
+    >>> lamina.tree.pack_sequence_as({"a": None, "b": [None]}, [1, 2])
+    {'a': 1, 'b': [2]}
+    """
     leaves = list(flat_sequence)
     stream = iter(leaves)
     count = 0
@@ -194,7 +276,16 @@ def pack_sequence_as(structure, flat_sequence):
 def traverse(func: Callable, structure, top_down: bool = True):
     """Apply ``func`` to every node (containers too). Top down: a non-None result replaces
     the node and its children are not visited. Bottom up: ``func`` sees the node with its
-    children already traversed; None keeps it. ``MAP_TO_NONE`` makes the node None."""
+    children already traversed; None keeps it. ``MAP_TO_NONE`` makes the node None.
+
+    Args:
+        func: a callable taking a node; its result replaces the node unless None.
+        structure: the structure to walk.
+        top_down: walk from the root (default) or from the leaves up.
+
+    Returns:
+        The traversed structure.
+    """
     def children_traversed(node):
         if not is_nested(node):
             return node
@@ -213,7 +304,14 @@ def traverse(func: Callable, structure, top_down: bool = True):
 
 
 def lists_to_tuples(structure):
-    """The structure with every list turned into a tuple."""
+    """The structure with every list turned into a tuple.
+
+    Args:
+        structure: a structure.
+
+    Returns:
+        The same structure with tuples in place of lists.
+    """
     return traverse(lambda x: tuple(x) if isinstance(x, list) else None, structure,
                     top_down=False)
 

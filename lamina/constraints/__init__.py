@@ -20,18 +20,40 @@ ALL_OBJECTS: dict[str, type] = {
 
 
 def serialize(constraint: Constraint) -> dict:
-    """``{"module": "keras.constraints", "class_name", "config", "registered_name"}``."""
+    """``{"module": "keras.constraints", "class_name", "config", "registered_name"}``.
+
+    Args:
+        constraint: a constraint instance.
+
+    Returns:
+        A dict.
+    """
     return serialize_keras_object(constraint)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Any:
-    """A constraint from its config dict (or the class a name stands for)."""
+    """A constraint from its config dict (or the class a name stands for).
+
+    Args:
+        config: a dict from ``serialize`` (or a name).
+        custom_objects: a dict of names to users' classes or functions.
+
+    Returns:
+        A constraint.
+    """
     return deserialize_from("constraint", config, ALL_OBJECTS, custom_objects)
 
 
 def get(identifier) -> Constraint | Callable | None:
     """A constraint from None (returned as None), a name ("max_norm", "NonNeg", ...; built
-    with its defaults), a config dict, an instance or a callable ``w -> w``."""
+    with its defaults), a config dict, an instance or a callable ``w -> w``.
+
+    Args:
+        identifier: None, a string, a config dict, a constraint or a callable.
+
+    Returns:
+        A constraint (or the callable), or None.
+    """
     if identifier is None:
         return None
     return get_from("constraint", identifier, ALL_OBJECTS)

@@ -70,7 +70,13 @@ class Constraint:
 @register_builtin
 class MaxNorm(Constraint):
     """Rescales vectors whose norm exceeds ``max_value``:
-    ``w * clip(norm, 0, max_value) / (epsilon + norm)``."""
+    ``w * clip(norm, 0, max_value) / (epsilon + norm)``.
+
+    Args:
+        max_value: the largest norm allowed.
+        axis: the axis (or axes) along which norms are taken: 0 for a Dense kernel's
+            columns, ``[0, 1, 2]`` for a Conv2D kernel's filters.
+    """
 
     def __init__(self, max_value: float = 2, axis=0) -> None:
         self.max_value = _number("MaxNorm", "max_value", max_value, low=0)
@@ -89,7 +95,14 @@ class MaxNorm(Constraint):
 @register_builtin
 class MinMaxNorm(Constraint):
     """Moves norms into [min_value, max_value] at ``rate``: the new norm is
-    ``rate * clip(norm, min_value, max_value) + (1 - rate) * norm``."""
+    ``rate * clip(norm, min_value, max_value) + (1 - rate) * norm``.
+
+    Args:
+        min_value: the smallest norm allowed.
+        max_value: the largest norm allowed.
+        rate: how far to move towards the range each step, in [0, 1].
+        axis: the axis (or axes) along which norms are taken.
+    """
 
     def __init__(self, min_value: float = 0.0, max_value: float = 1.0, rate: float = 1.0,
                  axis=0) -> None:
@@ -121,7 +134,11 @@ class NonNeg(Constraint):
 
 @register_builtin
 class UnitNorm(Constraint):
-    """Scales vectors to unit norm: ``w / (epsilon + norm)``."""
+    """Scales vectors to unit norm: ``w / (epsilon + norm)``.
+
+    Args:
+        axis: the axis (or axes) along which norms are taken.
+    """
 
     def __init__(self, axis=0) -> None:
         self.axis = _axis("UnitNorm", axis)

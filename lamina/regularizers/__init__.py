@@ -20,18 +20,40 @@ ALL_OBJECTS: dict[str, type] = {
 
 
 def serialize(regularizer: Regularizer) -> dict:
-    """``{"module": "keras.regularizers", "class_name", "config", "registered_name"}``."""
+    """``{"module": "keras.regularizers", "class_name", "config", "registered_name"}``.
+
+    Args:
+        regularizer: a regularizer instance.
+
+    Returns:
+        A dict.
+    """
     return serialize_keras_object(regularizer)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Any:
-    """A regularizer from its config dict (or the class a name stands for)."""
+    """A regularizer from its config dict (or the class a name stands for).
+
+    Args:
+        config: a dict from ``serialize`` (or a name).
+        custom_objects: a dict of names to users' classes or functions.
+
+    Returns:
+        A regularizer.
+    """
     return deserialize_from("regularizer", config, ALL_OBJECTS, custom_objects)
 
 
 def get(identifier) -> Regularizer | Callable | None:
     """A regularizer from None (returned as None), a name ("l1", "l2", "l1_l2", ...; the
-    class is built with its defaults), a config dict, an instance or a callable."""
+    class is built with its defaults), a config dict, an instance or a callable.
+
+    Args:
+        identifier: None, a string, a config dict, a regularizer or a callable.
+
+    Returns:
+        A regularizer (or the callable), or None.
+    """
     if identifier is None:
         return None
     return get_from("regularizer", identifier, ALL_OBJECTS)

@@ -67,7 +67,16 @@ class Regularizer:
 
 @register_builtin
 class L1L2(Regularizer):
-    """``l1 * sum(|x|) + l2 * sum(x**2)``; both default to 0."""
+    """``l1 * sum(|x|) + l2 * sum(x**2)``; both default to 0.
+
+    Args:
+        l1: the L1 factor (a float >= 0).
+        l2: the L2 factor (a float >= 0).
+
+    Example:
+
+    >>> layer = lamina.layers.Dense(4, kernel_regularizer=lamina.regularizers.L1L2(1e-5, 1e-4))
+    """
 
     def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
         self.l1 = check_penalty("L1L2", "l1", l1, 0.0)
@@ -88,7 +97,11 @@ class L1L2(Regularizer):
 
 @register_builtin
 class L1(Regularizer):
-    """``l1 * sum(|x|)``."""
+    """``l1 * sum(|x|)``.
+
+    Args:
+        l1: the factor (a float >= 0).
+    """
 
     def __init__(self, l1: float = 0.01) -> None:
         self.l1 = check_penalty("L1", "l1", l1, 0.01)
@@ -102,7 +115,11 @@ class L1(Regularizer):
 
 @register_builtin
 class L2(Regularizer):
-    """``l2 * sum(x**2)``: no factor of one half (Keras's definition)."""
+    """``l2 * sum(x**2)``: no factor of one half (Keras's definition).
+
+    Args:
+        l2: the factor (a float >= 0).
+    """
 
     def __init__(self, l2: float = 0.01) -> None:
         self.l2 = check_penalty("L2", "l2", l2, 0.01)
@@ -127,6 +144,10 @@ class OrthogonalRegularizer(Regularizer):
     The penalty is ``factor * 0.5 * sum(|P - diag(P)|) / (n (n - 1) / 2)``, where ``P`` is
     the matrix of cosine similarities between the ``n`` rows (or columns): ``factor``
     times the mean absolute cosine over pairs of distinct vectors.
+
+    Args:
+        factor: the penalty's factor (a float >= 0).
+        mode: ``"rows"`` or ``"columns"``: which vectors of the weight are compared.
     """
 
     MODES = ("rows", "columns")

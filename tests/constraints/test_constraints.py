@@ -139,7 +139,8 @@ def test_argument_errors():
 def test_lookup_errors():
     with pytest.raises(UnknownObjectError, match=r"constraints.get: unknown constraint "
                                                  r"'maxnorm' \(argument 'identifier'\); "
-                                                 r"expected one of 'Constraint', 'MaxNorm'"):
+                                                 r"did you mean 'max_norm'\? Lamina's built-in "
+                                                 r"constraints are 'Constraint', 'MaxNorm'"):
         constraints.get("maxnorm")
     with pytest.raises(TypeError, match="constraints.get: could not interpret constraint "
                                         "identifier 2"):
