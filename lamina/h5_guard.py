@@ -95,10 +95,12 @@ def _walk(f, filepath) -> H5Index:
                 link = None
             entry = f"the link '{where}'"
             if isinstance(link, h5py.ExternalLink):
-                _refuse(filepath, entry, f"is an external link to '{link.path}' in the "
+                _refuse(filepath, entry, f"is an external link (h5py.ExternalLink) to "
+                                         f"'{link.path}' in the "
                                          f"file '{link.filename}'")
             if isinstance(link, h5py.SoftLink):
-                _refuse(filepath, entry, f"is a soft link to '{link.path}'")
+                _refuse(filepath, entry, f"is a soft link (h5py.SoftLink) to "
+                                         f"'{link.path}'")
             if not isinstance(link, h5py.HardLink):
                 _refuse(filepath, entry, "is a user-defined HDF5 link")
             obj = group[key]

@@ -58,13 +58,14 @@ class BackupAndRestore(Callback):
                  delete_checkpoint=True):
         super().__init__()
         if not backup_dir:
-            raise ValueError(f"BackupAndRestore: empty `backup_dir` argument passed; "
+            raise ValueError(f"BackupAndRestore: Empty `backup_dir` argument passed; "
                              f"expected a directory path, received {backup_dir!r}")
         if not isinstance(backup_dir, (str, os.PathLike)):
             raise TypeError(f"BackupAndRestore: argument 'backup_dir' must be a string or "
                             f"a path; received {backup_dir!r}")
         self.backup_dir = os.fspath(backup_dir)
-        self.save_freq = check_save_freq("BackupAndRestore", save_freq)
+        self.save_freq = check_save_freq("BackupAndRestore", save_freq,
+                                         "Invalid value for argument `save_freq`")
         self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = bool(delete_checkpoint)
         self._weights_path = os.path.join(self.backup_dir, WEIGHTS_FILE)

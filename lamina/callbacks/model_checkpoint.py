@@ -12,11 +12,13 @@ WEIGHTS_SUFFIX = ".weights.h5"
 MODEL_SUFFIXES = (".keras", ".h5")
 
 
-def check_save_freq(owner: str, save_freq):
+def check_save_freq(owner: str, save_freq, phrase: str = "Unrecognized save_freq"):
+    """``save_freq`` as given, when it is 'epoch' or a positive int; ``phrase`` opens the
+    error's description (Keras's words differ between ModelCheckpoint and BackupAndRestore)."""
     if save_freq == "epoch":
         return save_freq
     if isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq < 1:
-        raise ValueError(f"{owner}: unrecognized save_freq: {save_freq!r}. Expected save_freq "
+        raise ValueError(f"{owner}: {phrase}: {save_freq!r}. Expected save_freq "
                          f"are 'epoch' or a positive integer number of batches")
     return save_freq
 

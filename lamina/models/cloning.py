@@ -20,7 +20,9 @@ def clone_model(model: Model, input_tensors=None, clone_function=None, call_func
 
     ``clone_function(layer)`` makes each new layer (default: ``from_config(get_config())``);
     ``call_function(layer, *args, **kwargs)`` replaces the call of each layer in a
-    functional model; with ``recursive=True`` nested models are cloned layer by layer.
+    functional model; with ``recursive=True`` nested models are cloned layer by layer. A
+    compiled Sequential or functional model gives a clone compiled with the same
+    arguments (a fresh optimizer of the same config).
     """
     if not isinstance(model, Model):
         raise TypeError(f"clone_model: argument 'model' must be a lamina Model; received "
@@ -34,10 +36,14 @@ def clone_model(model: Model, input_tensors=None, clone_function=None, call_func
         return clone_function(layer)
 
     if isinstance(model, Sequential):
-        return _clone_sequential(model, input_tensors, clone_layer)
-    if isinstance(model, Functional):
-        return _clone_functional(model, input_tensors, clone_layer, call_function)
-    return model.__class__.from_config(model.get_config())
+        clone = _clone_sequential(model, input_tensors, clone_layer)
+    elif isinstance(model, Functional):
+        clone = _clone_functional(model, input_tensors, clone_layer, call_function)
+    else:
+        return model.__class__.from_config(model.get_config())
+    if getattr(model, "compiled", False):     # compiled as the original (Keras 3)
+        clone.compile_from_config(model.get_compile_config())
+    return clone
 
 
 def _clone_sequential(model, input_tensors, clone_layer):

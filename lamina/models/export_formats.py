@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..errors import LaminaError
+
 _FORMATS: dict[str, Callable] = {}
+
+
+class ExportFormatError(LaminaError, ValueError, NotImplementedError):
+    """A format Keras exports on other backends (TensorFlow's SavedModel), which Lamina
+    cannot write: Keras raises NotImplementedError for it there."""
 # Keras's formats that need TensorFlow or OpenVINO, named in the error for an unknown one.
 _KERAS_ONLY = ("tf_saved_model", "openvino", "litert")
 
@@ -30,7 +37,13 @@ def export_writer(model_name: str, format: str) -> Callable:
     writer = _FORMATS.get(format)
     if writer is None:
         known = " or ".join(repr(f) for f in sorted(_FORMATS))
-        raise ValueError(f"{model_name}.export: argument 'format' must be {known} (Keras's "
+        if format == "tf_saved_model":       # Keras's words for a backend without it
+            raise ExportFormatError(f"{model_name}.export: `export_saved_model` only "
+                                    f"currently supports the tensorflow, jax and torch "
+                                    f"backends; Lamina cannot write format='tf_saved_model' "
+                                    f"(it needs TensorFlow). Use format={known}")
+        raise ValueError(f"{model_name}.export: Unrecognized format={format!r}: argument "
+                         f"'format' must be {known} (Keras's "
                          f"{', '.join(repr(f) for f in _KERAS_ONLY)} need TensorFlow / "
-                         f"OpenVINO); received {format!r}")
+                         f"OpenVINO)")
     return writer

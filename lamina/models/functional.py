@@ -164,6 +164,13 @@ class Functional(Model):
 
 
 def _conform(model: str, ref: SymbolicTensor, x):
+    if x is None:
+        # Keras 3: an Input(optional=True) takes None, which its layers receive as None
+        if getattr(ref.history[0], "optional", False):
+            return None
+        raise ValueError(f"{model}: input '{ref.history[0].name}' is not optional; "
+                         f"received None. Pass an array, or make it "
+                         f"Input(..., optional=True)")
     if not isinstance(x, TensorBase):
         x = ops.convert_to_tensor(x, dtype=ref.dtype)
     elif x.dtype != ref.dtype and not isinstance(x, SymbolicTensor):

@@ -12,6 +12,7 @@ from ..layers import call_context
 from ..layers.layer import Layer
 from .graph_methods import GraphMixin
 from .quantize import ModelQuantizeMixin
+from .state_tree import StateTreeMixin
 from .summary import print_summary
 from ..saving.model_methods import SavingMixin
 from ..trainers import Trainer
@@ -23,7 +24,7 @@ def _functional_arguments(args, kwargs) -> bool:
         "inputs" in kwargs and "outputs" in kwargs)
 
 
-class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
+class Model(ModelQuantizeMixin, GraphMixin, StateTreeMixin, SavingMixin, Trainer, Layer):
     """Groups layers into an object with training and inference features."""
 
     _keras_module = "keras"
@@ -44,6 +45,7 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
                 Functional._init_graph(self, *args, **kwargs)
                 return
         Layer.__init__(self, *args, **kwargs)
+        Trainer.__init__(self)          # not compiled yet: model.compiled is False (Keras 3)
 
     # ---------------------------------------------------------------- inspection
     @property
@@ -54,6 +56,22 @@ class Model(ModelQuantizeMixin, GraphMixin, SavingMixin, Trainer, Layer):
     def layers(self, _):
         raise AttributeError(f"{self.name}: `Model.layers` attribute is reserved and should "
                              f"not be used. Please use another name.")
+
+    def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list:
+        """This model (with ``include_self``) and its layers, each once, depth first:
+        a nested model's layers follow it (Keras 3's ``_flatten_layers``)."""
+        result = [self] if include_self else []
+        seen = {id(self)}
+        pending = list(self._sublayers())
+        while pending:
+            layer = pending.pop(0)
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            result.append(layer)
+            if recursive:
+                pending[:0] = list(getattr(layer, "_sublayers", lambda: [])())
+        return result
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A layer by unique name or by index in :attr:`layers`."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..errors import LaminaError
+from ..errors import ArgumentTypeError, LaminaError
 
 # Lamina's built-ins, by bare name; and users' objects ("package>name", or whatever a user
 # puts into get_custom_objects()), which Keras's get_custom_objects() returns: only those.
@@ -48,8 +48,9 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     def decorate(target):
         key = f"{package}>{name or target.__name__}"
         if isinstance(target, type) and "get_config" not in dir(target):
-            raise TypeError(f"register_keras_serializable: {target.__name__} cannot be "
-                            f"registered: it has no get_config() method")
+            raise ArgumentTypeError(f"register_keras_serializable: Cannot register a class "
+                                    f"that does not have a get_config() method; "
+                                    f"{target.__name__} has none")
         _GLOBAL_OBJECTS[key] = target
         _REGISTERED_NAMES[target] = key
         return target

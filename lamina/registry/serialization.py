@@ -15,9 +15,10 @@ import types
 from typing import Any, Callable
 
 from .families import is_strict_family, lookup_in_family
-from .object_registration import (CustomObjectScope, UnknownObjectError, get_registered_name,
-                                  get_registered_object, is_builtin, unknown_object,
-                                  users_object)
+from ..errors import ArgumentTypeError
+from .object_registration import (CustomObjectScope, UnknownObjectError, get_custom_objects,
+                                  get_registered_name, get_registered_object, is_builtin,
+                                  unknown_object, users_object)
 from .safe_mode import safe_mode_scope, scoped_safe_mode
 from .special_values import (NOT_SPECIAL, deserialize_special, serialize_lambda,
                              serialize_special)
@@ -91,12 +92,13 @@ def _resolve(config: dict, class_name: str, custom_objects, module_objects):
         return obj
     module = config.get("module")
     obj = lookup_in_family(module, class_name)
-    if obj is not None:
-        return obj
-    obj = (get_registered_object(registered, custom_objects, module_objects)
-           or get_registered_object(class_name, custom_objects, module_objects))
-    if obj is not None and is_strict_family(module) and is_builtin(obj):
-        return None       # another family's built-in of that name (a loss for a metric)
+    if obj is None:
+        obj = (get_registered_object(registered, custom_objects, module_objects)
+               or get_registered_object(class_name, custom_objects, module_objects))
+        if obj is not None and is_strict_family(module) and is_builtin(obj):
+            return None   # another family's built-in of that name (a loss for a metric)
+    if obj is not None and is_builtin(obj):
+        _check_builtin_registered_name(config, class_name)
     return obj
 
 
@@ -117,13 +119,23 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return [deserialize_keras_object(c, custom_objects, safe_mode,
                                          module_objects=module_objects, kind=kind)
                 for c in config]
+    plain = kind == "object"        # a plain value, as Keras's public function reads it
     if isinstance(config, str):
+        if plain:                       # Keras: a string is itself, unless the user's object
+            obj = users_object(config, custom_objects, module_objects)
+            if obj is None and ">" in config:
+                obj = get_registered_object(config, custom_objects, module_objects)
+            return config if obj is None else obj
         obj = get_registered_object(config, custom_objects, module_objects)
         if obj is None:
             raise unknown_object(config, kind)
         return obj
     if not isinstance(config, dict):
         return config                  # already an object (a function, an instance)
+    if "class_name" not in config and plain:     # a plain dict: its values deserialized
+        return {key: deserialize_keras_object(value, custom_objects, safe_mode,
+                                              module_objects=module_objects)
+                for key, value in config.items()}
     if "class_name" not in config or "config" not in config:
         if "class_name" in config:
             config = {**config, "config": {}}
@@ -137,13 +149,13 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if special is not NOT_SPECIAL:
         return special
     if class_name == "function":
-        name = inner
-        obj = (users_object(name, custom_objects, module_objects)
-               or lookup_in_family(config.get("module"), name)
-               or get_registered_object(name, custom_objects, module_objects))
-        if obj is None:
-            raise unknown_object(name, kind)
-        return obj
+        return _function(config, inner, kind, custom_objects, module_objects)
+    if inner is None:
+        inner = {}
+    if not isinstance(inner, dict):
+        raise ArgumentTypeError(f"cannot deserialize {kind} {class_name!r}: Expected 'config' "
+                                f"to be a dict of constructor arguments; received "
+                                f"{type(inner).__name__} {inner!r}")
     cls = _resolve(config, class_name, custom_objects, module_objects)
     if cls is None:
         error = unknown_object(config.get("registered_name") or class_name, kind)
@@ -153,6 +165,53 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         raise error
     with safe_mode_scope(safe_mode):       # nested objects (a Lambda layer) read it too
         return _instantiate(cls, config, inner, custom_objects)
+
+
+def _function(config: dict, name, kind: str, custom_objects, module_objects):
+    """A function config, ``{"class_name": "function", "config": "name", ...}``: the
+    user's objects, then the family's built-in, then the registry; a name saved without
+    its package (Keras <= 3.6 wrote ``"fn"`` for ``"Pkg>fn"``) finds a registered
+    ``"...>fn"``."""
+    if not isinstance(name, str) or not name:
+        raise ArgumentTypeError(f"cannot deserialize {kind}: a function config names the "
+                                f"function by its registered name. Expected 'config' to be a "
+                                f"non-null str; received {type(name).__name__} {name!r}")
+    obj = users_object(name, custom_objects, module_objects)
+    if obj is not None:
+        return obj
+    obj = lookup_in_family(config.get("module"), name)
+    if obj is None and get_registered_object(name, custom_objects, module_objects) is None:
+        obj = _bare_registered(name, custom_objects)
+    if obj is None:
+        obj = get_registered_object(name, custom_objects, module_objects)
+    if obj is None:
+        raise unknown_object(name, kind)
+    if is_builtin(obj):
+        _check_builtin_registered_name(config, name)
+    return obj
+
+
+def _bare_registered(name: str, custom_objects):
+    """The one registered or passed object whose ``"package>name"`` ends in ``>name``."""
+    if ">" in name:
+        return None
+    tables = [custom_objects or {}, get_custom_objects()]
+    for table in tables:
+        for key, value in table.items():
+            if key.endswith(">" + name):
+                return value
+    return None
+
+
+def _check_builtin_registered_name(config: dict, name: str) -> None:
+    """A config resolved to a built-in may carry no other registered name (Keras 3.15
+    refuses it: a built-in never registers under a package)."""
+    explicit = config.get("registered_name")
+    if explicit and explicit not in (name, config.get("class_name")):
+        raise UnknownObjectError(
+            f"cannot deserialize {name!r}: the config has registered_name={explicit!r}, "
+            f"but {name!r} resolved to a Keras built-in, which does not use registered "
+            f"names; remove the 'registered_name' field from the config")
 
 
 def _instantiate(cls, config: dict, inner, custom_objects):

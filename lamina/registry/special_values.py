@@ -75,7 +75,8 @@ def deserialize_special(class_name, inner, kind: str, safe_mode: bool):
         if safe_mode:
             raise UnknownObjectError(
                 f"Requested the deserialization of a Python `lambda` ({kind}): loading its "
-                f"bytecode is unsafe, so safe mode refuses it (safe_mode=True). Pass the "
+                f"bytecode carries a potential risk of arbitrary code execution, so safe "
+                f"mode refuses it (safe_mode=True). Pass the "
                 f"function in custom_objects instead: Python bytecode is something Lamina "
                 f"never runs from a file")
         raise UnknownObjectError(

@@ -25,8 +25,9 @@ class WeightMismatchError(SavingError):
     """The file's weights do not fit the model (count or shape)."""
 
 
-class SavedFileNotFoundError(LaminaError, FileNotFoundError):
-    """There is no file at the path given to a load function."""
+class SavedFileNotFoundError(LaminaError, FileNotFoundError, ValueError):
+    """There is no file at the path given to a load function (a ValueError too, as
+    Keras 3 raises)."""
 
 
 class SavedFileExistsError(LaminaError, FileExistsError):

@@ -9,6 +9,7 @@ import os
 import warnings
 import zipfile
 
+from ..errors import ArgumentTypeError
 from ..registry import safe_mode_scope
 from .. import settings
 from ..core.saveable import is_a
@@ -52,7 +53,10 @@ def _check_overwrite(filepath: str, overwrite: bool, what: str) -> None:
 
 def _check_exists(filepath: str, what: str) -> None:
     if not os.path.exists(filepath):
-        raise SavedFileNotFoundError(f"{what}: no file or folder at '{filepath}'")
+        hint = (". Please ensure the file is an accessible `.keras` zip file"
+                if filepath.endswith(".keras") else "")
+        raise SavedFileNotFoundError(f"{what}: File not found: no file or folder at "
+                                     f"'{filepath}'{hint}")
 
 
 def _check_model(model, what: str) -> None:
@@ -64,33 +68,48 @@ def _check_model(model, what: str) -> None:
 def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = None,
                **kwargs) -> None:
     """Save the architecture, weights, compile arguments and optimizer state to a
-    ``.keras`` file (a folder of the same three files with ``zipped=False``), or to a
-    ``.h5`` / ``.hdf5`` file in Keras's legacy HDF5 layout."""
+    ``.keras`` file (with ``zipped=False``, to a folder of the same three files, whose name
+    must not end in ``.keras``), or to a ``.h5`` / ``.hdf5`` file in Keras's legacy HDF5
+    layout."""
     filepath = _path(filepath, "save_model")
     _check_model(model, "save_model")
     include_optimizer = kwargs.pop("include_optimizer", True)
     save_format = kwargs.pop("save_format", None)
+    known = filepath.endswith(_LEGACY + (".keras",))
+    if save_format and not known:
+        raise FileFormatError(f"save_model: The `save_format` argument is deprecated in "
+                              f"Keras 3; remove it and pass a filepath ending in '.keras' "
+                              f"(or '.h5' for the legacy HDF5 format). Received: filepath="
+                              f"{filepath!r}, save_format={save_format!r}")
     if kwargs:
-        raise TypeError(f"save_model: unrecognized keyword argument(s) {sorted(kwargs)}")
+        raise ArgumentTypeError(f"save_model: The following argument(s) are not supported: "
+                                f"{sorted(kwargs)}")
     _check_flag("save_model", "include_optimizer", include_optimizer)
+    zipped = True if zipped is None else zipped
+    _check_flag("save_model", "zipped", zipped)
+    if save_format:
+        warnings.warn(f"save_model: argument 'save_format' is deprecated in Keras 3 and "
+                      f"ignored; the format comes from the extension (received "
+                      f"save_format={save_format!r})", stacklevel=2)
+    if not zipped:
+        if filepath.endswith(".keras"):
+            raise FileFormatError(f"save_model: with zipped=False the model is written to a "
+                                  f"folder, so the `filepath` argument should not end in "
+                                  f"`.keras`. Received: filepath={filepath!r}")
+        _check_overwrite(filepath, overwrite, "save_model")
+        write_archive(model, filepath, zipped=False, include_optimizer=include_optimizer)
+        return
     if filepath.endswith(_LEGACY):
         _check_overwrite(filepath, overwrite, "save_model")
         save_legacy_model(model, filepath, include_optimizer=include_optimizer)
         return
     if not filepath.endswith(".keras"):
-        raise FileFormatError(f"save_model: invalid filepath extension for saving; it must end"
+        raise FileFormatError(f"save_model: Invalid filepath extension for saving; it must end"
                               f" in '.keras' (Keras 3's format) or '.h5' / '.hdf5' (the "
-                              f"legacy HDF5 format). Received: filepath="
-                              f"{filepath!r}" + (f" and the deprecated save_format="
-                                                 f"{save_format!r}" if save_format else ""))
-    if save_format:
-        warnings.warn(f"save_model: argument 'save_format' is deprecated in Keras 3 and "
-                      f"ignored; the format comes from the extension (received "
-                      f"save_format={save_format!r})", stacklevel=2)
-    zipped = True if zipped is None else zipped
-    _check_flag("save_model", "zipped", zipped)
+                              f"legacy HDF5 format), or pass zipped=False to write a folder. "
+                              f"Received: filepath={filepath!r}")
     _check_overwrite(filepath, overwrite, "save_model")
-    write_archive(model, filepath, zipped=zipped, include_optimizer=include_optimizer)
+    write_archive(model, filepath, zipped=True, include_optimizer=include_optimizer)
 
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
@@ -111,6 +130,10 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     _check_flag("load_model", "safe_mode", safe_mode)
     if settings.unsafe_deserialization_enabled():
         safe_mode = False
+    if not filepath.endswith(_LEGACY + (".keras",)) and not os.path.isdir(filepath):
+        raise FileFormatError(f"load_model: File format not supported: filepath={filepath!r};"
+                              f" Keras 3 model files end in '.keras' (or '.h5' / '.hdf5' "
+                              f"for the legacy HDF5 format)")
     _check_exists(filepath, "load_model")
     if filepath.endswith(_LEGACY):
         with safe_mode_scope(safe_mode):
@@ -120,9 +143,6 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         raise FileFormatError(f"load_model: '{filepath}' is a folder without config.json: "
                               f"not a Keras 3 model. TensorFlow SavedModel folders are not "
                               f"supported")
-    if not is_folder and not filepath.endswith(".keras"):
-        raise FileFormatError(f"load_model: file format not supported: filepath={filepath!r};"
-                              f" Keras 3 model files end in '.keras'")
     if not is_folder and not zipfile.is_zipfile(filepath):
         raise CorruptFileError(f"load_model: '{filepath}' is not a .keras model: it is not a "
                                f"zip file ({os.path.getsize(filepath)} bytes; empty, "
@@ -168,15 +188,21 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     filepath = _path(filepath, "load_weights")
     _check_model(model, "load_weights")
     _check_flag("load_weights", "skip_mismatch", skip_mismatch)
-    by_name = kwargs.pop("by_name", False) if filepath.endswith(_LEGACY) else False
+    legacy = filepath.endswith(_LEGACY) and not filepath.endswith(".weights.h5")
+    by_name = kwargs.pop("by_name", False) if legacy else False
     objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
-    if objects_to_skip and filepath.endswith(_LEGACY):
+    if objects_to_skip and legacy:
         raise TypeError("load_weights: 'objects_to_skip' is not supported for legacy .h5 "
                         "files; use by_name=True and skip_mismatch=True instead")
     if kwargs:
         raise TypeError(f"load_weights: unrecognized keyword argument(s) {sorted(kwargs)}"
                         + ("; 'by_name' exists only for legacy .h5 files" if "by_name" in
                            kwargs else ""))
+    if not filepath.endswith(_LEGACY + (".keras", ".weights.json")):
+        raise FileFormatError(f"load_weights: File format not supported: filepath="
+                              f"{filepath!r}; Keras 3 weights files end in '.weights.h5' "
+                              f"(or '.keras' for a whole model, '.h5' / '.hdf5' for legacy "
+                              f"HDF5 files)")
     _check_exists(filepath, "load_weights")
     if not model.built:
         raise SavingError(f"load_weights: model '{model.name}' is not built, so it has no "
@@ -190,14 +216,10 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     elif filepath.endswith(".weights.json"):
         raise FileFormatError(f"load_weights: sharded weights ('{filepath}') are not "
                               f"supported yet")
-    elif filepath.endswith(_LEGACY):
+    else:
         _check_flag("load_weights", "by_name", by_name)
         return load_legacy_weights(model, filepath, skip_mismatch=skip_mismatch,
                                    by_name=by_name)
-    else:
-        raise FileFormatError(f"load_weights: file format not supported: filepath="
-                              f"{filepath!r}; Keras 3 weights files end in '.weights.h5' "
-                              f"(or '.keras' for a whole model)")
 
 
 def model_from_json(json_string: str, custom_objects: dict | None = None):

@@ -191,14 +191,15 @@ def _plan_one(saveable: Saveable, index, filepath: str, skip_mismatch: bool) -> 
                 "before loading weights)" if not variables and not saveable.obj.built else "")
         return _mismatch(skip_mismatch, f"cannot load '{filepath}': {_describe(saveable)} "
                          f"has {len(variables)} weights {names}{hint}; the file has "
-                         f"{len(stored)} there")
+                         f"{len(stored)} there (received {len(stored)} variables)")
     plan = []
     for i, (variable, dataset) in enumerate(zip(variables, stored)):
         if tuple(dataset.shape) != tuple(variable.shape):
             return _mismatch(skip_mismatch, f"cannot load '{filepath}': {_describe(saveable)},"
                              f" weight {i} '{variable.name}': expected shape "
                              f"{describe_shape(variable.shape)}, found "
-                             f"{describe_shape(dataset.shape)} in the file")
+                             f"{describe_shape(dataset.shape)} in the file (the shapes "
+                             f"must match)")
         array = _read_array(dataset, filepath)
         if array.dtype != np.dtype(variable.dtype):
             array = array.astype(variable.dtype)

@@ -148,11 +148,11 @@ def test_an_unbuilt_model_is_a_value_error(tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"backup_dir": ""}, ValueError, "BackupAndRestore: empty `backup_dir` argument passed"),
+    ({"backup_dir": ""}, ValueError, "BackupAndRestore: Empty `backup_dir` argument passed"),
     ({"backup_dir": 5}, TypeError, "BackupAndRestore: argument 'backup_dir' must be a "
                                    "string or a path; received 5"),
     ({"backup_dir": "b", "save_freq": "step"}, ValueError,
-     "BackupAndRestore: unrecognized save_freq: 'step'"),
+     "BackupAndRestore: Invalid value for argument `save_freq`: 'step'"),
 ])
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):

@@ -120,9 +120,9 @@ def test_an_existing_directory_is_not_a_file_path(tmp_path, monkeypatch):
      "Received: filepath=model.weights.h5x"),
     ({"filepath": "ckpt"}, "must end in `.keras`.*Received: filepath=ckpt"),
     ({"filepath": "m.keras", "save_freq": "batch"},
-     "ModelCheckpoint: unrecognized save_freq: 'batch'. Expected save_freq are 'epoch' or "
+     "ModelCheckpoint: Unrecognized save_freq: 'batch'. Expected save_freq are 'epoch' or "
      "a positive integer"),
-    ({"filepath": "m.keras", "save_freq": 0}, "unrecognized save_freq: 0"),
+    ({"filepath": "m.keras", "save_freq": 0}, "Unrecognized save_freq: 0"),
 ])
 def test_bad_arguments_are_value_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -320,7 +320,7 @@ def test_assets_in_sub_folders_round_trip(tmp_path):
 
     model = lamina.Sequential([lamina.Input((2,)), Nested(name="nested")])
     model.layers[0].text = "kept"
-    for name, zipped in (("m.keras", True), ("folder.keras", False)):
+    for name, zipped in (("m.keras", True), ("folder", False)):
         model.save(tmp_path / name, zipped=zipped)
         loaded = lamina.saving.load_model(tmp_path / name)
         assert loaded.layers[0].text == "kept"

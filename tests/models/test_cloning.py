@@ -31,3 +31,31 @@ def test_clone_functional_with_shared_layers_and_clone_function():
     x = [np.ones((1, 3), "float32"), np.full((1, 3), 2.0, "float32")]
     for p, q in zip(clone(x), model(x)):
         np.testing.assert_allclose(p.numpy(), q.numpy())
+
+
+def test_clone_of_a_compiled_model_is_compiled_the_same_way():
+    inputs = lamina.Input((3,))
+    functional = lamina.Model(inputs, layers.Dense(1)(inputs))
+    sequential = lamina.Sequential([lamina.Input((3,)), layers.Dense(1)])
+    for model in (sequential, functional):
+        assert lamina.models.clone_model(model).compiled is False
+        model.compile(optimizer=lamina.optimizers.Adam(0.01), loss="binary_crossentropy")
+        clone = lamina.models.clone_model(model)
+        assert clone.compiled is True
+        assert clone.optimizer is not model.optimizer
+        np.testing.assert_allclose(float(clone.optimizer.learning_rate), 0.01)
+        assert clone.get_compile_config() == model.get_compile_config()
+
+
+def test_flatten_layers_lists_nested_layers_once_depth_first():
+    inner = lamina.Sequential([lamina.Input((3,)), layers.Dense(2, name="a")], name="inner")
+    inputs = lamina.Input((3,), name="x")
+    shared = layers.Dense(3, name="shared")
+    model = lamina.Model(inputs, layers.Dense(1, name="out")(inner(shared(shared(inputs)))))
+    names = [layer.name for layer in model._flatten_layers()]
+    assert names[0] == model.name
+    assert names.count("shared") == 1
+    assert names.index("a") == names.index("inner") + 1
+    assert [layer.name for layer in model._flatten_layers(include_self=False,
+                                                          recursive=False)] == \
+        [layer.name for layer in model.layers]

@@ -25,6 +25,15 @@ def test_save_needs_the_keras_extension(tmp_path):
     with pytest.raises(FileFormatError, match=r"must end in '\.keras'.*or '\.h5' / '\.hdf5'.*"
                                               r"filepath='.*m\.tf'"):
         dense_bn().save(tmp_path / "m.tf")
+    with pytest.raises(ValueError, match=r"save_model: Invalid filepath extension for saving"):
+        dense_bn().save(tmp_path / "m.png")
+    # Keras 3: save_format with an extension that names no format is an error, not a warning
+    with pytest.raises(FileFormatError, match=r"save_model: The `save_format` argument is "
+                                              r"deprecated in Keras 3.*save_format=True"):
+        dense_bn().save(tmp_path / "m.txt", save_format=True)
+    # zipped=False writes a folder, whose name must not look like a .keras file
+    with pytest.raises(FileFormatError, match=r"zipped=False.*should not end in `\.keras`"):
+        dense_bn().save(tmp_path / "m.keras", zipped=False)
     assert not os.listdir(tmp_path)
 
 
@@ -39,21 +48,33 @@ def test_save_weights_needs_the_weights_h5_extension(tmp_path):
 def test_load_extension_errors(saved, tmp_path):
     other = tmp_path / "model.pb"
     other.write_bytes(b"x")
-    with pytest.raises(FileFormatError, match=r"load_model: file format not supported.*"
+    with pytest.raises(FileFormatError, match=r"load_model: File format not supported.*"
                                               r"model\.pb'.*end in '\.keras'"):
         load_model(other)
-    with pytest.raises(FileFormatError, match=r"load_weights: file format not supported"):
+    with pytest.raises(FileFormatError, match=r"load_weights: File format not supported"):
         dense_bn().load_weights(other)
+    # Keras checks the extension before looking for the file: a missing '.pkl' is a
+    # format error too, a ValueError
+    with pytest.raises(ValueError, match=r"load_model: File format not supported: "
+                                         r"filepath='.*model\.pkl'"):
+        load_model(tmp_path / "model.pkl")
+    with pytest.raises(ValueError, match=r"load_weights: File format not supported: "
+                                         r"filepath='.*w\.pkl'"):
+        dense_bn().load_weights(tmp_path / "w.pkl")
     os.mkdir(tmp_path / "saved_model")
     with pytest.raises(FileFormatError, match=r"folder without config\.json.*SavedModel"):
         load_model(tmp_path / "saved_model")
 
 
 def test_missing_files(tmp_path):
-    with pytest.raises(SavedFileNotFoundError, match=r"load_model: no file or folder at "
-                                                     r"'.*nope\.keras'"):
+    with pytest.raises(SavedFileNotFoundError, match=r"load_model: File not found: no file "
+                                                     r"or folder at '.*nope\.keras'"):
         load_model(tmp_path / "nope.keras")
-    with pytest.raises(SavedFileNotFoundError, match=r"load_weights: no file .*nope\.weights"):
+    with pytest.raises(ValueError, match=r"File not found.*Please ensure the file is an "
+                                         r"accessible `\.keras` zip file"):   # Keras's words
+        load_model(tmp_path / "nope.keras")
+    with pytest.raises(SavedFileNotFoundError,
+                       match=r"load_weights: File not found: no file .*nope\.weights"):
         dense_bn().load_weights(tmp_path / "nope.weights.h5")
     with pytest.raises(SavedFileNotFoundError, match=r"the folder '.*missing' does not exist"):
         dense_bn().save(tmp_path / "missing" / "m.keras")
@@ -114,8 +135,8 @@ def test_overwrite_false_keeps_the_file(saved):
 
 def test_argument_errors(saved, tmp_path):
     model = dense_bn()
-    with pytest.raises(TypeError, match=r"save_model: unrecognized keyword argument\(s\) "
-                                        r"\['format'\]"):
+    with pytest.raises(ValueError, match=r"save_model: The following argument\(s\) are not "
+                                         r"supported: \['format'\]"):
         model.save(tmp_path / "m.keras", format="keras")
     with pytest.raises(TypeError, match=r"load_model: argument 'custom_objects' must be a dict"):
         load_model(saved, custom_objects=["Dense"])

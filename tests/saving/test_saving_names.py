@@ -45,3 +45,16 @@ def test_models_save_model_writes_a_loadable_keras_file(tmp_path):
     np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
     with pytest.raises(saving.SavedFileExistsError):
         lamina.models.save_model(model, tmp_path / "m.keras", overwrite=False)
+
+
+def test_load_weights_objects_to_skip_on_a_weights_h5_file(tmp_path):
+    # '.weights.h5' also ends in '.h5': it is not a legacy file, objects_to_skip applies
+    model = _model()
+    saving.save_weights(model, tmp_path / "w.weights.h5")
+    other = _model()
+    other.layers[0].set_weights([np.full((3, 2), -1.0, "float32"), np.ones(2, "float32")])
+    other.layers[1].set_weights([np.full((2, 1), 7.0, "float32"), np.ones(1, "float32")])
+    other.load_weights(tmp_path / "w.weights.h5", objects_to_skip=[other.layers[0]])
+    np.testing.assert_array_equal(other.layers[0].get_weights()[0], np.full((3, 2), -1.0))
+    np.testing.assert_array_equal(other.layers[1].get_weights()[0],
+                                  model.layers[1].get_weights()[0])

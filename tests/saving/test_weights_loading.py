@@ -64,7 +64,8 @@ def test_shape_mismatch_names_layer_weight_and_shapes_and_changes_nothing(tmp_pa
     before = snapshot(other)
     with pytest.raises(WeightMismatchError,
                        match=r"w\.weights\.h5.*layer 'last' \(stored at 'layers/dense_1/vars'"
-                             r"\), weight 0 'kernel': expected shape \(12, 5\), found \(12, 4\)"):
+                             r"\), weight 0 'kernel': expected shape \(12, 5\), found \(12, 4\) "
+                             r"in the file \(the shapes must match\)"):
         other.load_weights(tmp_path / "w.weights.h5")
     assert_identical(snapshot(other), before)     # not even the matching first layers
 
@@ -75,7 +76,7 @@ def test_count_mismatch_lists_the_expected_weights(tmp_path):
                                                                  name="nobias")])
     with pytest.raises(WeightMismatchError,
                        match=r"layer 'nobias' \(stored at 'layers/dense/vars'\) has 1 weights "
-                             r"\['kernel'\]; the file has 2 there"):
+                             r"\['kernel'\]; the file has 2 there \(received 2 variables\)"):
         other.load_weights(tmp_path / "w.weights.h5")
 
 

@@ -13,8 +13,8 @@ from ..layer import Layer
 
 _LAMBDA_REFUSED = (
     "{name}: the config's {what!r} is a Python lambda (stored as {{'class_name': "
-    "'__lambda__'}}), i.e. Python code, and Lamina never runs code from a config or a "
-    "file, so safe mode (load_model's default, safe_mode=True) refuses it. To opt in, hand "
+    "'__lambda__'}}), i.e. Python code: running it carries a potential risk of arbitrary "
+    "code execution, and Lamina never runs code from a config or a file, so safe mode (load_model's default, safe_mode=True) refuses it. To opt in, hand "
     "Lamina the function itself: load with safe_mode=False and custom_objects={{{key!r}: "
     "my_fn}} (the Lambda layer's name -> the function). Even with safe_mode=False Lamina "
     "never unmarshals the stored bytecode; it only accepts functions registered "
