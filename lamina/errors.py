@@ -10,6 +10,11 @@ class ShapeError(LaminaError, ValueError):
     """An argument has the wrong shape or rank."""
 
 
+class InputShapeError(ShapeError):
+    """Data given to a model does not fit the shape of its ``Input``: the same in every
+    mode, so a compiled step raises it rather than falling back to eager mode."""
+
+
 class DTypeError(LaminaError, TypeError):
     """An argument has the wrong dtype."""
 

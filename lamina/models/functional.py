@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import ops, tree
 from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
-from ..errors import ShapeError, describe_shape
+from ..errors import InputShapeError, describe_shape
 from ..layers.core.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..core.naming import unique_name
@@ -136,28 +136,34 @@ class Functional(Model):
         return tree.pack_sequence_as(self._output_structure,
                                      [values[id(x)] for x in self.outputs])
 
+    @property
+    def shown_name(self) -> str:
+        """The name errors give: the Sequential's own for the graph a Sequential runs."""
+        return self.__dict__.get("_shown_name") or self.name
+
     def _match_inputs(self, inputs) -> list:
         refs = self.inputs
+        name = self.shown_name
         if isinstance(inputs, dict):
             if isinstance(self._input_structure, dict):
                 missing = set(self._input_structure) - set(inputs)
                 if missing:
-                    raise ValueError(f"{self.name}: missing input(s) {sorted(missing)}; "
+                    raise ValueError(f"{name}: missing input(s) {sorted(missing)}; "
                                      f"received keys {sorted(inputs)}")
                 flat = tree.flatten({k: inputs[k] for k in self._input_structure})
             else:
                 names = self.input_names
                 missing = [n for n in names if n not in inputs]
                 if missing:
-                    raise ValueError(f"{self.name}: inputs given as a dict must be keyed by "
+                    raise ValueError(f"{name}: inputs given as a dict must be keyed by "
                                      f"the Input names {names}; missing {missing}")
                 flat = [inputs[n] for n in names]
         else:
             flat = tree.flatten(inputs)
         if len(flat) != len(refs):
-            raise ValueError(f"{self.name}: expects {len(refs)} input(s) "
+            raise ValueError(f"{name}: expects {len(refs)} input(s) "
                              f"({', '.join(self.input_names)}); received {len(flat)}")
-        return [_conform(self.name, ref, x) for ref, x in zip(refs, flat)]
+        return [_conform(name, ref, x) for ref, x in zip(refs, flat)]
 
     def get_config(self) -> dict:
         return functional_config(self)
@@ -182,10 +188,27 @@ def _conform(model: str, ref: SymbolicTensor, x):
         x = ops.squeeze(x, -1)
     if len(x.shape) != len(ref.shape) or any(
             r is not None and d is not None and r != d for r, d in zip(ref.shape, x.shape)):
-        raise ShapeError(f"{model}: input '{ref.history[0].name}' expects shape "
-                         f"{describe_shape(ref.shape)}; received shape "
-                         f"{describe_shape(x.shape)}")
+        raise InputShapeError(f"{model}: input '{ref.history[0].name}' expects shape "
+                              f"{describe_shape(ref.shape)}; received shape "
+                              f"{describe_shape(x.shape)}{_likely_fix(ref.shape, x.shape)}")
     return x
+
+
+def _likely_fix(expected, received) -> str:
+    """The usual cause of a mismatch, when the shapes show it."""
+    expected, received = tuple(expected), tuple(received)
+    if len(received) == len(expected) - 1 and all(
+            e is None or e == r for e, r in zip(expected[1:], received)):
+        return (". It looks like one sample without its batch axis: add one with x[None] "
+                "(or np.expand_dims(x, 0))")
+    if len(received) == len(expected) + 1 and received[0] == 1 and all(
+            e is None or e == r for e, r in zip(expected, received[1:])):
+        return ". It has an extra leading axis of size 1: pass x[0]"
+    if len(received) == len(expected) and received[1:] != tuple(expected[1:]) and \
+            sorted(map(str, received[1:])) == sorted(map(str, expected[1:])):
+        return (". Its axes are in another order: transpose it (channels_last data has "
+                "the channels last)")
+    return ""
 
 
 def _producer(x: SymbolicTensor):
@@ -205,7 +228,7 @@ def _topological_steps(name: str, inputs, outputs) -> list:
     def key(step):
         return id(step.node) if isinstance(step, OpStep) else id(step)
 
-    def enter(tensor):
+    def enter(tensor, output: int):
         """The step that computes ``tensor``, marked as being visited; None when there
         is nothing (left) to do for it."""
         if id(tensor) in input_ids:
@@ -213,9 +236,9 @@ def _topological_steps(name: str, inputs, outputs) -> list:
         step = _producer(tensor)
         if step is None or (isinstance(step, LayerNode) and isinstance(step.layer, InputLayer)):
             raise ValueError(
-                f"{name}: graph disconnected: {tensor!r} cannot be computed from the model's "
-                f"inputs {[x.name for x in inputs]}; pass every Input it depends on in "
-                f"'inputs'")
+                f"{name}: graph disconnected: Output {output} is not connected to `inputs`: "
+                f"{tensor!r} cannot be computed from the model's inputs "
+                f"{[x.name for x in inputs]}; pass every Input it depends on in 'inputs'")
         k = key(step)
         if state.get(k) == "done":
             return None
@@ -226,15 +249,15 @@ def _topological_steps(name: str, inputs, outputs) -> list:
 
     # A depth-first post-order walk with an explicit stack (a model may be thousands of
     # layers deep, far past Python's recursion limit).
-    for out in outputs:
-        step = enter(out)
+    for position, out in enumerate(outputs):
+        step = enter(out, position)
         if step is None:
             continue
         stack = [(step, iter(step.input_tensors))]
         while stack:
             step, parents = stack[-1]
             for parent in parents:
-                child = enter(parent)
+                child = enter(parent, position)
                 if child is not None:
                     stack.append((child, iter(child.input_tensors)))
                     break

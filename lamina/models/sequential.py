@@ -91,8 +91,9 @@ class Sequential(Model):
             if len(tree.flatten(x)) != 1:
                 raise ValueError(f"{self.name}: every layer of a Sequential model must have "
                                  f"one output; {layer.name} returned {len(tree.flatten(x))}")
-        self.__dict__["_functional"] = Functional(input_layer.output, x,
-                                                  name=f"{self.name}_graph")
+        functional = Functional(input_layer.output, x, name=f"{self.name}_graph")
+        functional.__dict__["_shown_name"] = self.name      # errors name the user's model
+        self.__dict__["_functional"] = functional
         self._build_shapes = input_layer.batch_shape
         self.built = True
         structure.changed()

@@ -8,6 +8,7 @@ from ..core.tensor import TensorBase
 from ..backend import get_backend
 from ..graph.function import GraphFunction
 from ..core import structure
+from ..errors import InputShapeError
 from ..data_adapters.device_batch import to_device
 
 MAX_LEAN_CALLS = 16        # bound of the lean predict calls kept (one per array signature)
@@ -53,8 +54,10 @@ class CompiledStep:
         try:
             return self.function(data)
         except Exception as error:
-            if getattr(self.function, "trace_error", None) is not error:
-                raise                      # a failure while running, not while tracing
+            if getattr(self.function, "trace_error", None) is not error or \
+                    isinstance(error, InputShapeError):
+                raise                      # a failure while running, not while tracing,
+                # or data that fits no Input: eager mode would refuse it the same way
             # Code that cannot be traced (Python `if` on a tensor's value, .numpy() in a
             # step): run this step eagerly from now on, as run_eagerly=True would.
             warnings.warn(f"{self.function.name}: the step could not be compiled into a "

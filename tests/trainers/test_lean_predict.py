@@ -73,10 +73,10 @@ def test_a_wrong_feature_size_is_still_refused_after_the_bound_call():
     model = mlp()
     model.predict_on_batch(x)
     model.predict_on_batch(x)
-    with pytest.raises(lamina.errors.ShapeError,
-                       match=r"expects shape \(None, 4\); received shape \(16, 5\)"), \
-            pytest.warns(UserWarning, match="could not be compiled"):
-        model.predict_on_batch(np.zeros((16, 5), "float32"))
+    with pytest.raises(lamina.errors.InputShapeError,     # the same refusal as eagerly,
+                       match=r"expects shape \(None, 4\); received shape \(16, 5\)"):
+        model.predict_on_batch(np.zeros((16, 5), "float32"))   # no fallback, no warning
+    assert not model.make_predict_function().eager
 
 
 def test_dict_outputs_come_back_packed():
