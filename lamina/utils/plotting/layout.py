@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .boxes import Box, helvetica_width, measure_box
+from .boxes import Box, measure_box
 
 NODE_GAP = 24.0
 DUMMY_WIDTH = 8.0

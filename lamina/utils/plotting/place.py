@@ -1,11 +1,14 @@
 """Final coordinates: boxes, dashed cluster frames and routed edges of a :class:`Layout`."""
 from __future__ import annotations
 
-from .boxes import helvetica_width
+from .font_metrics import text_width
+from .labels import visible
 from .layout import (ARROW, CLUSTER_PAD, CLUSTER_TITLE, MARGIN, Layout, _isotonic,
                      _Layered)
 
 PORT_GAP = 16.0
+TITLE_SIZE = 14      # a cluster's title: font size and inset from the frame's left
+TITLE_INSET = 8.0
 PORT_MARGIN = 10.0
 
 SPLINES = {"ortho": "ortho", "line": "line", "polyline": "line", "false": "line",
@@ -15,7 +18,7 @@ RANKDIRS = ("TB", "LR", "BT", "RL")
 
 
 def layout(graph, rankdir: str = "TB", splines: str = "ortho",
-           measure=helvetica_width) -> Layout:
+           measure=text_width) -> Layout:
     """Lay ``graph`` out; ``measure(text, size, bold)`` gives a text run's width."""
     style = SPLINES[str(splines).lower()]
     horizontal = rankdir in ("LR", "RL")
@@ -57,7 +60,7 @@ def layout(graph, rankdir: str = "TB", splines: str = "ortho",
         arrow = [tip, (tip[0] - ARROW[1], tip[1] - ARROW[0]),
                  (tip[0] + ARROW[1], tip[1] - ARROW[0])]
         edges.append((commands, arrow))
-    return _finish(work, graph, centre, edges, rankdir)
+    return _finish(work, graph, centre, edges, rankdir, measure)
 
 
 def _ports(work, centre):
@@ -116,7 +119,7 @@ def _lanes(work, centre, ports_out, ports_in, style):
     return lanes
 
 
-def _finish(work, graph, centre, edges, rankdir) -> Layout:
+def _finish(work, graph, centre, edges, rankdir, measure=text_width) -> Layout:
     flip_main = rankdir in ("BT", "RL")
     horizontal = rankdir in ("LR", "RL")
     extent = max((c[1] + work.size[k][1] / 2 for k, c in centre.items()), default=0.0)
@@ -152,8 +155,12 @@ def _finish(work, graph, centre, edges, rankdir) -> Layout:
         if not xs:
             continue
         x0, y0 = min(xs) - CLUSTER_PAD, min(ys) - CLUSTER_PAD - CLUSTER_TITLE
-        frames[key] = (x0, y0, max(xs) + CLUSTER_PAD - x0, max(ys) + CLUSTER_PAD - y0,
-                       graph.clusters[key].title, _depth(graph, key))
+        width = max(xs) + CLUSTER_PAD - x0
+        # as graphviz, a frame is at least as wide as its title (drawn 8 in, size 14)
+        title = graph.clusters[key].title
+        grow = max(0.0, measure(visible(title), TITLE_SIZE, False) + 2 * TITLE_INSET - width)
+        frames[key] = (x0 - grow / 2, y0, width + grow, max(ys) + CLUSTER_PAD - y0,
+                       title, _depth(graph, key))
     xs = [b.x - b.width / 2 for b in boxes] + [f[0] for f in frames.values()]
     ys = [b.y - b.height / 2 for b in boxes] + [f[1] for f in frames.values()]
     x_end = [b.x + b.width / 2 for b in boxes] + [f[0] + f[2] for f in frames.values()]

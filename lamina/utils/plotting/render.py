@@ -11,6 +11,7 @@ from . import raster
 from .dot_text import graph_attributes, to_dot
 from .place import layout
 from .svg import to_svg
+from .svg_size import SVG_FORMATS, resize
 
 OWN_FORMATS = ("svg", "dot", "raw")
 TIMEOUT_ENV = "LAMINA_GRAPHVIZ_TIMEOUT"
@@ -64,6 +65,10 @@ def render_bytes(graph, fmt: str, rankdir: str = "TB", dpi=200, splines: str = "
     if fmt == "raw":
         return text.encode()
     program = graphviz() if use_graphviz else None
+    if program is not None and fmt in SVG_FORMATS:
+        # graphviz scales an SVG's drawing by dpi inside an unscaled viewBox (svg_size.py)
+        plain = to_dot(graph, graph_attributes(rankdir, 72, splines))
+        return resize(run_graphviz(program, plain, fmt), fmt, dpi)
     if program is not None:
         return run_graphviz(program, text, fmt)
     if fmt == "dot":

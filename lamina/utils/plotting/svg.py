@@ -1,9 +1,10 @@
-"""An SVG document of a :class:`Layout` (no dependency): units are points, as graphviz's."""
+"""An SVG document of a :class:`Layout` (no dependency): units are points, as graphviz's.
+Text is set in DejaVu Sans, the font the layout measured it with (font_metrics.py)."""
 from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from .boxes import helvetica_width
+from .font_metrics import FONT_FAMILY, text_width
 from .labels import visible
 
 
@@ -11,7 +12,8 @@ def _text(value) -> str:
     """XML character data of ``value``: escaped, and with no character XML forbids."""
     return escape(visible(value))
 
-FONT = "Helvetica,Arial,sans-serif"
+
+FONT = FONT_FAMILY
 EDGE_WIDTH = 2.0
 
 
@@ -28,7 +30,8 @@ def path_data(commands) -> str:
 
 def to_svg(layout, title: str = "G", dpi=72) -> str:
     """The SVG text; its size is scaled by ``dpi`` / 72 as graphviz's SVG is."""
-    w, h = layout.width, layout.height
+    # the size in points as written in the viewBox, so width/height are its exact multiples
+    w, h = round(layout.width, 2), round(layout.height, 2)
     scale = float(dpi) / 72.0
     out = ['<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w * scale)}pt" '
@@ -56,15 +59,15 @@ def to_svg(layout, title: str = "G", dpi=72) -> str:
             cell = c.cell
             out.append(f'<rect x="{_n(left + c.x)}" y="{_n(top + c.y)}" width="{_n(c.width)}" '
                        f'height="{_n(c.height)}" fill="{cell.background}" stroke="black"/>')
-            # Each run placed at its own x (Helvetica's advance widths, the widths the
+            # Each run placed at its own x (DejaVu Sans's advance widths, the widths the
             # layout used): renderers differ on centring a line of mixed tspans.
-            x = left + c.x + (c.width - sum(helvetica_width(t, cell.size, b)
+            x = left + c.x + (c.width - sum(text_width(t, cell.size, b)
                                             for t, b in cell.runs)) / 2
             runs = []
             for text, bold in cell.runs:
                 weight = ' font-weight="bold"' if bold else ""
                 runs.append(f'<tspan x="{_n(x)}"{weight}>{_text(text)}</tspan>')
-                x += helvetica_width(text, cell.size, bold)
+                x += text_width(text, cell.size, bold)
             baseline = top + c.y + c.height / 2 + cell.size * 0.35
             out.append(f'<text y="{_n(baseline)}" font-family="{FONT}" '
                        f'font-size="{cell.size}" fill="{cell.color}" '
