@@ -25,18 +25,36 @@ def epsilon() -> float:
 
 
 def set_epsilon(value: float) -> None:
+    """Set the fuzz factor added to denominators (default ``1e-7``).
+
+    Args:
+        value: a float, e.g. ``1e-5``.
+    """
     global _epsilon
     _epsilon = float(value)
 
 
+_image_data_format = "channels_last"
+
+
 def image_data_format() -> str:
-    return "channels_last"
+    """The default ``data_format`` of image layers and ops (Keras's default
+    "channels_last"); every layer and op also takes ``data_format=`` explicitly."""
+    return _image_data_format
 
 
 def set_image_data_format(data_format: str) -> None:
-    if data_format != "channels_last":
-        raise ValueError("set_image_data_format: Lamina supports 'channels_last' (NHWC) only; "
-                         f"received {data_format!r}")
+    """Set the default ``data_format`` of image layers and ops.
+
+    Args:
+        data_format: ``"channels_last"`` (the default) or ``"channels_first"``.
+    """
+    global _image_data_format
+    value = str(data_format).lower()
+    if value not in ("channels_last", "channels_first"):
+        raise ValueError("set_image_data_format: the `data_format` argument must be one of "
+                         f"'channels_last', 'channels_first'; received {data_format!r}")
+    _image_data_format = value
 
 
 def register_clear_hook(fn: Callable[[], None]) -> None:
@@ -99,6 +117,11 @@ def disable_interactive_logging() -> None:
 
 
 def is_interactive_logging_enabled() -> bool:
+    """Whether progress bars and messages are written to stdout (the default).
+
+    Returns:
+        A bool; see ``enable_interactive_logging`` and ``disable_interactive_logging``.
+    """
     return _interactive_logging
 
 
@@ -118,6 +141,11 @@ def set_max_epochs(max_epochs) -> None:
 
 
 def max_epochs():
+    """The cap on the epochs of every ``fit`` set by ``set_max_epochs`` (None: no cap).
+
+    Returns:
+        An int or None.
+    """
     return _max_epochs
 
 
@@ -130,6 +158,11 @@ def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
 
 
 def max_steps_per_epoch():
+    """The cap on the steps of every epoch set by ``set_max_steps_per_epoch`` (None: no cap).
+
+    Returns:
+        An int or None.
+    """
     return _max_steps_per_epoch
 
 
@@ -143,6 +176,9 @@ def enable_flash_attention() -> None:
 
 
 def disable_flash_attention() -> None:
+    """Turn flash attention off for attention layers (Keras's switch; Lamina has no
+    flash-attention kernel, so attention always runs the plain way).
+    """
     global _flash_attention
     _flash_attention = False
 
@@ -168,4 +204,9 @@ def disable_traceback_filtering() -> None:
 
 
 def is_traceback_filtering_enabled() -> bool:
+    """Whether Lamina's own frames are hidden from tracebacks (the default).
+
+    Returns:
+        A bool; see ``enable_traceback_filtering``.
+    """
     return _traceback_filtering

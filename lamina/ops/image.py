@@ -11,13 +11,14 @@ from __future__ import annotations
 import numbers
 
 from .. import backend as _backend
-from ..errors import ShapeError, describe_shape
+from ..errors import DTypeArgumentError, ShapeError, describe_shape
 from . import image_color, image_filters
 from .reshaping import expand_dims, moveaxis, reshape, squeeze, stack, transpose
 from .core import arange, as_tensor, cast, convert_to_tensor
 from .image_resize import METHODS, KERNELS, resample_axis, resize_axes
 from .image_sampling import FILL_MODES, sample
-from .math import add, divide, multiply, subtract
+from .conversion import saturate_cast
+from .math import abs as abs_, add, divide, floor, multiply, round as round_, sign, subtract
 from .replicate import pad
 from .solves import solve
 
@@ -45,8 +46,9 @@ def _data_format(op, data_format):
 def _images(op, images, arg="images"):
     images = as_tensor(op, images)
     if images.ndim not in (3, 4):
-        raise ShapeError(f"{op}: argument '{arg}' must have rank 3 (one image) or 4 (a batch "
-                         f"of images); received shape {describe_shape(images.shape)}")
+        raise ShapeError(f"{op}: Invalid images rank: expected rank 3 (single image) or "
+                         f"rank 4 (batch of images) for argument '{arg}'; received shape "
+                         f"{describe_shape(images.shape)}")
     return images
 
 
@@ -82,9 +84,18 @@ def _channel_axis(data_format):
 
 
 def _require_float(op, images):
-    if not images.dtype.startswith("float") and images.dtype != "bfloat16":
-        raise TypeError(f"{op}: argument 'images' must have a float dtype; received "
-                        f"{images.dtype}")
+    if not _is_float(images.dtype):
+        raise DTypeArgumentError(f"{op}: Invalid images dtype: expected float dtype. "
+                                 f"Argument 'images' must have a float dtype; received "
+                                 f"{images.dtype}")
+
+
+def _require_rgb(op, images, data_format):
+    channels = images.shape[_channel_axis(data_format)]
+    if channels is not None and channels != 3:
+        raise ShapeError(f"{op}: Input images must have 3 channels, but received images "
+                         f"with {channels} channels. (argument 'images', shape "
+                         f"{describe_shape(images.shape)}, {data_format})")
 
 
 def _hw(images, data_format):
@@ -100,8 +111,9 @@ def rgb_to_grayscale(images, data_format=None):
     axis = _channel_axis(data_format)
     channels = images.shape[axis]
     if channels not in (1, 3):
-        raise ShapeError(f"{op}: the channel axis must have size 3 (RGB) or 1 (grayscale); "
-                         f"received shape {describe_shape(images.shape)}")
+        raise ShapeError(f"{op}: Invalid channel size: expected 3 (RGB) or 1 (Grayscale). "
+                         f"The channel axis of 'images' must have size 3 or 1; received "
+                         f"shape {describe_shape(images.shape)}")
     if channels == 1:
         return images
     dtype = images.dtype
@@ -114,6 +126,7 @@ def rgb_to_hsv(images, data_format=None):
     op = "rgb_to_hsv"
     data_format, images = _data_format(op, data_format), _images(op, images)
     _require_float(op, images)
+    _require_rgb(op, images, data_format)
     eps = {"float16": 2 ** -10, "bfloat16": 2 ** -7, "float32": 2 ** -23}.get(
         images.dtype, 2 ** -52)
     return image_color.rgb_to_hsv(images, _channel_axis(data_format) % images.ndim, eps)
@@ -124,16 +137,20 @@ def hsv_to_rgb(images, data_format=None):
     op = "hsv_to_rgb"
     data_format, images = _data_format(op, data_format), _images(op, images)
     _require_float(op, images)
+    _require_rgb(op, images, data_format)
     return image_color.hsv_to_rgb(images, _channel_axis(data_format) % images.ndim)
 
 
 # --------------------------------------------------------------------------- resizing
 def _size_pair(op, size):
     if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
-            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0
-            for s in size):
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in size):
         raise ValueError(f"{op}: argument 'size' must be a tuple of two positive ints "
                          f"(height, width); received {size!r}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"{op}: `size` must have positive height and width: argument "
+                         f"'size' must be a tuple of two positive ints (height, width); "
+                         f"received {size!r}")
     return int(size[0]), int(size[1])
 
 
@@ -168,11 +185,20 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         elif left > 0:
             x = pad(x, [[0, 0], [0, 0], [left, left], [0, 0]], constant_values=fill_value)
     dtype = x.dtype
-    if not dtype.startswith("float") and interpolation != "nearest":
-        raise TypeError(f"{op}: interpolation {interpolation!r} needs float images; "
-                        f"received dtype {dtype}")
+    if dtype == "bool" and interpolation != "nearest":
+        raise DTypeArgumentError(f"{op}: interpolation {interpolation!r} needs numeric "
+                                 f"images; received dtype bool")
+    exact = interpolation == "nearest" or _is_float(dtype)
+    if not exact:               # jax.image.resize: float32 math, rounded and clamped back
+        x = cast(x, "float32")
     x = resize_axes(x, (1, 2), (height, width), interpolation, bool(antialias))
+    if not exact:
+        x = saturate_cast(round_(x), dtype)
     return _from_nhwc(x, data_format, images.ndim)
+
+
+def _is_float(dtype):
+    return dtype.startswith("float") or dtype == "bfloat16"
 
 
 def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
@@ -199,11 +225,12 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     op = "map_coordinates"
     inputs, coordinates = as_tensor(op, inputs), as_tensor(op, coordinates)
     if coordinates.ndim < 2:
-        raise ShapeError(f"{op}: argument 'coordinates' must have rank >= 2; received "
-                         f"shape {describe_shape(coordinates.shape)}")
+        raise ShapeError(f"{op}: Invalid coordinates rank: expected at least rank 2 for "
+                         f"argument 'coordinates'; received shape "
+                         f"{describe_shape(coordinates.shape)}")
     if coordinates.shape[0] != inputs.ndim:
-        raise ShapeError(f"{op}: the first axis of 'coordinates' ({coordinates.shape[0]}) "
-                         f"must equal the rank of 'inputs' ({inputs.ndim})")
+        raise ShapeError(f"{op}: the first dim of 'coordinates' ({coordinates.shape[0]}) "
+                         f"must be the same as the rank of `inputs` ({inputs.ndim})")
     _choice(op, "fill_mode", fill_mode, FILL_MODES)
     _choice(op, "order", order, (0, 1))
     dtype = inputs.dtype if inputs.dtype.startswith("float") else "float32"
@@ -211,12 +238,21 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     x = inputs if inputs.dtype == dtype else cast(inputs, dtype)
     out = sample(x, [coordinates[d] for d in range(inputs.ndim)], order, fill_mode,
                  fill_value)
-    return out if out.dtype == inputs.dtype else cast(out, inputs.dtype)
+    if out.dtype == inputs.dtype:
+        return out
+    if order and inputs.dtype != "bool":        # scipy/jax round half away from zero
+        out = multiply(sign(out), floor(add(abs_(out), 0.5)))
+    return cast(out, inputs.dtype)
 
 
 def _transforms(op, transform, batch, dtype):
     transform = cast(as_tensor(op, transform), dtype)
-    if transform.ndim not in (1, 2) or transform.shape[-1] != 8:
+    if transform.ndim not in (1, 2):
+        raise ShapeError(f"{op}: Invalid transform rank: expected rank 1 (single transform) "
+                         f"or rank 2 (batch of transforms): argument 'transform' must have "
+                         f"shape (8,) or (batch, 8); received shape "
+                         f"{describe_shape(transform.shape)}")
+    if transform.shape[-1] != 8:
         raise ShapeError(f"{op}: argument 'transform' must have shape (8,) or (batch, 8); "
                          f"received shape {describe_shape(transform.shape)}")
     if transform.ndim == 1:
@@ -278,8 +314,9 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     for arg, p in (("start_points", start_points), ("end_points", end_points)):
         p = cast(as_tensor(op, p), dtype)
         if p.ndim not in (2, 3) or tuple(p.shape[-2:]) != (4, 2):
-            raise ShapeError(f"{op}: argument '{arg}' must have shape (4, 2) or "
-                             f"(batch, 4, 2); received shape {describe_shape(p.shape)}")
+            raise ShapeError(f"{op}: Invalid {arg} shape: expected (4, 2) or (batch, 4, 2) "
+                             f"for argument '{arg}'; received shape "
+                             f"{describe_shape(p.shape)}")
         points.append(p if p.ndim == 3 else expand_dims(p, 0))
     if tuple(points[0].shape) != tuple(points[1].shape):
         raise ShapeError(f"{op}: 'start_points' and 'end_points' must have one shape; "

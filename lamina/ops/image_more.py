@@ -24,13 +24,16 @@ def _check_box(op, names, values):
                                (second, [names[1], names[3], names[5]])):
         if group.count(None) != 1:
             shown = ", ".join(f"{n}={v!r}" for n, v in zip(group_names, group))
-            raise ValueError(f"{op}: exactly one of {', '.join(group_names)} must be None; "
-                             f"received {shown}")
+            raise ValueError(f"{op}: Must specify exactly two of {', '.join(group_names)} "
+                             f"(exactly one must be None); received {shown}")
     for name, value in zip(names, values):
         if value is not None and (isinstance(value, bool) or not isinstance(
-                value, numbers.Integral) or value < 0):
+                value, numbers.Integral)):
             raise ValueError(f"{op}: argument '{name}' must be a non-negative int; "
                              f"received {value!r}")
+        if value is not None and value < 0:
+            raise ValueError(f"{op}: {name} must be >= 0: argument '{name}' must be a "
+                             f"non-negative int; received {value!r}")
 
 
 def _hw_axes(images, data_format):
@@ -146,14 +149,19 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
 
 
 def _patch_args(op, size, strides, dilation_rate, padding, n):
-    size = (size,) * n if isinstance(size, int) else tuple(size)
-    if len(size) != n:
-        raise TypeError(f"{op}: argument 'size' must be an int or a tuple of {n} ints; "
-                        f"received {size!r}")
+    size = (size,) * n if isinstance(size, numbers.Integral) else size
+    if not isinstance(size, (list, tuple)) or len(size) != n:
+        raise TypeError(f"{op}: argument 'size' must be an int or a tuple of {n} ints "
+                        f"(Expected an int or a tuple of length {n}); received {size!r}")
+    size = tuple(size)
     strides = size if not strides else ((strides,) * n if isinstance(strides, int)
                                         else tuple(strides))
     dilation = (dilation_rate,) * n if isinstance(dilation_rate, int) else tuple(
         dilation_rate)
+    for arg, value in (("strides", strides), ("dilation_rate", dilation)):
+        if len(value) != n:
+            raise ValueError(f"{op}: Invalid `{arg}` argument: expected an int or a tuple "
+                             f"of {n} ints; received {arg}={value!r}")
     _choice(op, "padding", padding, ("valid", "same"))
     return size, strides, dilation
 
@@ -162,7 +170,14 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
                     data_format=None):
     """2-D patches (``size`` an int or a pair) as the last axis, ``h * w * channels``
     long; a 3-tuple ``size`` goes to ``extract_patches_3d`` as in Keras."""
-    if not isinstance(size, int) and len(size) == 3:
+    if isinstance(size, bool) or not isinstance(size, (numbers.Integral, list, tuple)):
+        raise TypeError(f"extract_patches: Invalid `size` argument. Expected an int or a "
+                        f"tuple of 2 or 3 ints; received size={size!r} of type "
+                        f"{type(size).__name__}")
+    if not isinstance(size, numbers.Integral) and len(size) not in (2, 3):
+        raise ValueError(f"extract_patches: Invalid `size` argument. Expected a tuple of "
+                         f"length 2 or 3; received size={size!r} with length {len(size)}")
+    if not isinstance(size, numbers.Integral) and len(size) == 3:
         return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
     op = "extract_patches"
     data_format, images = _data_format(op, data_format), _images(op, images)

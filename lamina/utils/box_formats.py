@@ -62,7 +62,8 @@ def convert(what: str, boxes, source: str, target: str, height=None, width=None,
     if (source.startswith("rel_") or target.startswith("rel_")) and \
             (height is None or width is None):
         raise ValueError(f"{what}: converting between relative and absolute formats needs "
-                         f"'height' and 'width'; received source={source!r}, "
+                         f"'height' and 'width' (it must receive `height` and `width`); "
+                         f"received source={source!r}, "
                          f"target={target!r}, height={height}, width={width}")
     boxes = np.asarray(boxes).astype(dtype)
     if boxes.shape[-1:] != (4,):

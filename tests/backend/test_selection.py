@@ -345,13 +345,19 @@ def test_epsilon_and_set_epsilon():
         lb.set_epsilon(1e-7)
 
 
-def test_image_data_format_is_channels_last():
+def test_image_data_format_defaults_to_channels_last_and_can_be_set():
     assert lb.image_data_format() == "channels_last"
-    lb.set_image_data_format("channels_last")
-    with pytest.raises(ValueError, match=r"set_image_data_format: Lamina supports "
-                                         r"'channels_last' \(NHWC\) only; "
-                                         r"received 'channels_first'"):
-        lb.set_image_data_format("channels_first")
+    try:
+        lb.set_image_data_format("Channels_First")
+        assert lb.image_data_format() == "channels_first"
+        assert lamina.layers.Conv2D(2, 3).data_format == "channels_first"
+        with pytest.raises(ValueError, match=r"set_image_data_format: the `data_format` "
+                                             r"argument must be one of 'channels_last', "
+                                             r"'channels_first'; received 'nhwc'"):
+            lb.set_image_data_format("nhwc")
+        assert lb.image_data_format() == "channels_first"
+    finally:
+        lb.set_image_data_format("channels_last")
     assert lb.image_data_format() == "channels_last"
 
 

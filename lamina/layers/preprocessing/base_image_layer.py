@@ -23,6 +23,9 @@ class BaseImageLayer(Layer):
         self.data_format = standardize_data_format(self.name, data_format)
         layout = ("(batch, channels, height, width)" if self.data_format == "channels_first"
                   else "(batch, height, width, channels)")
+        # Keras's wording: one image (rank 3) or a batch (rank 4)
+        layout += (" or one image without the batch axis (Expected the input image to be "
+                   "rank 3 or 4)")
         self.input_spec = InputSpec.described(layout, min_ndim=3, max_ndim=4)
 
     def _apply(self, inputs, transform):

@@ -61,13 +61,19 @@ def factor_range(layer: str, arg: str, factor, low: float = -1.0, high: float = 
     elif is_number:
         values = [float(factor)]
     else:
-        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {factor!r}")
+        raise ValueError(_factor_message(layer, arg, expected, factor))
     if any(not low <= v <= high for v in values):
-        raise ValueError(f"{layer}: argument '{arg}' must be {expected}; received {factor!r}")
+        raise ValueError(_factor_message(layer, arg, expected, factor))
     if pair is None:
         f = abs(values[0])
         return single(f) if single is not None else (-f, f)
     return tuple(sorted(values))
+
+
+def _factor_message(layer, arg, expected, factor):
+    # Keras's wording in parentheses, so code matching either message finds it
+    return (f"{layer}: argument '{arg}' must be {expected}; received {factor!r} (The "
+            f"`{arg}` argument should be a number or a list of two numbers in that range.)")
 
 
 def plain_factor(factor):
@@ -80,7 +86,8 @@ def check_value_range(layer: str, value_range):
     if not isinstance(value_range, (list, tuple)) or len(value_range) != 2 or any(
             isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value_range):
         raise ValueError(f"{layer}: argument 'value_range' must be a pair of numbers "
-                         f"(low, high); received {value_range!r}")
+                         f"(low, high); received {value_range!r} (The `value_range` argument "
+                         f"should be a list of two numbers.)")
     return tuple(value_range)
 
 

@@ -28,16 +28,38 @@ class MixUp(AugmentationLayer):
         self.alpha = alpha
 
     def transform(self, images, labels, training):
-        batch = images.shape[0]
-        order = random.shuffle(ops.arange(batch, dtype="int32"), seed=self.seed_generator)
-        weight = random.beta((batch,), float(self.alpha), float(self.alpha),
-                             dtype=images.dtype, seed=self.seed_generator)
-        w = ops.reshape(weight, (-1, 1, 1, 1))
-        mixed = ops.add(ops.multiply(w, images),
-                        ops.multiply(ops.subtract(1.0, w), ops.take(images, order, axis=0)))
+        draw = self._draw(images.shape[0], images.dtype, self.seed_generator)
+        mixed = self._mix(images, draw)
         if labels is not None:
-            labels = _mix_labels(labels, order, weight)
+            labels = _mix_labels(labels, draw["permutation_order"], draw["mix_weight"])
         return mixed, labels
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras's draw: ``{"mix_weight": w, "permutation_order": order}``, one weight
+        ``w ~ Beta(alpha, alpha)`` per image and a shuffle of the batch."""
+        images = data["images"] if isinstance(data, dict) else data
+        batch = images.shape[0] if len(images.shape) == 4 else 1
+        seed = self.seed_generator if seed is None else seed
+        return self._draw(batch, self.compute_dtype, seed)
+
+    def _draw(self, batch, dtype, seed):
+        order = random.shuffle(ops.arange(batch, dtype="int32"), seed=seed)
+        weight = random.beta((batch,), float(self.alpha), float(self.alpha), dtype=dtype,
+                             seed=seed)
+        return {"mix_weight": weight, "permutation_order": order}
+
+    def transform_images(self, images, transformation, training=True):
+        """``w * images + (1 - w) * images[order]`` with a drawn ``transformation`` (any
+        ``data_format``: only the batch axis moves)."""
+        return self._mix(self._as_compute_dtype(ops.convert_to_tensor(images)),
+                         transformation)
+
+    @staticmethod
+    def _mix(images, transformation):
+        w = ops.reshape(ops.cast(transformation["mix_weight"], images.dtype), (-1, 1, 1, 1))
+        order = ops.convert_to_tensor(transformation["permutation_order"], dtype="int32")
+        return ops.add(ops.multiply(w, images),
+                       ops.multiply(ops.subtract(1.0, w), ops.take(images, order, axis=0)))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "alpha": self.alpha}

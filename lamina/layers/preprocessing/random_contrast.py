@@ -20,11 +20,39 @@ class RandomContrast(RandomImageLayer):
         self.value_range = check_value_range(self.name, value_range)
 
     def augment(self, images):
+        factor = self._draw(images, images.dtype, self.seed_generator)
+        return self._adjust(images, factor, (1, 2))
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras's draw: ``{"contrast_factor": c}``, one factor per image, shaped to
+        broadcast against the images (zeros when not ``training``)."""
+        images = data["images"] if isinstance(data, dict) else data
+        if not training:
+            shape = (images.shape[0], 1, 1, 1) if len(images.shape) == 4 else (1, 1, 1)
+            return {"contrast_factor": ops.zeros(shape, dtype=self.compute_dtype)}
+        seed = self.seed_generator if seed is None else seed
+        return {"contrast_factor": self._draw(images, self.compute_dtype, seed)}
+
+    def _draw(self, images, dtype, seed):
+        """One factor in [1 - lower, 1 + upper] per image, shaped (batch, 1, 1, 1)."""
+        shape = (images.shape[0], 1, 1, 1) if len(images.shape) == 4 else (1, 1, 1)
         lower, upper = self.factor
-        scale = random.uniform((images.shape[0], 1, 1, 1), 1.0 - lower, 1.0 + upper,
-                               dtype=images.dtype, seed=self.seed_generator)
-        mean = ops.mean(images, axis=(1, 2), keepdims=True)
-        out = ops.add(ops.multiply(ops.subtract(images, mean), scale), mean)
+        return random.uniform(shape, 1.0 - lower, 1.0 + upper, dtype=dtype, seed=seed)
+
+    def transform_images(self, images, transformation, training=True):
+        """``images`` (in ``data_format``, rank 3 or 4) with a drawn ``transformation``
+        applied; unchanged when not ``training``."""
+        images = self._as_compute_dtype(ops.convert_to_tensor(images))
+        if not training:
+            return images
+        rank = len(images.shape)
+        axes = (rank - 2, rank - 1) if self.data_format == "channels_first" else (
+            rank - 3, rank - 2)
+        return self._adjust(images, transformation["contrast_factor"], axes)
+
+    def _adjust(self, images, factor, axes):
+        mean = ops.mean(images, axis=axes, keepdims=True)
+        out = ops.add(ops.multiply(ops.subtract(images, mean), factor), mean)
         return ops.clip(out, *self.value_range)
 
     def get_config(self) -> dict:

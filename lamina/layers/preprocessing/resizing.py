@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ... import ops
 from .base_image_layer import BaseImageLayer
-from .image_utils import (INTERPOLATIONS, aspect_crop_box, check_choice, check_number,
-                          check_size, crop, hw_axes, resize)
+from ...ops.image_resize import METHODS, resize_axes
+from .image_utils import aspect_crop_box, check_choice, check_number, check_size, crop, hw_axes
 
 
 class Resizing(BaseImageLayer):
@@ -12,7 +12,9 @@ class Resizing(BaseImageLayer):
 
     ``crop_to_aspect_ratio`` first crops the largest centered window with the target aspect
     ratio; ``pad_to_aspect_ratio`` first pads both sides equally with ``fill_value``.
-    Interpolation is "bilinear" or "nearest" (half-pixel centers, no antialiasing).
+    Interpolation is any method of ``ops.image.resize`` ("bilinear", "nearest", "bicubic",
+    "lanczos3", "lanczos5"; half-pixel centers); ``antialias`` widens the kernel when
+    downsampling, as ``jax.image.resize`` does.
     """
 
     def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
@@ -22,7 +24,7 @@ class Resizing(BaseImageLayer):
         self.height = check_size(self.name, "height", height)
         self.width = check_size(self.name, "width", width)
         self.interpolation = check_choice(self.name, "interpolation", interpolation,
-                                          INTERPOLATIONS)
+                                          METHODS)
         if crop_to_aspect_ratio and pad_to_aspect_ratio:
             raise ValueError(f"{self.name}: only one of 'crop_to_aspect_ratio' and "
                              f"'pad_to_aspect_ratio' can be True; received both True")
@@ -30,10 +32,7 @@ class Resizing(BaseImageLayer):
         self.pad_to_aspect_ratio = bool(pad_to_aspect_ratio)
         self.fill_mode = check_choice(self.name, "fill_mode", fill_mode, ("constant",))
         self.fill_value = check_number(self.name, "fill_value", fill_value)
-        if antialias:
-            raise ValueError(f"{self.name}: argument 'antialias' must be False (Lamina does "
-                             f"not antialias); received {antialias!r}")
-        self.antialias = False
+        self.antialias = bool(antialias)
 
     def call(self, inputs):
         rank = len(inputs.shape)
@@ -49,7 +48,8 @@ class Resizing(BaseImageLayer):
             images = crop(images, *aspect_crop_box(height, width, self.height, self.width))
         elif self.pad_to_aspect_ratio:
             images = self._pad(images, height, width)
-        return resize(images, self.height, self.width, self.interpolation)
+        return resize_axes(images, (1, 2), (self.height, self.width), self.interpolation,
+                           self.antialias)
 
     def _pad(self, images, height, width):
         """Keras pads the same amount on both sides of one axis."""

@@ -60,4 +60,14 @@ def _rule(template, wrap):
                                                     w=s[1] - 1)))
 
 
-RULES = ([_rule(t, _image) for t in ANY_CHANNELS] + [_rule(t, _rgb) for t in RGB_ONLY])
+@_image
+def resizing(r, s):
+    """Resizing with every kernel of ops.image.resize, antialiased or not."""
+    method = r.choice(["bilinear", "nearest", "bicubic", "lanczos3", "lanczos5"])
+    return Choice(f"layers.Resizing({r.randint(1, s[0] + 2)}, {r.randint(1, s[1] + 2)}, "
+                  f"interpolation={method!r}, antialias={r.random() < 0.5}, "
+                  f"crop_to_aspect_ratio={r.random() < 0.3})")
+
+
+RULES = ([_rule(t, _image) for t in ANY_CHANNELS] + [_rule(t, _rgb) for t in RGB_ONLY]
+         + [resizing])

@@ -69,6 +69,33 @@ def test_unbatched_image_equals_batch_of_one(backend):
     np.testing.assert_allclose(y, ref.resize(x, 3, 5)[0], rtol=1e-5, atol=1e-3)
 
 
+# Keras 3.15.1 (JAX) Resizing(3, 4, interpolation=..., antialias=...) of
+# arange(72).reshape(2, 6, 6, 1) % 7, image 0.
+KERAS_RESIZED = {
+    ("bicubic", False): [[2.33791, 1.16774, 2.83824, 4.42035],
+                         [4.83713, 3.83691, 0.12451, 2.3417],
+                         [2.57965, 4.13281, 5.43658, 0.86604]],
+    ("lanczos5", False): [[2.03859, 1.2109, 2.4892, 4.55245],
+                          [4.47891, 4.3348, -0.00112, 2.5958],
+                          [2.61206, 3.7549, 6.19927, 0.68091]],
+    ("bilinear", True): [[2.53571, 1.39683, 2.50794, 3.91072],
+                         [4.54688, 3.36111, 1.59722, 2.125],
+                         [3.08929, 4.38095, 4.04762, 1.46429]],
+    ("lanczos3", True): [[2.42158, 0.70115, 2.71098, 4.34184],
+                         [5.18096, 3.62315, 0.82085, 2.0247],
+                         [2.62853, 4.84, 4.59262, 1.04262]],
+}
+
+
+@pytest.mark.parametrize("interpolation, antialias", list(KERAS_RESIZED))
+def test_resizing_kernels_and_antialias_match_keras(backend, interpolation, antialias):
+    x = (np.arange(72, dtype="float32").reshape(2, 6, 6, 1) % 7)
+    layer = layers.Resizing(3, 4, interpolation=interpolation, antialias=antialias)
+    y = layer(x).numpy()[0, :, :, 0]
+    np.testing.assert_allclose(y, KERAS_RESIZED[(interpolation, antialias)], atol=2e-5)
+    assert layer.get_config()["antialias"] is antialias
+
+
 def test_integer_images_come_out_float(backend):
     x = np.arange(2 * 4 * 4 * 1, dtype="uint8").reshape(2, 4, 4, 1)
     assert layers.Resizing(2, 2)(x).dtype == "float32"
@@ -78,13 +105,13 @@ def test_integer_images_come_out_float(backend):
     (dict(height=0, width=3), r"resize_x: argument 'height' must be a positive int; "
                               r"received 0"),
     (dict(height=3, width=2.5), r"argument 'width' must be a positive int; received 2.5"),
-    (dict(height=3, width=3, interpolation="bicubic"),
-     r"argument 'interpolation' must be one of 'bilinear', 'nearest'; received 'bicubic'"),
+    (dict(height=3, width=3, interpolation="area"),
+     r"argument 'interpolation' must be one of 'bilinear', 'nearest', 'lanczos3', "
+     r"'lanczos5', 'bicubic'; received 'area'"),
     (dict(height=3, width=3, fill_mode="reflect"),
      r"argument 'fill_mode' must be one of 'constant'; received 'reflect'"),
     (dict(height=3, width=3, crop_to_aspect_ratio=True, pad_to_aspect_ratio=True),
      r"only one of 'crop_to_aspect_ratio' and 'pad_to_aspect_ratio' can be True"),
-    (dict(height=3, width=3, antialias=True), r"argument 'antialias' must be False"),
     (dict(height=3, width=3, fill_value="x"), r"argument 'fill_value' must be a number"),
     (dict(height=3, width=3, data_format="nhwc"), r"argument 'data_format' must be"),
 ])
