@@ -37,6 +37,12 @@ def _any_bytes(array: np.ndarray) -> bool:
     return any(isinstance(v, bytes) for v in array.reshape(-1).tolist())
 
 
+def unicode_array(array: np.ndarray) -> np.ndarray:
+    """A :func:`host_array` of text as a numpy array of unicode strings (dtype kind 'U'),
+    what Keras hands a custom ``standardize`` callable on its non-TensorFlow backends."""
+    return np.array(array.tolist(), dtype=str).reshape(array.shape)
+
+
 def is_text(array: np.ndarray) -> bool:
     """Whether a :func:`host_array` result holds strings."""
     return array.dtype == object and all(isinstance(v, str) for v in array.reshape(-1).tolist())

@@ -69,8 +69,8 @@ class MelSpectrogram(Layer):
         self.fft_length, self.sequence_stride = fft_length, sequence_stride
         self.sequence_length = sequence_length or fft_length
         if self.fft_length < self.sequence_length:
-            raise ValueError(f"{name}: argument 'fft_length' must be at least "
-                             f"'sequence_length'; received sequence_length="
+            raise ValueError(f"{name}: argument `fft_length` must be greater than or equal "
+                             f"to `sequence_length`; received sequence_length="
                              f"{self.sequence_length}, fft_length={fft_length}")
         if isinstance(window, str) and window not in ("hann", "hamming"):
             raise ValueError(f"{name}: argument 'window' must be 'hann', 'hamming', None or "

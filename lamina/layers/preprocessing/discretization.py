@@ -36,22 +36,52 @@ class Discretization(Layer):
         if not (isinstance(epsilon, (int, float)) and 0 < epsilon < 1):
             raise ValueError(f"{self.name}: argument 'epsilon' must be a number in (0, 1); "
                              f"received {epsilon!r}")
+        if num_bins is not None and bin_boundaries is not None:
+            raise ValueError(f"{self.name}: Both `num_bins` and `bin_boundaries` should not be "
+                             f"set (pass one of them); received num_bins={num_bins!r} and "
+                             f"bin_boundaries={bin_boundaries!r}")
+        if num_bins is None and bin_boundaries is None:
+            raise ValueError(f"{self.name}: you need to set either `num_bins` or "
+                             f"`bin_boundaries`; received neither")
         if bin_boundaries is not None:
-            if hasattr(bin_boundaries, "tolist"):
-                bin_boundaries = bin_boundaries.tolist()
-            bin_boundaries = [float(b) for b in bin_boundaries]
-            if bin_boundaries != sorted(bin_boundaries):
-                raise ValueError(f"{self.name}: argument 'bin_boundaries' must be sorted in "
-                                 f"increasing order; received {bin_boundaries}")
-            if num_bins is not None and len(bin_boundaries) != num_bins - 1:
-                raise ValueError(f"{self.name}: arguments 'bin_boundaries' and 'num_bins' "
-                                 f"disagree: {len(bin_boundaries)} boundaries make "
-                                 f"{len(bin_boundaries) + 1} bins; received num_bins={num_bins}")
+            bin_boundaries = self._checked_boundaries(bin_boundaries)
         self.input_bin_boundaries = bin_boundaries
-        self.bin_boundaries = bin_boundaries if bin_boundaries is not None else []
+        self.bin_boundaries = bin_boundaries       # None until adapt() when num_bins is set
         self.num_bins = num_bins
         self.epsilon = epsilon
         self.summary = [[], []]                  # sorted values and their weights
+
+    def _checked_boundaries(self, bin_boundaries) -> list:
+        if hasattr(bin_boundaries, "tolist"):
+            bin_boundaries = bin_boundaries.tolist()
+        bin_boundaries = [float(b) for b in bin_boundaries]
+        if bin_boundaries != sorted(bin_boundaries):
+            raise ValueError(f"{self.name}: argument 'bin_boundaries' must be sorted in "
+                             f"increasing order; received {bin_boundaries}")
+        return bin_boundaries
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """An adapted layer's config holds both ``num_bins`` and its ``bin_boundaries``:
+        the layer is made with ``num_bins`` and given the boundaries (as Keras does)."""
+        config = dict(config)
+        bounds = config.pop("bin_boundaries", None)
+        if config.get("num_bins") is None:
+            return cls(bin_boundaries=bounds, **config)
+        layer = cls(**config)
+        if bounds is not None:
+            layer.bin_boundaries = layer._checked_boundaries(bounds)
+        return layer
+
+    @property
+    def output_dtype(self) -> str:
+        """The dtype of the layer's outputs."""
+        return self.compute_dtype
+
+    def _depth(self) -> int:
+        if self.bin_boundaries is None:
+            return self.num_bins
+        return len(self.bin_boundaries) + 1
 
     def adapt(self, data, steps=None) -> None:
         """Set ``bin_boundaries`` to ``num_bins`` approximate quantile bins of ``data`` (an
@@ -80,7 +110,13 @@ class Discretization(Layer):
             ops.convert_to_tensor(bins, dtype="float32")).tolist() if bins else []
 
     def call(self, inputs):
-        x = inputs if is_float(inputs.dtype) else ops.cast(inputs, backend.floatx())
+        if self.bin_boundaries is None:
+            raise ValueError(f"{self.name}: You need to either pass the `bin_boundaries` "
+                             f"argument at construction time or call `adapt(dataset)` before "
+                             f"you can start using the layer (it was made with "
+                             f"num_bins={self.num_bins} and not adapted)")
+        x = ops.convert_to_tensor(inputs)
+        x = x if is_float(x.dtype) else ops.cast(x, backend.floatx())
         if self.bin_boundaries:
             bounds = ops.convert_to_tensor(self.bin_boundaries, dtype=x.dtype)
             above = ops.greater_equal(ops.expand_dims(x, -1), bounds)
@@ -89,18 +125,18 @@ class Discretization(Layer):
             indices = ops.zeros(x.shape, dtype="int32")
         if self.output_mode == "int":
             return ops.cast(indices, self.compute_dtype)
-        return encode(self.name, indices, self.output_mode, len(self.bin_boundaries) + 1,
-                      self.compute_dtype)
+        return encode(self.name, indices, self.output_mode, self._depth(), self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
             return tuple(input_shape)
-        return encoded_shape(input_shape, self.output_mode, len(self.bin_boundaries) + 1)
+        return encoded_shape(input_shape, self.output_mode, self._depth())
 
     def get_config(self) -> dict:
         base = super().get_config()
         base.pop("trainable", None)      # Keras's Discretization takes (and writes) no trainable
-        return {**base, "bin_boundaries": list(self.bin_boundaries),
+        bounds = None if self.bin_boundaries is None else list(self.bin_boundaries)
+        return {**base, "bin_boundaries": bounds,
                 "num_bins": self.num_bins, "epsilon": self.epsilon,
                 "output_mode": self.output_mode, "sparse": self.sparse}
 

@@ -25,6 +25,7 @@ from .integer_lookup import IntegerLookup
 from .normalization import Normalization
 from .rescaling import Rescaling
 from .string_lookup import StringLookup
+from .text_vectorization import TextVectorization
 
 ADAPT_BATCH = 32          # Keras adapts from a dataset batched by 32
 
@@ -97,11 +98,11 @@ class FeatureSpace(Layer):
                  hashing_dim=32, num_discretization_bins=32, name=None):
         super().__init__(name=name)
         if not features:
-            raise ValueError(f"{self.name}: argument 'features' must be a non-empty dict; "
-                             f"received {features!r}")
+            raise ValueError(f"{self.name}: argument 'features' must be a non-empty dict (it "
+                             f"cannot be None or empty); received {features!r}")
         if output_mode not in ("dict", "concat"):
-            raise ValueError(f"{self.name}: argument 'output_mode' must be 'dict' or "
-                             f"'concat'; received {output_mode!r}")
+            raise ValueError(f"{self.name}: invalid value for argument `output_mode`: it must "
+                             f"be 'dict' or 'concat'; received {output_mode!r}")
         self.output_mode = output_mode
         self.crossing_dim = crossing_dim
         self.hashing_dim = hashing_dim
@@ -138,12 +139,14 @@ class FeatureSpace(Layer):
         if isinstance(cross, Cross):
             return cross
         if not self.crossing_dim:
-            raise ValueError(f"{self.name}: argument 'crossing_dim' must be set when "
-                             f"'crosses' are given")
+            raise ValueError(f"{self.name}: argument `crossing_dim` must be set when "
+                             f"'crosses' are given; received crossing_dim="
+                             f"{self.crossing_dim!r}")
         unknown = [n for n in cross if n not in known]
         if unknown:
             raise ValueError(f"{self.name}: every feature in 'crosses' must be in "
-                             f"'features'; unknown: {unknown}")
+                             f"'features' (cross features should be present in `features`); "
+                             f"unknown: {unknown}")
         return Cross(cross, crossing_dim=self.crossing_dim)
 
     # ------------------------------------------------------------------ adapt
@@ -152,6 +155,9 @@ class FeatureSpace(Layer):
         for name, feature in self.features.items():
             layer = feature.preprocessor
             if isinstance(layer, Normalization) and layer.input_mean is not None:
+                continue
+            if isinstance(layer, TextVectorization) and \
+                    layer._lookup_layer.input_vocabulary is not None:
                 continue
             if hasattr(layer, "adapt"):
                 names.append(name)
@@ -197,9 +203,12 @@ class FeatureSpace(Layer):
             {c.name: c for c in self.crosses}[name]
 
     def _check_adapted(self) -> None:
+        if not self._is_adapted and not self._adaptable():
+            self._is_adapted = True          # every preprocessor is ready (Keras's rule)
         if not self._is_adapted:
-            raise ValueError(f"{self.name}: call .adapt(data) on the FeatureSpace before "
-                             f"using it")
+            raise ValueError(f"{self.name}: You need to call `.adapt(dataset)` on the "
+                             f"FeatureSpace before you can start using it (features "
+                             f"{self._adaptable()} need statistics or a vocabulary)")
 
     def __call__(self, data):
         self._check_adapted()

@@ -4,7 +4,9 @@ from __future__ import annotations
 from ... import ops
 from ...backend.host_data import host_array
 from ...backend.string_hashing import fingerprint64, fingerprint_cat64
-from .category_encoding import check_not_sparse, check_output_mode, encode
+from ...core.symbolic import SymbolicTensor
+from ...dtypes import is_int
+from .category_encoding import check_not_sparse, check_output_mode, encode, encoded_shape
 from .host_layer import HostLayer
 
 # tf.sparse.cross_hashed's default key, the seed of every crossed hash.
@@ -34,24 +36,54 @@ class HashedCrossing(HostLayer):
         self.num_bins = num_bins
         self.built = True
 
-    def _features(self, inputs) -> list:
-        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
-            raise ValueError(f"{self.name}: expected a list or tuple of at least two "
-                             f"features; received {type(inputs).__name__}")
-        features = [host_array(x) for x in inputs]
-        shape = features[0].shape
+    def _check_features(self, inputs) -> None:
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f"{self.name}: `HashedCrossing` should be called on a list or "
+                             f"tuple of at least two features; received "
+                             f"{type(inputs).__name__}")
+        if len(inputs) < 2:
+            raise ValueError(f"{self.name}: `HashedCrossing` should be called on at least "
+                             f"two inputs (features); received {len(inputs)}")
+
+    def _check_shapes(self, shapes: list) -> tuple:
+        shape = tuple(shapes[0])
         if len(shape) > 2 or (len(shape) == 2 and shape[-1] != 1):
-            raise ValueError(f"{self.name}: every feature must have shape (), (batch,) or "
+            raise ValueError(f"{self.name}: all inputs should have shape (), (batch,) or "
                              f"(batch, 1); received {shape}")
-        if any(f.shape != shape for f in features[1:]):
-            raise ValueError(f"{self.name}: every feature must have the same shape; received "
-                             f"{[f.shape for f in features]}")
+        if any(tuple(s) != shape for s in shapes[1:]):
+            raise ValueError(f"{self.name}: all inputs should have equal shape; received "
+                             f"{[tuple(s) for s in shapes]}")
+        return shape
+
+    def _bad_dtype(self, dtype) -> ValueError:
+        return ValueError(f"{self.name}: all inputs should have an integer or string dtype; "
+                          f"received dtype {dtype}")
+
+    def _features(self, inputs) -> list:
+        self._check_features(inputs)
+        features = [host_array(x) for x in inputs]
+        self._check_shapes([f.shape for f in features])
         for f in features:
             if f.dtype.kind not in "iu" and not (f.dtype == object and all(
                     isinstance(v, str) for v in f.reshape(-1).tolist())):
-                raise ValueError(f"{self.name}: features must hold integers or strings; "
-                                 f"received dtype {f.dtype}")
+                raise self._bad_dtype(f.dtype)
         return features
+
+    def compute_output_shape(self, input_shape):
+        shape = self._check_shapes(list(input_shape))
+        if self.output_mode == "int":
+            return shape
+        return encoded_shape(shape, "one_hot", self.num_bins)
+
+    def host_output_spec(self, inputs):
+        self._check_features(inputs)
+        if not all(isinstance(x, SymbolicTensor) for x in inputs):
+            return None
+        for x in inputs:
+            if not is_int(x.dtype):
+                raise self._bad_dtype(x.dtype)
+        return SymbolicTensor(self.compute_output_shape([x.shape for x in inputs]),
+                              self.compute_dtype)
 
     def call(self, inputs):
         features = self._features(inputs)

@@ -6,6 +6,7 @@ from ...backend.host_data import host_array, map_elements
 from ...backend.string_hashing import fingerprint64, siphash64
 from .category_encoding import check_not_sparse, check_output_mode, encode, encoded_shape
 from .host_layer import HostLayer
+from ...core.symbolic import SymbolicTensor
 from .index_lookup import _check_salt
 
 
@@ -24,14 +25,16 @@ class Hashing(HostLayer):
         super().__init__(**kwargs)
         if num_bins is None or isinstance(num_bins, bool) or not isinstance(num_bins, int) \
                 or num_bins <= 0:
-            raise ValueError(f"{self.name}: argument 'num_bins' must be a positive int; "
+            raise ValueError(f"{self.name}: The `num_bins` for `Hashing` cannot be `None` or "
+                             f"non-positive (argument 'num_bins' must be a positive int); "
                              f"received {num_bins!r}")
+        if output_mode == "int" and self.compute_dtype not in ("int32", "int64"):
+            raise ValueError(f"{self.name}: When `output_mode=\"int\"`, `dtype` should be an "
+                             f"integer type, 'int32' or 'int64'; received "
+                             f"{self.compute_dtype!r}")
         self.output_mode = check_output_mode(self.name, output_mode,
                                              ("int", "one_hot", "multi_hot", "count"))
-        if self.output_mode == "int" and self.compute_dtype not in ("int32", "int64"):
-            raise ValueError(f"{self.name}: with output_mode='int' argument 'dtype' must be "
-                             f"'int32' or 'int64'; received {self.compute_dtype!r}")
-        self.sparse = check_not_sparse(self.name, sparse)
+        self.sparse = check_not_sparse(self.name, sparse, self.output_mode)
         self.num_bins = num_bins
         self.mask_value = mask_value
         self.salt = _check_salt(self.name, salt)
@@ -62,11 +65,17 @@ class Hashing(HostLayer):
         return encode(self.name, indices, self.output_mode, self.num_bins, self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
         if self.output_mode == "int":
-            return tuple(input_shape)
-        if not tuple(input_shape):
-            return (self.num_bins,)
-        return tuple(input_shape)[:-1] + (self.num_bins,)
+            return input_shape
+        if self.output_mode == "one_hot" and input_shape and input_shape[-1] == 1:
+            input_shape = input_shape[:-1]          # call squeezes a trailing axis of 1
+        return encoded_shape(input_shape, self.output_mode, self.num_bins)
+
+    def host_output_spec(self, inputs):
+        if not isinstance(inputs, SymbolicTensor):
+            return None
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), self.compute_dtype)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "num_bins": self.num_bins, "salt": self.salt,

@@ -7,10 +7,13 @@ inputs becomes indices (``_lookup``) and back (``_invert``).
 """
 from __future__ import annotations
 
+import itertools
+
 from ... import backend, ops
 from ...backend.host_data import as_list
 from ..layer import Layer
-from .category_encoding import check_not_sparse, check_output_mode, encode
+from .category_encoding import check_not_sparse, check_output_mode, encode, encoded_shape
+from .vocabulary_file import read_vocabulary_file
 from .vocabulary import TokenCounter, read_vocabulary, repeated, write_vocabulary
 
 LOOKUP_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -108,8 +111,9 @@ class IndexLookup(Layer):
             raise ValueError(f"{cls}.set_vocabulary: argument 'idf_weights' is only used with "
                              f"output_mode='tf_idf'; received output_mode={self.output_mode!r}")
         if isinstance(vocabulary, str):
-            raise ValueError(f"{cls}.set_vocabulary: vocabulary files are not supported; "
-                             f"pass the tokens as a list (received the path {vocabulary!r})")
+            vocabulary = read_vocabulary_file(f"{cls}.set_vocabulary", vocabulary,
+                                              self.vocabulary_dtype != "string",
+                                              self.output_mode == "tf_idf")
         vocabulary = self._standardize_vocabulary(as_list(vocabulary))
         if not vocabulary:
             raise ValueError(f"{cls}.set_vocabulary: cannot set an empty vocabulary")
@@ -178,8 +182,7 @@ class IndexLookup(Layer):
         if self._has_input_vocabulary:
             raise ValueError(f"{cls}.adapt: the layer was given a fixed 'vocabulary' (or "
                              f"set_vocabulary() was called); it cannot be adapted")
-        documents = (self._documents(batch) for i, batch in enumerate(_batches(data))
-                     if steps is None or i < steps)
+        documents = (self._documents(batch) for batch in _batches(data, steps))
         self.adapt_documents(documents)
 
     def adapt_documents(self, batches) -> None:
@@ -231,12 +234,12 @@ class IndexLookup(Layer):
         input_shape = tuple(input_shape)
         if self.output_mode == "int":
             return input_shape
-        depth = self._depth()
-        if self.output_mode == "one_hot":
-            if len(input_shape) > 1 and input_shape[-1] == 1:
-                return input_shape[:-1] + (depth,)
-            return input_shape + (depth,)
-        return input_shape[:-1] + (depth,)
+        mode = "one_hot" if self.output_mode == "one_hot" else "count"
+        return encoded_shape(input_shape, mode, self._depth())
+
+    def _output_dtype(self) -> str:
+        """The dtype ``call`` returns (ints, or floats for tf_idf)."""
+        return backend.floatx() if self.output_mode == "tf_idf" else "int64"
 
     # ------------------------------------------------------------------ saving
     def get_config(self) -> dict:
@@ -277,15 +280,16 @@ def _check_salt(cls: str, salt):
         return [int(s) for s in salt]
     if isinstance(salt, int) and not isinstance(salt, bool):
         return [salt, salt]
-    raise ValueError(f"{cls}: argument 'salt' must be an int or a pair of ints; received "
-                     f"{salt!r}")
+    raise ValueError(f"{cls}: argument 'salt' must be an int or a pair of ints (it can only "
+                     f"be a tuple of size 2 integers, or a single integer); received {salt!r}")
 
 
-def _batches(data):
-    """One batch for an array, tensor, list or tuple; the items of any other iterable."""
+def _batches(data, steps=None):
+    """One batch for an array, tensor, list or tuple; the items of any other iterable (at
+    most ``steps`` of them, so an endless generator stops)."""
     if isinstance(data, (list, tuple, str)) or hasattr(data, "shape"):
         return [data]
-    return data
+    return data if steps is None else itertools.islice(data, steps)
 
 
 def _is_ragged(batch) -> bool:

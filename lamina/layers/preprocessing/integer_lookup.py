@@ -4,6 +4,8 @@ from __future__ import annotations
 from ... import ops
 from ...backend.host_data import host_array, map_elements
 from ...backend.string_hashing import fingerprint64, siphash64
+from ...core.symbolic import SymbolicTensor
+from ...dtypes import is_float, is_int
 from .host_layer import HostLayer
 from .index_lookup import IndexLookup, _is_ragged
 
@@ -94,6 +96,16 @@ class IntegerLookup(HostLayer, IndexLookup):
         if rank0:
             indices = ops.expand_dims(indices, -1)
         return self._encode(indices, rank0)
+
+    def host_output_spec(self, inputs):
+        if not isinstance(inputs, SymbolicTensor):
+            return None
+        if not (is_int(inputs.dtype) or is_float(inputs.dtype)):
+            raise TypeError(f"{self.name}: expected integers; received a symbolic input of "
+                            f"dtype {inputs.dtype}")
+        if self.output_mode != "int":
+            self._check_known_size()
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), self._output_dtype())
 
     def get_config(self) -> dict:
         config = super().get_config()

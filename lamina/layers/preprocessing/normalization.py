@@ -33,8 +33,9 @@ class Normalization(Layer):
             raise TypeError(f"{self.name}: argument 'axis' must be an int, a list of ints or "
                             f"None; received {axis!r}")
         if (mean is None) != (variance is None):
-            raise ValueError(f"{self.name}: pass both 'mean' and 'variance' or neither; "
-                             f"received mean={mean!r}, variance={variance!r}")
+            raise ValueError(f"{self.name}: When setting values directly, both `mean` and "
+                             f"`variance` must be set (pass both or neither); received "
+                             f"mean={mean!r}, variance={variance!r}")
         self.axis = tuple(axis)
         self.input_mean = None if mean is None else _plain(self.name, "mean", mean)
         self.input_variance = None if variance is None else _plain(self.name, "variance",
@@ -46,14 +47,15 @@ class Normalization(Layer):
         ndim = len(input_shape)
         bad = [a for a in self.axis if not -ndim <= a < ndim]
         if bad:
-            raise ValueError(f"{self.name}: argument 'axis' {self.axis} must index the "
-                             f"input's axes (range [-{ndim}, {ndim})); received input shape "
-                             f"{describe_shape(input_shape)}")
+            raise ValueError(f"{self.name}: All `axis` values must be in the range [-ndim, "
+                             f"ndim) = [-{ndim}, {ndim}) to index the input's axes; received "
+                             f"axis={self.axis} and input shape {describe_shape(input_shape)}")
         self._keep_axis = tuple(sorted({a % ndim for a in self.axis}))
         unknown = [d for d in self._keep_axis if input_shape[d] is None]
         if unknown:
-            raise ValueError(f"{self.name}: the kept axes {self.axis} must have known sizes; "
-                             f"received input shape {describe_shape(input_shape)}")
+            raise ValueError(f"{self.name}: All `axis` values to be kept must have a known "
+                             f"shape (size); received axis={self.axis} and input shape "
+                             f"{describe_shape(input_shape)}")
         self._reduce_axis = tuple(d for d in range(ndim) if d not in self._keep_axis)
         self._broadcast_shape = tuple(input_shape[d] if d in self._keep_axis else 1
                                       for d in range(ndim))
@@ -65,7 +67,10 @@ class Normalization(Layer):
                                                   initializer="ones", trainable=False)
             self.count = self.add_weight(shape=(), name="count", dtype="int",
                                          initializer="zeros", trainable=False)
-        self.input_spec = InputSpec(ndim=ndim, axes={d: input_shape[d] for d in self._keep_axis})
+        # As in Keras, statistics broadcast from the right: inputs of a higher rank than the
+        # one the layer was built (or adapted) for are normalized too.
+        self.input_spec = InputSpec(min_ndim=ndim,
+                                    axes={d - ndim: input_shape[d] for d in self._keep_axis})
 
     @property
     def mean(self):
@@ -79,9 +84,26 @@ class Normalization(Layer):
     def _statistic(self, given, weight: str):
         if not self.built:
             return None
-        value = getattr(self, weight) if given is None else ops.broadcast_to(
-            ops.convert_to_tensor(given, dtype=self.compute_dtype), self._broadcast_shape)
-        return ops.cast(ops.reshape(value, self._broadcast_shape), self.compute_dtype)
+        if given is None:
+            value = ops.reshape(getattr(self, weight), self._broadcast_shape)
+        else:
+            value = ops.broadcast_to(ops.reshape(ops.convert_to_tensor(
+                given, dtype=self.compute_dtype), self._given_shape(given)),
+                self._broadcast_shape)
+        return ops.cast(value, self.compute_dtype)
+
+    def _given_shape(self, given) -> tuple:
+        """The shape a given mean/variance takes before broadcasting: its axes, from the
+        right, go to the kept axes (Keras's alignment), every other axis has size 1."""
+        shape = list(ops.convert_to_tensor(given).shape)
+        if len(shape) > len(self._keep_axis):
+            raise ShapeError(f"{self.name}: 'mean' and 'variance' may have at most one axis "
+                             f"per kept axis {self.axis}; received shape "
+                             f"{describe_shape(shape)}")
+        out = [1] * len(self._broadcast_shape)
+        for size, axis in zip(reversed(shape), reversed(self._keep_axis)):
+            out[axis] = size
+        return tuple(out)
 
     def call(self, inputs):
         x = ops.cast(inputs, self.compute_dtype) if inputs.dtype != self.compute_dtype \
@@ -105,8 +127,9 @@ class Normalization(Layer):
             raise ValueError(f"{self.name}.adapt: the layer was given a fixed 'mean' and "
                              f"'variance'; create it without them to adapt it to data")
         total_mean = total_var = None
-        total = 0
+        total = batches = 0
         for batch in _batches(self.name, data, batch_size, steps):
+            batches += 1
             shape = tuple(batch.shape)
             if not self.built:
                 self._maybe_build(batch, (batch,), {})
@@ -132,8 +155,9 @@ class Normalization(Layer):
                 ops.multiply(ops.square(delta), total * count / new_total ** 2))
             total = new_total
         if total_mean is None:
+            what = "an empty iterable (no batches)" if not batches else "batches with no rows"
             raise ValueError(f"{self.name}.adapt: argument 'data' holds no values to compute "
-                             f"statistics from")
+                             f"statistics from; received {what}")
         self.adapt_mean.assign(ops.cast(total_mean, self.adapt_mean.dtype))
         self.adapt_variance.assign(ops.cast(total_var, self.adapt_variance.dtype))
 
@@ -143,7 +167,7 @@ class Normalization(Layer):
                 shape[d] != self._broadcast_shape[d] for d in self._keep_axis):
             raise ShapeError(f"{self.name}.adapt: data batches must have the shape the layer "
                              f"was built for, {describe_shape(want)}; received a batch of "
-                             f"shape {describe_shape(shape)}")
+                             f"an incompatible shape, {describe_shape(shape)}")
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis, "invert": self.invert,
@@ -162,12 +186,13 @@ def _batches(name: str, data, batch_size, steps):
                              f"received a scalar")
         size = data.shape[0]
         step = batch_size or max(size, 1)
-        batches = (data[i:i + step] for i in range(0, size, step))
-    elif isinstance(data, (list, tuple)) and data and not hasattr(data[0], "shape"):
+        batches = (data[i:i + step] for i in range(0, max(size, 1), step))
+    elif isinstance(data, (list, tuple)) and data and not hasattr(data[0], "shape") and \
+            not isinstance(data[0], tuple):
         batches = iter([ops.convert_to_tensor(data)])         # nested Python lists
     else:
         try:
-            batches = (ops.convert_to_tensor(b) for b in data)
+            batches = (_batch_tensor(name, b) for b in data)
         except TypeError:
             raise TypeError(f"{name}.adapt: argument 'data' must be an array, a tensor or "
                             f"an iterable of batches; received {type(data).__name__}") from None
@@ -175,3 +200,16 @@ def _batches(name: str, data, batch_size, steps):
         if steps is not None and i >= steps:
             break
         yield batch
+
+
+def _batch_tensor(name: str, batch):
+    """One batch of an iterable as a tensor: the ``x`` of an ``(x, y)`` or
+    ``(x, y, sample_weight)`` tuple, as Keras's adapt takes it."""
+    if isinstance(batch, tuple) and batch:
+        batch = batch[0]
+    tensor = ops.convert_to_tensor(batch)
+    if tensor.ndim == 0:
+        raise TypeError(f"{name}.adapt: every batch of an iterable must be an array or tensor "
+                        f"with a `.shape` that has a batch axis; received "
+                        f"{type(batch).__name__} {batch!r}")
+    return tensor

@@ -1,7 +1,7 @@
 """``Rescaling``: ``inputs * scale + offset``, e.g. pixel values from [0, 255] to [0, 1]."""
 from __future__ import annotations
 
-from ... import ops
+from ... import backend, ops
 from ..layer import Layer
 
 
@@ -9,7 +9,9 @@ class Rescaling(Layer):
     """Computes ``inputs * scale + offset`` in the compute dtype (Keras 3's ``Rescaling``).
 
     ``scale`` and ``offset`` are numbers or per-channel sequences (broadcast against the
-    last axis). Integer inputs (uint8 images) are cast to the compute dtype first.
+    last axis; a sequence ``scale`` against the channel axis -3 when the image data format
+    is 'channels_first', as in Keras). Integer inputs (uint8 images) are cast to the
+    compute dtype first.
     """
 
     def __init__(self, scale, offset=0.0, **kwargs):
@@ -22,6 +24,9 @@ class Rescaling(Layer):
         dtype = self.compute_dtype
         x = ops.cast(inputs, dtype) if inputs.dtype != dtype else inputs
         scale = ops.convert_to_tensor(self.scale, dtype=dtype)
+        if 0 < scale.ndim < 3 and backend.image_data_format() == "channels_first":
+            # As Keras: a per-channel scale lines up with axis -3 of (..., C, H, W) images.
+            scale = ops.reshape(scale, tuple(scale.shape) + (1,) * (3 - scale.ndim))
         offset = ops.convert_to_tensor(self.offset, dtype=dtype)
         return ops.add(ops.multiply(x, scale), offset)
 

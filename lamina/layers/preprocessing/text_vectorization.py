@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import ops
 from ...registry import deserialize_keras_object, serialize_keras_object
-from ...backend.host_data import host_array, map_elements, ragged_to_dense
+from ...backend.host_data import host_array, map_elements, ragged_to_dense, unicode_array
 from .host_layer import HostLayer
 from .index_lookup import LOOKUP_MODES, _batches
 from .string_lookup import StringLookup
@@ -57,8 +57,9 @@ class TextVectorization(HostLayer):
             raise ValueError(f"{cls}: argument 'output_sequence_length' must be None or a "
                              f"positive int; received {output_sequence_length!r}")
         if output_mode != "int" and output_sequence_length is not None:
-            raise ValueError(f"{cls}: argument 'output_sequence_length' is only used with "
-                             f"output_mode='int'; received output_mode={output_mode!r}")
+            raise ValueError(f"{cls}: `output_sequence_length` must not be set if "
+                             f"`output_mode` is not 'int' (it is only used with "
+                             f"output_mode='int'); received output_mode={output_mode!r}")
         if ragged:
             raise ValueError(f"{cls}: argument 'ragged' must be False (Lamina has no ragged "
                              f"tensors); received {ragged!r}")
@@ -81,8 +82,7 @@ class TextVectorization(HostLayer):
         """Learn the vocabulary from strings: an array or list (one text per sample), or an
         iterable of such batches."""
         self._lookup_layer.adapt_documents(
-            self._tokens(batch) for i, batch in enumerate(_batches(data))
-            if steps is None or i < steps)
+            self._tokens(batch) for batch in _batches(data, steps))
 
     def get_vocabulary(self, include_special_tokens=True) -> list:
         return self._lookup_layer.get_vocabulary(include_special_tokens)
@@ -109,7 +109,9 @@ class TextVectorization(HostLayer):
             raise TypeError(f"{self.name}: expected strings (str or bytes); received a value "
                             f"{bad[0]!r} of type {type(bad[0]).__name__}")
         if callable(self._standardize):
-            data = host_array(self._standardize(data), self._encoding)
+            # As Keras on its non-TensorFlow backends: the callable gets a numpy array of
+            # unicode strings (dtype kind 'U'), for np.char / np.strings operations.
+            data = host_array(self._standardize(unicode_array(data)), self._encoding)
         elif self._standardize is not None:
             data = map_elements(lambda t: standardize_text(t, self._standardize), data, object)
         texts = data.tolist()

@@ -41,7 +41,8 @@ def test_single_signal_config_and_errors():
     assert y.shape == (3, 7) == layer.compute_output_shape((48,))
     assert layers.MelSpectrogram.from_config(layer.get_config()).get_config() == \
         layer.get_config()
-    with pytest.raises(ValueError, match="'fft_length' must be at least 'sequence_length'"):
+    with pytest.raises(ValueError, match="`fft_length` must be greater than or equal to "
+                                         "`sequence_length`; received sequence_length=32"):
         layers.MelSpectrogram(fft_length=16, sequence_length=32)
     with pytest.raises(ValueError, match="argument 'window' must be 'hann', 'hamming'"):
         layers.MelSpectrogram(window="blackman")

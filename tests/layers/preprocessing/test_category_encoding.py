@@ -72,20 +72,20 @@ def test_binary_is_multi_hot():
 
 
 def test_rejects_missing_num_tokens():
-    with pytest.raises(ValueError, match=r"ce: argument 'num_tokens' must be set .*received "
-                                         r"None"):
+    with pytest.raises(ValueError, match=r"ce: num_tokens must be set to use this layer .*"
+                                         r"received None"):
         CE(name="ce")
 
 
 def test_rejects_bad_num_tokens():
-    with pytest.raises(ValueError, match=r"argument 'num_tokens' must be a positive int; "
-                                         r"received 0"):
+    with pytest.raises(ValueError, match=r"`num_tokens` must be >= 1 \(a positive int\); "
+                                         r"received num_tokens=0"):
         CE(0)
 
 
 def test_rejects_bad_output_mode():
-    with pytest.raises(ValueError, match=r"argument 'output_mode' must be one of 'multi_hot', "
-                                         r"'one_hot', 'count'; received 'tf_idf'"):
+    with pytest.raises(ValueError, match=r"Unknown arg for output_mode: tf_idf; expected one "
+                                         r"of 'multi_hot', 'one_hot', 'count'"):
         CE(3, output_mode="tf_idf")
 
 
@@ -94,15 +94,44 @@ def test_rejects_sparse():
         CE(3, sparse=True)
 
 
-def test_rejects_rank3_input():
-    with pytest.raises(ValueError, match=r"ce: output_mode 'multi_hot' supports inputs of rank "
-                                         r"at most 2 .*received shape \(2, 2, 2\)"):
-        CE(3, name="ce")(np.zeros((2, 2, 2), "int32"))
+# Keras 3.15.1's numbers: rank-3 inputs encode along axis 1 (multi_hot/count) or gain a
+# depth axis (one_hot), and a rank-1 input of one token stays a batch of one for one_hot.
+X3 = np.array([[[1, 2], [3, 3]], [[0, 1], [2, 2]]], "int32")
+KERAS_MULTI_HOT_X3 = [[[0, 1, 0, 1], [0, 0, 1, 1]], [[1, 0, 1, 0], [0, 1, 1, 0]]]
+
+
+@pytest.mark.parametrize("mode", ["multi_hot", "count"])
+def test_rank3_input_reduces_axis_1_like_keras(mode, backend):
+    layer = CE(4, output_mode=mode)
+    y = layer(X3).numpy()
+    np.testing.assert_array_equal(y, KERAS_MULTI_HOT_X3)
+    assert layer.compute_output_shape((None, 2, 2)) == (None, 2, 4)
+    assert layer.compute_output_shape((None, 6, 3)) == (None, 3, 4)
+
+
+def test_rank3_one_hot_appends_depth(backend):
+    layer = CE(4, output_mode="one_hot")
+    y = layer(X3).numpy()
+    np.testing.assert_array_equal(y, _one_hot(X3, 4))
+    assert layer(layers.Input(shape=(2, 2), dtype="int32")).shape == (None, 2, 2, 4)
+
+
+def test_one_hot_of_one_token_vector_keeps_its_axis(backend):
+    layer = CE(6, output_mode="one_hot")
+    y = layer(np.array([4], "int32")).numpy()
+    np.testing.assert_array_equal(y, [[0, 0, 0, 0, 1, 0]])
+    assert layer.compute_output_shape((1,)) == (1, 6)
+
+
+def test_private_encode_matches_call(backend):
+    layer = CE(4, output_mode="one_hot")
+    np.testing.assert_array_equal(layer._encode(np.array([1, 2, 3, 1])).numpy(),
+                                  np.eye(4)[[1, 2, 3, 1]])
 
 
 def test_rejects_count_weights_outside_count_mode():
-    with pytest.raises(ValueError, match=r"argument 'count_weights' is only used with "
-                                         r"output_mode='count'"):
+    with pytest.raises(ValueError, match=r"`count_weights` is not used when `output_mode` is "
+                                         r"not 'count'; received output_mode='multi_hot'"):
         CE(5)(X, count_weights=np.ones((3, 4), "float32"))
 
 

@@ -101,8 +101,9 @@ def test_adapt_quantiles_of_uniform_data(backend):
 
 
 def test_rejects_bad_output_mode():
-    with pytest.raises(ValueError, match=r"d: argument 'output_mode' must be one of 'int', "
-                                         r"'one_hot', 'multi_hot', 'count'; received 'bad'"):
+    with pytest.raises(ValueError, match=r"d: Invalid value for argument `output_mode`. "
+                                         r"Expected one of 'int', 'one_hot', 'multi_hot', "
+                                         r"'count'; received 'bad'"):
         D(bin_boundaries=[0.0], output_mode="bad", name="d")
 
 
@@ -123,11 +124,54 @@ def test_rejects_unsorted_boundaries():
         D(bin_boundaries=[1.0, 0.0])
 
 
-def test_rejects_disagreeing_num_bins():
-    with pytest.raises(ValueError, match=r"arguments 'bin_boundaries' and 'num_bins' "
-                                         r"disagree: 2 boundaries make 3 bins; received "
-                                         r"num_bins=5"):
-        D(bin_boundaries=[0.0, 1.0], num_bins=5)
+def test_rejects_num_bins_with_boundaries_and_neither():
+    with pytest.raises(ValueError, match=r"d: Both `num_bins` and `bin_boundaries` should not "
+                                         r"be set .*received num_bins=5"):
+        D(bin_boundaries=[0.0, 1.0], num_bins=5, name="d")
+    with pytest.raises(ValueError, match=r"d: you need to set either `num_bins` or "
+                                         r"`bin_boundaries`; received neither"):
+        D(name="d")
+
+
+def test_call_before_adapt_raises():
+    with pytest.raises(ValueError, match=r"d: You need to either pass the `bin_boundaries` "
+                                         r"argument .* call `adapt\(dataset\)`"):
+        D(num_bins=3, name="d")([[0.1, 0.8, 0.9]])
+
+
+def test_config_before_and_after_adapt_round_trips():
+    # Keras 3.15.1: bin_boundaries None before adapt; both keys after adapt.
+    layer = D(num_bins=5, output_mode="count")
+    config = layer.get_config()
+    assert config["bin_boundaries"] is None and config["num_bins"] == 5
+    assert D.from_config(config).get_config() == config
+    assert layer.compute_output_shape((None, 4, 2)) == (None, 2, 5)
+    layer.adapt(np.array([0.0, 1.0, 5.0]))
+    config = layer.get_config()
+    assert config["bin_boundaries"] == [0.0, 1.0] and config["num_bins"] == 5
+    revived = D.from_config(config)
+    assert revived.get_config() == config
+    np.testing.assert_array_equal(revived(np.array([[0.5, 3.0]])).numpy(), [[0, 1, 1]])
+
+
+# Keras 3.15.1's outputs for a rank-3 input with bin_boundaries=[0, 1, 2].
+X3 = np.array([[[-1.0, 0.5], [1.5, 2.5]], [[0.2, 0.2], [3.0, -2.0]]])
+KERAS_RANK3 = {
+    "one_hot": [[[[1, 0, 0, 0], [0, 1, 0, 0]], [[0, 0, 1, 0], [0, 0, 0, 1]]],
+                [[[0, 1, 0, 0], [0, 1, 0, 0]], [[0, 0, 0, 1], [1, 0, 0, 0]]]],
+    "multi_hot": [[[1, 0, 1, 0], [0, 1, 0, 1]], [[0, 1, 0, 1], [1, 1, 0, 0]]],
+    "count": [[[1, 0, 1, 0], [0, 1, 0, 1]], [[0, 1, 0, 1], [1, 1, 0, 0]]],
+}
+
+
+@pytest.mark.parametrize("mode", sorted(KERAS_RANK3))
+def test_rank3_encodings_match_keras(mode, backend):
+    layer = D(bin_boundaries=[0.0, 1.0, 2.0], output_mode=mode)
+    y = layer(X3)
+    np.testing.assert_array_equal(y.numpy(), KERAS_RANK3[mode])
+    symbolic = layer(layers.Input(shape=(2, 2)))
+    assert symbolic.shape[1:] == y.shape[1:]
+    assert symbolic.dtype == layer.output_dtype == "float32"
 
 
 def test_rejects_sparse():
@@ -138,11 +182,6 @@ def test_rejects_sparse():
 def test_adapt_rejects_fixed_boundaries():
     with pytest.raises(ValueError, match=r"d.adapt: the layer was given 'bin_boundaries'"):
         D(bin_boundaries=[0.0], name="d").adapt(X)
-
-
-def test_adapt_needs_num_bins():
-    with pytest.raises(ValueError, match=r"adapt: argument 'num_bins' must be set"):
-        D().adapt(X)
 
 
 def test_adapt_rejects_empty_data():

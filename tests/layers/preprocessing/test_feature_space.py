@@ -59,13 +59,31 @@ def test_training_model_on_encoded_features():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="'features' must be a non-empty dict"):
+    with pytest.raises(ValueError, match="'features' must be a non-empty dict \\(it cannot be "
+                                         "None or empty\\)"):
         FS({})
     with pytest.raises(ValueError, match="unknown type 'text'"):
         FS({"a": "text"})
-    with pytest.raises(ValueError, match="every feature in 'crosses'"):
+    with pytest.raises(ValueError, match="every feature in 'crosses' .*should be present in "):
         FS({"a": "float"}, crosses=[("a", "b")])
-    with pytest.raises(ValueError, match="call .adapt"):
+    with pytest.raises(ValueError, match=r"You need to call `.adapt\(dataset\)` on the "
+                                         r"FeatureSpace .*\['a'\] need statistics"):
         FS({"a": "string_categorical"})({"a": ["x"]})
-    with pytest.raises(ValueError, match="'output_mode' must be 'dict' or 'concat'"):
+    with pytest.raises(ValueError, match="for argument `output_mode`: it must be 'dict' or "
+                                         "'concat'"):
         FS({"a": "float"}, output_mode="list")
+
+
+def test_no_adapt_needed_when_preprocessors_are_ready():
+    # Keras 3.15.1: a FeatureSpace whose preprocessors need no adapt() can be called as is.
+    vectorize = layers.TextVectorization(vocabulary=["this", "is", "an", "example"],
+                                         output_mode="int", output_sequence_length=3)
+    space = FS({"text": FS.feature(dtype="string", preprocessor=vectorize, output_mode="int"),
+                "x": FS.feature(dtype="float32",
+                                preprocessor=layers.Normalization(mean=12.0, variance=4.0),
+                                output_mode="float"),
+                "n": "integer_hashed"}, output_mode="dict")
+    out = space({"text": ["this is", "an example now"], "x": [10.0, 16.0], "n": [1, 2]})
+    np.testing.assert_array_equal(out["text"].numpy(), [[2, 3, 0], [4, 5, 1]])
+    np.testing.assert_allclose(out["x"].numpy(), [[-1.0], [2.0]])
+    assert tuple(out["n"].shape) == (2, 32)

@@ -99,10 +99,9 @@ def test_string_lookup_errors():
         layers.StringLookup(vocabulary=VOCAB)([1, 2])
 
 
-def test_host_layers_refuse_symbolic_inputs():
+def test_string_host_layers_refuse_symbolic_inputs():
     x = lamina.Input((1,))
-    for layer in (layers.StringLookup(vocabulary=VOCAB), layers.Hashing(3),
-                  layers.IntegerLookup(vocabulary=[1]), layers.TextVectorization()):
+    for layer in (layers.StringLookup(vocabulary=VOCAB), layers.TextVectorization()):
         with pytest.raises(TypeError, match="apply it to the data first"):
             layer(x)
 
@@ -138,7 +137,8 @@ def test_hashing_matches_keras_docstring():
     assert ints.numpy().ravel().tolist() == [fingerprint64(b"1") % 3, fingerprint64(b"2") % 3]
     with pytest.raises(ValueError, match="'num_bins' must be a positive int"):
         layers.Hashing(0)
-    with pytest.raises(ValueError, match="'salt' must be an int or a pair"):
+    with pytest.raises(ValueError, match="'salt' must be an int or a pair of ints \\(it can "
+                                         "only be a tuple of size 2"):
         layers.Hashing(3, salt="x")
 
 
@@ -150,7 +150,7 @@ def test_hashed_crossing_matches_keras_docstring():
     np.testing.assert_array_equal(one_hot.numpy(), np.eye(5)[[1, 4, 1, 1, 3]])
     with pytest.raises(ValueError, match="at least two"):
         layers.HashedCrossing(5)([feat1])
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match="all inputs should have equal shape"):
         layers.HashedCrossing(5)((feat1, feat2[:2]))
 
 

@@ -90,13 +90,15 @@ def test_normalization_errors():
     with pytest.raises(TypeError, match=r"n: argument 'axis' must be an int, a list of ints "
                                         r"or None; received 'x'"):
         layers.Normalization(axis="x", name="n")
-    with pytest.raises(ValueError, match=r"n: pass both 'mean' and 'variance' or neither; "
-                                         r"received mean=1.0, variance=None"):
+    with pytest.raises(ValueError, match=r"n: When setting values directly, both `mean` and "
+                                         r"`variance` must be set .*received mean=1.0, "
+                                         r"variance=None"):
         layers.Normalization(mean=1.0, name="n")
-    with pytest.raises(ValueError, match=r"n: argument 'axis' \(3,\) must index the input's "
-                                         r"axes \(range \[-2, 2\)\)"):
+    with pytest.raises(ValueError, match=r"n: All `axis` values must be in the range \[-ndim, "
+                                         r"ndim\) = \[-2, 2\) .*received axis=\(3,\)"):
         layers.Normalization(axis=3, name="n")(np.zeros((2, 3), "float32"))
-    with pytest.raises(ValueError, match=r"n: the kept axes \(1,\) must have known sizes"):
+    with pytest.raises(ValueError, match=r"n: All `axis` values to be kept must have a known "
+                                         r"shape \(size\); received axis=\(1,\)"):
         layers.Normalization(axis=1, name="n")(lamina.Input((None, 3)))
 
 
@@ -108,10 +110,17 @@ def test_adapt_errors():
     layer.adapt(np.zeros((4, 3)))
     with pytest.raises(ValueError, match=r"n.adapt: data batches must have the shape the "
                                          r"layer was built for, \(4, 3\); received a batch of "
-                                         r"shape \(4, 2\)"):
+                                         r"an incompatible shape, \(4, 2\)"):
         layer.adapt(np.zeros((4, 2)))
-    with pytest.raises(ValueError, match=r"n.adapt: argument 'data' holds no values"):
+    with pytest.raises(ValueError, match=r"n.adapt: argument 'data' holds no values .*"
+                                         r"received an empty iterable \(no batches\)"):
         layers.Normalization(name="n").adapt([])
+    with pytest.raises(ValueError, match=r"received batches with no rows"):
+        layers.Normalization(name="n").adapt(np.zeros((0, 3)))
+    with pytest.raises(TypeError, match=r"n.adapt: every batch of an iterable must be an array "
+                                        r"or tensor with a `.shape` that has a batch axis; "
+                                        r"received int 42"):
+        layers.Normalization(name="n").adapt(iter([42]))
     with pytest.raises(ValueError, match=r"argument 'batch_size' must be a positive int"):
         layers.Normalization(name="n").adapt(np.zeros((4, 3)), batch_size=0)
     with pytest.raises(ValueError, match=r"n.adapt: argument 'data' must have a batch axis"):
@@ -119,3 +128,31 @@ def test_adapt_errors():
     with pytest.raises(TypeError, match=r"n.adapt: argument 'data' must be an array, a "
                                         r"tensor or an iterable of batches; received int"):
         layers.Normalization(name="n").adapt(3)
+
+
+# Keras 3.15.1: a given mean/variance aligns with the kept axes from the right.
+@pytest.mark.parametrize("axis, shape, mean, want", [
+    (2, (2, 4, 5, 3), np.arange(1, 6, dtype="float32"), (1, 1, 5, 1)),
+    ((1, 2), (None, 10, 13, 3), np.zeros((10, 13), "float32"), (1, 10, 13, 1)),
+    ((1, 2), (2, 7, 5, 3), np.arange(1, 6, dtype="float32"), (1, 7, 5, 1)),
+])
+def test_given_statistics_align_from_the_right(axis, shape, mean, want):
+    layer = layers.Normalization(axis=axis, mean=mean, variance=np.ones_like(mean))
+    layer.build(shape)
+    got = layer.mean.numpy()
+    assert got.shape == want
+    if mean.ndim == 1:
+        np.testing.assert_array_equal(got[0, -1, :, 0] if axis == (1, 2) else got[0, 0, :, 0],
+                                      mean)
+
+
+def test_adapt_takes_x_of_x_y_tuples_and_calls_on_higher_rank():
+    rng = np.random.default_rng(0)
+    x = rng.random((24, 3)).astype("float32")
+    layer = layers.Normalization()
+    layer.adapt([(x[i:i + 8], np.zeros(8)) for i in range(0, 24, 8)])
+    out = layer(x).numpy()
+    np.testing.assert_allclose(out.mean(axis=0), 0.0, atol=1e-5)
+    np.testing.assert_allclose(out.var(axis=0), 1.0, atol=1e-4)
+    # Built for rank 2, called on rank 3: the statistics broadcast from the right (Keras).
+    np.testing.assert_allclose(layer(x[None]).numpy()[0], out, rtol=1e-6)

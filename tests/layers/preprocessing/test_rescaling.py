@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import lamina
 from lamina import layers
 from tests.layers.harness import LayerCase, case_id, run_layer_case
 
@@ -40,3 +41,16 @@ def test_rescaling_rejects_non_numbers():
     with pytest.raises(TypeError, match=r"r: argument 'scale' must be a number or a "
                                         r"sequence of numbers; received 'big'"):
         layers.Rescaling("big", name="r")
+
+
+def test_vector_scale_follows_channels_first_format():
+    # Keras 3.15.1: with image_data_format 'channels_first' a per-channel scale multiplies
+    # axis -3 (the offset is added as given).
+    previous = lamina.config.image_data_format()
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        x = np.arange(2 * 3 * 2 * 2, dtype="float32").reshape(2, 3, 2, 2)
+        y = layers.Rescaling(scale=[1.0, 2.0, 3.0], offset=0.5)(x).numpy()
+    finally:
+        lamina.config.set_image_data_format(previous)
+    np.testing.assert_allclose(y, x * np.array([1.0, 2.0, 3.0])[:, None, None] + 0.5)

@@ -55,7 +55,8 @@ def test_count_and_tf_idf():
 def test_errors():
     with pytest.raises(ValueError, match="'ragged' must be False"):
         TV(ragged=True)
-    with pytest.raises(ValueError, match="'output_sequence_length' is only used"):
+    with pytest.raises(ValueError, match="`output_sequence_length` must not be set if "
+                                         "`output_mode` is not 'int'"):
         TV(output_mode="count", output_sequence_length=3)
     with pytest.raises(ValueError, match="'standardize' must be one of"):
         TV(standardize="upper")
@@ -118,3 +119,29 @@ def test_sequential_model_starting_with_text_vectorization_fits_and_predicts(tmp
 def test_functional_model_refuses_text_vectorization_on_its_input():
     with pytest.raises(TypeError, match="text_vec: TextVectorization works on host data"):
         TV(name="text_vec")(lamina.Input((1,)))
+
+
+def test_standardize_callable_gets_unicode_numpy_array():
+    # Keras 3.15.1 on its non-TensorFlow backends hands the callable a numpy 'U' array.
+    seen = []
+
+    def np_standardize(text):
+        seen.append((type(text).__name__, text.dtype.kind))
+        return np.char.replace(np.char.lower(text), ",", "")
+
+    layer = TV(standardize=np_standardize)
+    layer.adapt(["Hello, world."])
+    assert seen and all(s == ("ndarray", "U") for s in seen)
+    assert layer.get_vocabulary() == ["", "[UNK]", "world.", "hello"]
+
+
+def test_adapt_stops_an_endless_generator_after_steps():
+    def texts():
+        while True:
+            yield ["hello world", "foo bar"]
+    layer = TV()
+    layer.adapt(texts(), steps=3)
+    assert layer.get_vocabulary() == ["", "[UNK]", "world", "hello", "foo", "bar"]
+    lookup = layers.StringLookup()
+    lookup.adapt((["a", "b", "a"] for _ in iter(int, 1)), steps=2)
+    assert lookup.get_vocabulary() == ["[UNK]", "a", "b"]
