@@ -32,20 +32,70 @@ def _float_input(name: str, x):
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """``max(x, 0)``, with Keras's activation arguments: values below ``threshold`` become
-    ``negative_slope * (x - threshold)`` and the result is capped at ``max_value``
-    (``lamina.ops.relu(x)`` is the plain form)."""
+    """Rectified linear unit: ``max(x, 0)``, with Keras's activation options.
+
+    Values below ``threshold`` become ``negative_slope * (x - threshold)``, and the
+    result is capped at ``max_value``. ``lamina.ops.relu(x)`` is the plain form.
+
+    Args:
+        x: The input tensor (or array).
+        negative_slope: The slope below ``threshold``. Defaults to 0.0.
+        max_value: The largest output value; ``None`` (default) for no cap.
+        threshold: The value below which the slope is ``negative_slope``. Defaults to
+            0.0.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.relu(x, negative_slope=0.1, max_value=1.0).numpy(), 4)
+    array([-0.2 , -0.05,  0.5 ,  1.  ])
+    """
     return relu_with_options(x, negative_slope=negative_slope, max_value=max_value,
                              threshold=threshold)
 
 
 def gelu(x, approximate: bool = False):
-    """``x * Phi(x)``; exact (``erf``) by default, ``approximate=True`` for the tanh form."""
+    """Gaussian error linear unit.
+
+    ``gelu(x) = x * Phi(x)``, ``Phi`` the standard normal distribution function: exact
+    (with ``erf``) by default, or its tanh approximation.
+
+    Args:
+        x: The input tensor (or array).
+        approximate: If ``True``, use the tanh approximation. Defaults to ``False``.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.gelu(x).numpy(), 4)
+    array([-0.0455, -0.1543,  0.3457,  1.9545])
+    """
     return ops.gelu(x, approximate=bool(approximate))
 
 
 def mish(x):
-    """``x * tanh(softplus(x))`` (Misra, 2019)."""
+    """Mish activation: ``x * tanh(softplus(x))``.
+
+    After Misra, 2019.
+
+    Args:
+        x: The input tensor (or array); integer input is cast to ``floatx()``.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.mish(x).numpy(), 4)
+    array([-0.2525, -0.2207,  0.3752,  1.944 ])
+    """
     x = _float_input("mish", x)
     return ops.multiply(x, ops.tanh(ops.softplus(x)))
 
@@ -64,9 +114,24 @@ del _name, _fn
 
 
 def serialize(activation) -> str | dict:
-    """What a layer config stores: the name of a built-in ("linear" for None), else
-    Keras's ``{"class_name": "function", "config": name, ...}`` dict (register the
-    function with ``lamina.saving.register_keras_serializable`` to load it back)."""
+    """Return what a layer config stores for an activation.
+
+    Args:
+        activation: An activation function, or ``None``.
+
+    Returns:
+        The name of a built-in (``"linear"`` for ``None``), else Keras's
+        ``{"class_name": "function", "config": name, ...}`` dict (register the function
+        with ``lamina.saving.register_keras_serializable`` to load it back).
+
+    Raises:
+        TypeError: If ``activation`` is not callable.
+
+    Example:
+
+    >>> lamina.activations.serialize(lamina.activations.relu)
+    'relu'
+    """
     if activation is None:
         return "linear"
     if not callable(activation):
@@ -83,14 +148,43 @@ def serialize(activation) -> str | dict:
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Callable:
-    """The activation a name or a ``{"class_name": "function", "config": name}`` dict
-    stands for."""
+    """Return the activation function a config stands for.
+
+    Args:
+        config: A name such as ``"relu"``, or a ``{"class_name": "function",
+            "config": name, ...}`` dict.
+        custom_objects: An optional dict of name -> function for the user's own
+            activations.
+
+    Returns:
+        The activation function.
+
+    Example:
+
+    >>> lamina.activations.deserialize("relu") is lamina.activations.relu
+    True
+    """
     return deserialize_from("activation", config, ALL_OBJECTS, custom_objects)
 
 
 def get(identifier) -> Callable:
-    """An activation from None (linear), a name such as "relu", a config dict or a
-    callable (returned as it is)."""
+    """Return an activation function from an identifier.
+
+    Args:
+        identifier: ``None`` (gives ``linear``), a name such as ``"relu"``, a config
+            dict, or a callable (returned as it is; a callable class is instantiated).
+
+    Returns:
+        The activation function.
+
+    Raises:
+        ValueError: If ``identifier`` names no activation.
+
+    Example:
+
+    >>> lamina.activations.get("relu") is lamina.activations.relu
+    True
+    """
     if identifier is None:
         return linear
     if isinstance(identifier, str):

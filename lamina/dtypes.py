@@ -36,7 +36,24 @@ def floatx() -> str:
 
 
 def set_floatx(value: str) -> None:
-    """Set the default float dtype (Keras's ``keras.config.set_floatx(value)``)."""
+    """Set the default float dtype, used by layers, weights and ops with no dtype given.
+
+    The same as ``lamina.config.set_floatx``.
+
+    Args:
+        value: A float dtype: ``"float16"``, ``"bfloat16"``, ``"float32"`` or
+            ``"float64"``.
+
+    Raises:
+        DTypeError: If ``value`` is not a float dtype.
+
+    Example:
+
+    >>> lamina.config.set_floatx("float64")
+    >>> lamina.config.floatx()
+    'float64'
+    >>> lamina.config.set_floatx("float32")     # back to the default
+    """
     global _floatx
     dtype = standardize(value)
     if not is_float(dtype):

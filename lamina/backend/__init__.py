@@ -102,9 +102,24 @@ def backend() -> str:
 
 
 def clear_session(free_memory: bool = True) -> None:
-    """Reset global state: auto-name counters, ``get_uid`` counters and compiled-function
-    caches. ``free_memory`` (Keras's default True) also runs Python's garbage collector and
-    returns the cupy memory pool's free blocks to the GPU when cupy is in use."""
+    """Reset Lamina's global state, to start afresh in the same process.
+
+    The auto-name counters (``dense``, ``dense_1``, ...), the ``get_uid`` counters and
+    the compiled-function caches are reset.
+
+    Args:
+        free_memory: If ``True`` (default, as in Keras), also run Python's garbage
+            collector and return the cupy memory pool's free blocks to the GPU when cupy
+            is in use.
+
+    Example:
+
+    >>> lamina.layers.Dense(2).name
+    'dense'
+    >>> lamina.backend.clear_session()
+    >>> lamina.layers.Dense(2).name
+    'dense'
+    """
     run_clear_hooks()
     reset_uids()
     if free_memory:

@@ -17,7 +17,19 @@ _PYTHON_TYPES = {bool: "bool", int: "int32", float: "float32", str: "string"}
 
 
 def get_uid(prefix: str = "") -> int:
-    """1, 2, 3, ... per ``prefix``, reset by ``clear_session()``."""
+    """Return the next number of a counter: 1, 2, 3, ... per prefix.
+
+    Args:
+        prefix: The counter's name, such as a layer's base name. Defaults to ``""``.
+
+    Returns:
+        An int, 1 on the first call for a prefix; ``clear_session()`` resets the counters.
+
+    Example:
+
+    >>> lamina.backend.get_uid("block"), lamina.backend.get_uid("block")
+    (1, 2)
+    """
     _uids[prefix] += 1
     return _uids[prefix]
 
@@ -27,8 +39,21 @@ def reset_uids() -> None:
 
 
 def standardize_dtype(dtype) -> str:
-    """A dtype's name as Keras spells it (None: ``floatx()``; Python's ``int`` is int32 and
-    ``float`` float32, as on Keras's non-TensorFlow backends)."""
+    """Return a dtype's name as Keras spells it.
+
+    Args:
+        dtype: A dtype name, numpy dtype or Python type; ``None`` means ``floatx()``.
+            Python's ``int`` is int32 and ``float`` float32, as on Keras's non-TensorFlow
+            backends.
+
+    Returns:
+        The name, a string such as ``"float32"``.
+
+    Example:
+
+    >>> lamina.backend.standardize_dtype(int)
+    'int32'
+    """
     if dtype in _PYTHON_TYPES:
         return _PYTHON_TYPES[dtype]
     if dtype == "bfloat16" or getattr(dtype, "name", None) == "bfloat16":
@@ -62,7 +87,21 @@ def is_int_dtype(dtype) -> bool:
 
 
 def is_keras_tensor(x) -> bool:
-    """True for the symbolic tensors of the functional API (``lamina.Input(...)`` and what
-    layers return on them); False for concrete tensors and arrays."""
+    """Tell whether a value is a symbolic tensor of the functional API.
+
+    Args:
+        x: Any value.
+
+    Returns:
+        ``True`` for ``lamina.Input(...)`` and what layers return on such tensors;
+        ``False`` for concrete tensors, arrays and anything else.
+
+    Example:
+
+    >>> lamina.backend.is_keras_tensor(lamina.Input((3,)))
+    True
+    >>> lamina.backend.is_keras_tensor(lamina.ops.ones((3,)))
+    False
+    """
     # the backend knows no tensor type: symbolic tensors say what they are
     return bool(getattr(type(x), "is_symbolic_tensor", False))

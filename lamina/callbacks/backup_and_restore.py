@@ -21,8 +21,10 @@ PREVIOUS = ".bkp"           # suffix of the older state kept by double_checkpoin
 
 @register_builtin
 class BackupAndRestore(Callback):
-    """Back up the training state to ``backup_dir`` after each epoch (or every
-    ``save_freq`` batches); when ``fit`` starts and a backup exists, restore it and go on
+    """Back up the training state so that an interrupted ``fit`` resumes where it stopped.
+
+    The state is saved to ``backup_dir`` after each epoch (or every ``save_freq``
+    batches); when ``fit`` starts and a backup exists, it is restored and training goes on
     from there, so that the resumed run trains exactly as an uninterrupted one (the same
     losses, weights and early stop) — more than Keras keeps.
 
@@ -38,14 +40,21 @@ class BackupAndRestore(Callback):
     An epoch's backup is written when the next epoch begins (or training ends), after
     every callback has acted on the epoch's logs.
 
-    With an int ``save_freq`` a backup made in the middle of an epoch resumes in that
-    epoch: the same shuffle order is drawn again and the batches already trained are
-    skipped. A successful ``fit`` deletes ``backup_dir`` unless ``delete_checkpoint=False``.
-
-    With ``double_checkpoint=True`` the previous state is kept as ``*.bkp`` and used when
-    the latest one cannot be loaded.
-
     Use a ``backup_dir`` of its own: it is deleted as a whole at the end.
+
+    Args:
+        backup_dir: Path of the folder that holds the backup. Required; a folder of its
+            own, since a successful ``fit`` deletes it.
+        save_freq: ``"epoch"`` (default) to back up at the end of every epoch, or an int
+            ``N`` to back up every ``N`` training batches. A backup made in the middle of an
+            epoch resumes in that epoch: the same shuffle order is drawn again and the
+            batches already trained are skipped.
+        double_checkpoint: If ``True``, the previous backup is kept as ``*.bkp`` and used
+            when the latest one cannot be loaded.
+        delete_checkpoint: If ``True`` (default), ``backup_dir`` is deleted when ``fit``
+            ends successfully; ``False`` keeps it.
+
+    Example:
 
     >>> backup = BackupAndRestore(backup_dir="/tmp/backup")
     >>> model.fit(x, y, epochs=10, callbacks=[backup])   # killed in epoch 5 ...

@@ -8,7 +8,31 @@ from .progbar_logger import ProgbarLogger
 
 
 class CallbackList(Callback):
-    """The user's callbacks, then History and ProgbarLogger (Keras 3's order)."""
+    """A container that calls the hook of every callback it holds, in order.
+
+    ``fit``, ``evaluate`` and ``predict`` build one: the user's callbacks, then
+    ``History`` and ``ProgbarLogger`` (Keras 3's order). Under ``DataParallel`` the
+    callbacks that only write logs run on process 0 alone.
+
+    Args:
+        callbacks: A list of ``lamina.callbacks.Callback`` instances (or ``None``).
+        add_history: If ``True``, add a ``History`` callback unless one is already in
+            ``callbacks``; it becomes ``model.history``.
+        add_progbar: If ``True``, add a ``ProgbarLogger`` unless one is already in
+            ``callbacks``.
+        model: The model the callbacks are attached to (``set_model``), or ``None``.
+        **params: Training parameters (``epochs``, ``steps``, ``verbose``, ...) passed
+            to every callback's ``set_params``.
+
+    Raises:
+        TypeError: If an element of ``callbacks`` is not a ``Callback``.
+
+    Example:
+
+    >>> callbacks = CallbackList([EarlyStopping()], add_history=True, model=model,
+    ...                          epochs=10, steps=100, verbose=1)
+    >>> callbacks.on_train_begin()
+    """
 
     def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None,
                  **params):

@@ -21,12 +21,20 @@ def _cell(value):
 
 @register_builtin
 class CSVLogger(Callback):
-    """Write ``epoch`` and the epoch logs, columns in sorted key order, to ``filename``.
+    """Stream the epoch results to a CSV file.
 
-    The columns are fixed by the first epoch's keys; when that epoch has no ``val_`` keys
-    (validation every N epochs), ``val_<key>`` columns are added too. Missing values are
-    written as ``NA``. The file is flushed after each row, so it can be read while training
-    runs; with ``append=True`` rows go after those of an earlier run (no second header).
+    Each row holds ``epoch`` and the epoch logs, columns in sorted key order. The columns
+    are fixed by the first epoch's keys; when that epoch has no ``val_`` keys (validation
+    every N epochs), ``val_<key>`` columns are added too. Missing values are written as
+    ``NA``. The file is flushed after each row, so it can be read while training runs.
+
+    Args:
+        filename: Path of the CSV file (a string or ``os.PathLike``).
+        separator: The string that separates the values of a row. Defaults to ``","``.
+        append: If ``True``, rows go after those of an earlier run in the same file (no
+            second header); if ``False`` (default) the file is overwritten.
+
+    Example:
 
     >>> model.fit(x, y, callbacks=[CSVLogger("training.log")])
     """

@@ -9,13 +9,31 @@ from .monitor_callback import MonitorCallback, check_non_negative_int, check_num
 
 @register_builtin
 class EarlyStopping(MonitorCallback):
-    """Stop after ``patience`` epochs without an improvement of ``monitor``.
+    """Stop training when a monitored quantity has stopped improving.
 
     Each epoch (from ``start_from_epoch`` on) counts one more epoch of waiting; an epoch
     whose value beats the best by more than ``min_delta`` becomes the best, and resets the
     count if it also beats ``baseline``. Training stops when the count reaches
-    ``patience`` (never in epoch 0). With ``restore_best_weights`` the weights of the best
-    epoch are put back when training ends, stopped early or not (Keras 3's rule).
+    ``patience`` (never in epoch 0).
+
+    Args:
+        monitor: Name of the logged quantity to watch, such as ``"val_loss"`` (default)
+            or ``"val_accuracy"``.
+        min_delta: The smallest change of ``monitor`` that counts as an improvement.
+            Defaults to ``0``.
+        patience: Number of epochs without improvement after which training stops.
+            Defaults to ``0``.
+        verbose: ``0`` is silent; ``1`` prints a message when training is stopped.
+        mode: ``"min"``, ``"max"`` or ``"auto"`` (default): whether a lower or a higher
+            value is better; ``"auto"`` infers it from the name of ``monitor``.
+        baseline: A value that ``monitor`` must beat for the count to reset; ``None``
+            (default) for none.
+        restore_best_weights: If ``True``, the weights of the best epoch are put back when
+            training ends, stopped early or not (Keras 3's rule). Defaults to ``False``.
+        start_from_epoch: Number of epochs to wait before counting, to let a model warm up.
+            Defaults to ``0``.
+
+    Example:
 
     >>> stop = EarlyStopping(monitor="val_loss", patience=3, restore_best_weights=True)
     >>> model.fit(x, y, validation_split=0.2, epochs=100, callbacks=[stop])

@@ -10,10 +10,22 @@ HOOKS = tuple(name for name in vars(Callback) if name.startswith("on_"))
 
 @register_builtin
 class LambdaCallback(Callback):
-    """Each argument is a function called as that hook, with the hook's positional
-    arguments: ``on_epoch_begin/end(epoch, logs)``, ``on_train_begin/end(logs)``,
-    ``on_train_batch_begin/end(batch, logs)``; any other hook (``on_test_end``,
-    ``on_predict_batch_end``, ...) is given by its name as a keyword argument.
+    """A callback made of plain functions given as its hooks.
+
+    Each argument is a function called as that hook, with the hook's positional
+    arguments.
+
+    Args:
+        on_epoch_begin: Called as ``on_epoch_begin(epoch, logs)``.
+        on_epoch_end: Called as ``on_epoch_end(epoch, logs)``.
+        on_train_begin: Called as ``on_train_begin(logs)``.
+        on_train_end: Called as ``on_train_end(logs)``.
+        on_train_batch_begin: Called as ``on_train_batch_begin(batch, logs)``.
+        on_train_batch_end: Called as ``on_train_batch_end(batch, logs)``.
+        **kwargs: Any other hook by its name (``on_test_end``, ``on_predict_batch_end``,
+            ...); an unknown hook name raises ``TypeError``.
+
+    Example:
 
     >>> print_batch = LambdaCallback(on_train_batch_begin=lambda batch, logs: print(batch))
     """

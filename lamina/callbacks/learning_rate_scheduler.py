@@ -35,9 +35,16 @@ def as_float(value):
 
 @register_builtin
 class LearningRateScheduler(Callback):
-    """At the start of each epoch, ``schedule(epoch, lr)`` (0-based epoch, current rate;
-    or ``schedule(epoch)``) gives the rate to train the epoch with; it must return a float.
+    """Set the optimizer's learning rate at the start of each epoch from a schedule.
+
     The rate is added to each epoch's logs as ``learning_rate``.
+
+    Args:
+        schedule: A function ``schedule(epoch, lr)`` (0-based epoch, current rate; or
+            ``schedule(epoch)``) that returns the rate, a float, to train the epoch with.
+        verbose: ``0`` is silent; ``1`` prints the rate set at each epoch.
+
+    Example:
 
     >>> def scheduler(epoch, lr):
     ...     return lr if epoch < 10 else lr * math.exp(-0.1)

@@ -25,15 +25,38 @@ def check_save_freq(owner: str, save_freq, phrase: str = "Unrecognized save_freq
 
 @register_builtin
 class ModelCheckpoint(MonitorCallback):
-    """Save at the end of every epoch (``save_freq="epoch"``) or every ``save_freq``
-    batches, with ``model.save(path)`` or, with ``save_weights_only``,
-    ``model.save_weights(path)``; the path must end in ``.keras`` (or ``.h5``) or in
-    ``.weights.h5`` respectively.
+    """Save the model or its weights while training runs.
 
-    ``filepath`` is formatted with ``epoch`` (1-based), ``batch`` (1-based, when saving
-    every N batches) and the logs: ``"ckpt/{epoch:02d}-{val_loss:.2f}.keras"``. With
-    ``save_best_only`` a file is written only when ``monitor`` improves on the best value
-    so far (or on ``initial_value_threshold``).
+    Files are written at the end of every epoch (``save_freq="epoch"``) or every
+    ``save_freq`` batches, with ``model.save(path)`` or, with ``save_weights_only``,
+    ``model.save_weights(path)``.
+
+    Args:
+        filepath: Where to save: it must end in ``.keras`` (or ``.h5``), or in
+            ``.weights.h5`` with ``save_weights_only=True``. It is formatted with ``epoch``
+            (1-based), ``batch`` (1-based, when saving every N batches) and the logs:
+            ``"ckpt/{epoch:02d}-{val_loss:.2f}.keras"``.
+        monitor: Name of the logged quantity that ``save_best_only`` compares. Defaults
+            to ``"val_loss"``.
+        verbose: ``0`` is silent; ``1`` prints a message at each save.
+        save_best_only: If ``True``, a file is written only when ``monitor`` improves on
+            the best value so far (or on ``initial_value_threshold``).
+        save_weights_only: If ``True``, save only the weights (``model.save_weights``).
+        mode: ``"min"``, ``"max"`` or ``"auto"`` (default): whether a lower or a higher
+            ``monitor`` is better; ``"auto"`` infers it from the name.
+        save_freq: ``"epoch"`` (default) or an int number of batches between saves.
+        initial_value_threshold: The value of ``monitor`` the first save must beat with
+            ``save_best_only``; ``None`` (default) for none.
+
+    Raises:
+        ValueError: If ``filepath`` does not end in a suffix that fits
+            ``save_weights_only``.
+
+    Example:
+
+    >>> checkpoint = ModelCheckpoint("best.keras", monitor="val_accuracy",
+    ...                              save_best_only=True)
+    >>> model.fit(x, y, validation_split=0.2, epochs=10, callbacks=[checkpoint])
     """
 
     _keras_module = "keras.callbacks"

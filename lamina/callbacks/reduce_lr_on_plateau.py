@@ -20,13 +20,34 @@ def read_learning_rate(owner: str, model) -> float:
 
 @register_builtin
 class ReduceLROnPlateau(MonitorCallback):
-    """Multiply the learning rate by ``factor`` (down to ``min_lr``) after ``patience``
-    epochs in which ``monitor`` did not improve by more than ``min_delta``; then wait
-    ``cooldown`` epochs before counting again. Adds ``logs["learning_rate"]`` (the rate
-    the epoch trained with) to every epoch's logs.
+    """Reduce the learning rate when a monitored quantity has stopped improving.
+
+    After ``patience`` epochs in which ``monitor`` did not improve by more than
+    ``min_delta``, the rate is multiplied by ``factor`` (down to ``min_lr``); then
+    ``cooldown`` epochs pass before counting again. Adds ``logs["learning_rate"]`` (the
+    rate the epoch trained with) to every epoch's logs.
+
+    Args:
+        monitor: Name of the logged quantity to watch. Defaults to ``"val_loss"``.
+        factor: The factor the rate is multiplied by, below 1. Defaults to ``0.1``.
+        patience: Number of epochs without improvement before the rate is reduced.
+            Defaults to ``10``.
+        verbose: ``0`` is silent; ``1`` prints a message when the rate is reduced.
+        mode: ``"min"``, ``"max"`` or ``"auto"`` (default): whether a lower or a higher
+            value is better; ``"auto"`` infers it from the name of ``monitor``.
+        min_delta: The smallest change that counts as an improvement. Defaults to
+            ``1e-4``.
+        cooldown: Number of epochs to wait after a reduction before counting again.
+            Defaults to ``0``.
+        min_lr: The lowest rate it reduces to. Defaults to ``0.0``.
+        **kwargs: Only ``epsilon``, Keras 2's name for ``min_delta`` (with a warning);
+            anything else raises ``TypeError``.
+
+    Example:
 
     >>> reduce_lr = ReduceLROnPlateau(monitor="val_loss", factor=0.2, patience=5,
     ...                               min_lr=0.001)
+    >>> model.fit(x, y, validation_split=0.2, callbacks=[reduce_lr])
     """
 
     _keras_module = "keras.callbacks"

@@ -15,10 +15,24 @@ from .callback import Callback
 
 @register_builtin
 class RemoteMonitor(Callback):
-    """At the end of each epoch, POSTs ``{"epoch": epoch, **logs}`` to ``root + path``:
-    as a form with the JSON text in the field ``field`` (default), or as an
-    ``application/json`` body with ``send_as_json=True``; ``headers`` are added to the
-    request. A server that cannot be reached gives a warning, and training goes on.
+    """Send the epoch results to a server.
+
+    At the end of each epoch, POSTs ``{"epoch": epoch, **logs}`` to ``root + path``. A
+    server that cannot be reached gives a warning, and training goes on.
+
+    Args:
+        root: The server's root URL. Defaults to ``"http://localhost:9000"``.
+        path: The path on the server the events are sent to. Defaults to
+            ``"/publish/epoch/end/"``.
+        field: The form field that holds the JSON text of the logs (when not
+            ``send_as_json``). Defaults to ``"data"``.
+        headers: A dict of extra HTTP headers, or ``None``.
+        send_as_json: If ``True``, send an ``application/json`` body instead of a form.
+
+    Example:
+
+    >>> monitor = RemoteMonitor(root="http://localhost:9000", send_as_json=True)
+    >>> model.fit(x, y, epochs=5, callbacks=[monitor])
     """
 
     _keras_module = "keras.callbacks"

@@ -8,12 +8,22 @@ from .callback import Callback
 
 @register_builtin
 class SwapEMAWeights(Callback):
-    """Swaps the model's weights with the optimizer's exponential moving averages of them
+    """Evaluate and predict with the optimizer's moving averages of the weights.
+
+    Swaps the model's weights with the optimizer's exponential moving averages of them
     for the duration of ``evaluate``/``predict`` (validation during ``fit`` included), and
-    back afterwards. With ``swap_on_epoch=True`` the averages are also in the model between
-    the end of an epoch and the start of the next (so callbacks after this one, such as a
-    ModelCheckpoint, see them), and after the last epoch both the model and the averages
-    hold the averaged weights.
+    back afterwards. The optimizer must be built with ``use_ema=True``.
+
+    Args:
+        swap_on_epoch: If ``True``, the averages are also in the model between the end of
+            an epoch and the start of the next (so callbacks after this one, such as a
+            ModelCheckpoint, see them), and after the last epoch both the model and the
+            averages hold the averaged weights. Defaults to ``False``.
+
+    Example:
+
+    >>> model.compile(optimizer=SGD(use_ema=True), loss="mse")
+    >>> model.fit(x, y, validation_split=0.2, callbacks=[SwapEMAWeights()])
     """
 
     _keras_module = "keras.callbacks"

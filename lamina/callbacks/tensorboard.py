@@ -81,6 +81,31 @@ def _check_update_freq(update_freq):
 class TensorBoard(Callback):
     """Write TensorBoard logs while ``fit``/``evaluate`` run.
 
+    Needs the ``tensorboardX`` extra. Under ``DataParallel`` only process 0 writes.
+
+    Args:
+        log_dir: The folder the event files are written to (``train/`` and
+            ``validation/`` under it). Defaults to ``"logs"``.
+        histogram_freq: Every how many epochs to write histograms of the weights; ``0``
+            (default) writes none.
+        write_graph: If ``True`` (default), write the model's graph.
+        write_images: If ``True``, write the weights as images.
+        write_steps_per_second: If ``True``, log the training steps per second.
+        update_freq: ``"epoch"`` (default), ``"batch"``, or an int number of batches
+            between writes of the training losses and metrics.
+        profile_batch: Not supported: there is no profiler for Lamina's kernels; anything
+            other than ``0`` gives a warning and nothing is profiled.
+        embeddings_freq: Every how many epochs to write the ``Embedding`` layers for the
+            projector; ``0`` (default) writes none.
+        embeddings_metadata: ``None``, a metadata file name, or a dict of layer name to
+            file name, for the projector.
+
+    Raises:
+        ValueError: If ``histogram_freq``, ``embeddings_freq`` or ``update_freq`` is not
+            one of the values above.
+
+    Example:
+
     >>> model.fit(x, y, validation_split=0.2, callbacks=[TensorBoard("logs")])
     $ tensorboard --logdir logs
     """

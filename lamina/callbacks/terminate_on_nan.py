@@ -9,11 +9,20 @@ from .callback import Callback
 
 @register_builtin
 class TerminateOnNaN(Callback):
-    """After each training batch, a NaN or infinite ``loss`` prints
+    """Stop training when the loss becomes NaN or infinite.
+
+    After each training batch, a NaN or infinite ``loss`` prints
     ``Batch N: Invalid loss, terminating training`` and sets ``model.stop_training`` (the
-    epoch ends there and every callback's ``on_epoch_end``/``on_train_end`` still runs);
-    with ``raise_error=True`` it raises a RuntimeError at once instead, so no later hook
-    runs (useful to keep a BackupAndRestore backup of the last good epoch).
+    epoch ends there and every callback's ``on_epoch_end``/``on_train_end`` still runs).
+
+    Args:
+        raise_error: If ``True``, raise a ``RuntimeError`` at once instead, so no later
+            hook runs (useful to keep a BackupAndRestore backup of the last good epoch).
+            Defaults to ``False``.
+
+    Example:
+
+    >>> model.fit(x, y, callbacks=[TerminateOnNaN()])
     """
 
     _keras_module = "keras.callbacks"

@@ -18,8 +18,25 @@ def _device_type(device_type) -> str:
 
 
 def list_devices(device_type=None) -> list:
-    """``["cpu:0", "cpu:1", ...]``: the device of each process (Lamina runs one process per
-    device), for the active backend's kind unless ``device_type`` names one."""
+    """List the devices of the process world.
+
+    Lamina runs one process per device, so there is one device per process.
+
+    Args:
+        device_type: ``"cpu"``, ``"gpu"`` or ``None`` (default): the active backend's
+            kind.
+
+    Returns:
+        A list of device names, such as ``["cpu:0", "cpu:1"]``.
+
+    Raises:
+        ValueError: If ``device_type`` is not one of the values above.
+
+    Example:
+
+    >>> lamina.distribution.list_devices("cpu")     # a one-process run
+    ['cpu:0']
+    """
     kind = _device_type(device_type)
     return [f"{kind}:{i}" for i in range(size())]
 

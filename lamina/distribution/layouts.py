@@ -28,7 +28,24 @@ def _reshape(flat: list, shape: tuple):
 
 
 class DeviceMesh:
-    """Devices arranged in a grid with named axes (Keras 3's ``DeviceMesh``)."""
+    """Devices arranged in a grid with named axes (Keras 3's ``DeviceMesh``).
+
+    Args:
+        shape: The grid's shape, a tuple of ints, such as ``(2, 4)``.
+        axis_names: One name per axis of ``shape``, such as ``["batch", "model"]``.
+        devices: The devices, a flat or nested list of ``prod(shape)`` of them;
+            ``None`` (default) takes ``list_devices()``.
+
+    Raises:
+        ValueError: If ``shape`` or ``axis_names`` is empty, their lengths differ, or the
+            number of devices does not fill ``shape``.
+
+    Example:
+
+    >>> mesh = DeviceMesh((2,), ["batch"], devices=["cpu:0", "cpu:1"])
+    >>> mesh.devices
+    ['cpu:0', 'cpu:1']
+    """
 
     def __init__(self, shape, axis_names, devices=None):
         if not shape or not axis_names:
@@ -67,7 +84,23 @@ class DeviceMesh:
 
 
 class TensorLayout:
-    """Which mesh axis each dimension of a tensor is split along (None: replicated)."""
+    """Which mesh axis each dimension of a tensor is split along.
+
+    Args:
+        axes: One entry per dimension of the tensor: the name of a mesh axis to split it
+            along, or ``None`` to replicate it.
+        device_mesh: The ``DeviceMesh`` the names refer to; ``None`` (default) leaves it to
+            be set once later (a ``LayoutMap`` sets its own).
+
+    Raises:
+        ValueError: If an axis name is not an axis of ``device_mesh``.
+
+    Example:
+
+    >>> layout = TensorLayout(("batch", None))
+    >>> layout.axes
+    ('batch', None)
+    """
 
     def __init__(self, axes, device_mesh=None):
         self._axes = tuple(axes)
@@ -103,8 +136,23 @@ class TensorLayout:
 
 
 class LayoutMap(MutableMapping):
-    """Variable-path regexes -> ``TensorLayout`` (Keras 3's ``LayoutMap``). Lamina builds
-    it for ``ModelParallel``, which cannot train yet."""
+    """A dict from variable-path regexes to ``TensorLayout`` (Keras 3's ``LayoutMap``).
+
+    Looking a variable path up returns the layout of the one key that matches it
+    (``re.search``), or ``None``; a value given as a tuple of axis names becomes a
+    ``TensorLayout`` on the map's mesh. Lamina builds it for ``ModelParallel``, which cannot
+    train yet.
+
+    Args:
+        device_mesh: The ``DeviceMesh`` the layouts refer to.
+
+    Example:
+
+    >>> layout_map = LayoutMap(DeviceMesh((2,), ["model"], ["cpu:0", "cpu:1"]))
+    >>> layout_map["dense.*kernel"] = (None, "model")
+    >>> layout_map["dense/kernel"].axes
+    (None, 'model')
+    """
 
     def __init__(self, device_mesh):
         self._layout_map: dict = {}

@@ -91,11 +91,30 @@ class Distribution:
 class DataParallel(Distribution):
     """Replicate the model on every process and split each batch by rows across them.
 
-    ``devices`` / ``device_mesh`` default to one device per process (``list_devices()``);
-    a mesh must have as many devices as there are processes (its first axis is the batch
-    axis). ``auto_shard_dataset=False`` means each process already feeds its own part of
-    the data: its batches are used whole and the global batch is their union.
+    Lamina runs one process per device (``mpirun -n N``, then
+    ``lamina.distribution.initialize()``); each process holds the whole model, trains on its
+    share of the batch, and the gradients are averaged across processes.
     ``bucket_bytes`` (an attribute, default 25 MiB) sizes the gradient buckets.
+
+    Args:
+        device_mesh: An optional ``DeviceMesh``; it must have as many devices as there are
+            processes, and its first axis is the batch axis.
+        devices: An optional list of devices, used when ``device_mesh`` is ``None``; both
+            default to one device per process (``list_devices()``).
+        auto_shard_dataset: If ``True`` (default), every process feeds the same data and
+            takes its rows of each batch; ``False`` means each process already feeds its
+            own part of the data: its batches are used whole and the global batch is their
+            union.
+
+    Raises:
+        ValueError: If ``device_mesh`` is not a ``DeviceMesh``, or the number of devices
+            differs from the number of processes.
+
+    Example:
+
+    >>> lamina.distribution.initialize()            # under mpirun -n 2
+    >>> lamina.distribution.set_distribution(lamina.distribution.DataParallel())
+    >>> model.fit(x, y, batch_size=64)              # 32 rows per process
     """
 
     def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True):
@@ -145,8 +164,31 @@ class DataParallel(Distribution):
 
 
 class ModelParallel(Distribution):
-    """Keras 3's ``ModelParallel``: constructs and validates, but Lamina cannot train with
-    sharded variables yet (``fit`` / ``evaluate`` / ``predict`` raise); use DataParallel."""
+    """Split variables across devices by a ``LayoutMap`` (Keras 3's ``ModelParallel``).
+
+    It constructs and validates, but Lamina cannot train with sharded variables yet:
+    ``fit`` / ``evaluate`` / ``predict`` under it raise ``NotImplementedError``; use
+    ``DataParallel``.
+
+    Args:
+        layout_map: A ``LayoutMap`` (required); its mesh is the distribution's mesh.
+        batch_dim_name: The mesh axis that splits the batch; ``None`` (default) takes the
+            mesh's first axis.
+        auto_shard_dataset: If ``True`` (default), each process takes its rows of every
+            batch.
+        **kwargs: Only ``device_mesh``, Keras's older argument; the mesh always comes from
+            ``layout_map``. Anything else raises ``TypeError``.
+
+    Raises:
+        ValueError: If ``layout_map`` is missing or not a ``LayoutMap``.
+
+    Example:
+
+    >>> mesh = DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    >>> layout_map = LayoutMap(mesh)
+    >>> layout_map["dense.*kernel"] = (None, "model")
+    >>> distribution = ModelParallel(layout_map=layout_map, batch_dim_name="batch")
+    """
 
     def __init__(self, *, layout_map=None, batch_dim_name=None, auto_shard_dataset=True,
                  **kwargs):
@@ -181,7 +223,19 @@ def distribution():
 
 
 def set_distribution(value) -> None:
-    """Make ``value`` (a Distribution, or None) the global distribution."""
+    """Make a distribution the global one, used by every model's ``fit``/``evaluate``/``predict``.
+
+    Args:
+        value: A ``Distribution`` (such as ``DataParallel()``), or ``None`` to train
+            on this process alone.
+
+    Raises:
+        ValueError: If ``value`` is neither a ``Distribution`` nor ``None``.
+
+    Example:
+
+    >>> lamina.distribution.set_distribution(lamina.distribution.DataParallel())
+    """
     global _CURRENT
     if value is not None and not isinstance(value, Distribution):
         raise ValueError(f"set_distribution: argument 'value' must be a Distribution "
@@ -199,8 +253,26 @@ def data_parallel():
 
 
 def distribute_tensor(tensor, layout):
-    """This process's part of ``tensor`` under ``layout``: the rows of its share when the
-    first axis is the batch axis of a data-parallel mesh, else the tensor (replicated)."""
+    """Return this process's part of a tensor under a layout.
+
+    Args:
+        tensor: The whole tensor, the same on every process.
+        layout: A ``TensorLayout`` or a tuple of axis names. Only the first axis may be
+            split (the batch axis of a data-parallel mesh).
+
+    Returns:
+        The rows of this process's share when the first axis is split, else the tensor
+        itself (replicated).
+
+    Raises:
+        NotImplementedError: If the layout splits a dimension other than the first.
+
+    Example:
+
+    >>> x = lamina.ops.ones((8, 3))
+    >>> distribute_tensor(x, TensorLayout(("batch", None))).shape   # 2 processes
+    (4, 3)
+    """
     axes = layout.axes if isinstance(layout, TensorLayout) else tuple(layout)
     if any(a is not None for a in axes[1:]):
         raise not_supported("distribute_tensor (a layout that splits a non-batch axis)")

@@ -16,9 +16,25 @@ _WORLD = None
 def initialize(job_addresses=None, num_processes=None, process_id=None) -> None:
     """Join the MPI world of ``mpirun -n N python script.py`` (Keras 3's signature).
 
-    ``job_addresses`` is Keras/JAX's coordinator address; MPI finds its peers itself, so it
-    must be None. ``num_processes`` and ``process_id``, when given, are checked against the
-    world MPI started (a mismatch is an error naming both)."""
+    Call it once at the start of a multi-process run, before building a
+    ``DataParallel``.
+
+    Args:
+        job_addresses: Keras/JAX's coordinator address; MPI finds its peers itself, so it
+            must be ``None``.
+        num_processes: The expected number of processes, checked against the world MPI
+            started; ``None`` to skip the check.
+        process_id: The expected rank of this process, checked the same way; ``None`` to
+            skip the check.
+
+    Raises:
+        ValueError: If ``job_addresses`` is given, or ``num_processes`` / ``process_id``
+            differs from the MPI world (the error names both values).
+
+    Example:
+
+    >>> lamina.distribution.initialize()        # in a script run by mpirun -n 2
+    """
     global _WORLD
     if job_addresses is not None:
         raise ValueError(f"lamina.distribution.initialize: argument 'job_addresses' is not "

@@ -21,9 +21,27 @@ _policy_from_name = None
 
 @register_builtin
 class DTypePolicy:
-    """A layer's compute and variable dtypes, from a name: a dtype (``"float32"``), or
-    ``"mixed_float16"`` / ``"mixed_bfloat16"`` (float32 variables, 16-bit compute).
-    ``name=None`` takes the global policy's name (``keras.config.dtype_policy()``)."""
+    """A layer's compute and variable dtypes.
+
+    Layers take one as their ``dtype`` argument (a name is turned into one): the
+    variables are created in ``policy.variable_dtype`` and the computation runs in
+    ``policy.compute_dtype``.
+
+    Args:
+        name: A dtype (``"float32"``), or ``"mixed_float16"`` / ``"mixed_bfloat16"``
+            (float32 variables, 16-bit compute). ``None`` (default) takes the global
+            policy's name (``keras.config.dtype_policy()``).
+
+    Raises:
+        TypeError: If ``name`` is not a string.
+        ValueError: If ``name`` is not a dtype or mixed policy name.
+
+    Example:
+
+    >>> policy = DTypePolicy("mixed_float16")
+    >>> policy.compute_dtype, policy.variable_dtype
+    ('float16', 'float32')
+    """
 
     _keras_module = "keras"
 
@@ -96,11 +114,39 @@ class DTypePolicy:
 
 @register_builtin
 class FloatDTypePolicy(DTypePolicy):
-    """Keras 3's alias of :class:`DTypePolicy`."""
+    """Keras 3's alias of :class:`DTypePolicy`.
+
+    Args:
+        name: A dtype or ``"mixed_float16"`` / ``"mixed_bfloat16"``; ``None`` (default)
+            takes the global policy's name.
+
+    Example:
+
+    >>> FloatDTypePolicy("float16").compute_dtype
+    'float16'
+    """
 
 
 def set_dtype_policy(policy) -> None:
-    """Set the global policy that new layers without a ``dtype=`` take."""
+    """Set the global dtype policy, taken by new layers made without ``dtype=``.
+
+    Also reachable as ``lamina.config.set_dtype_policy`` and
+    ``lamina.mixed_precision.set_global_policy``.
+
+    Args:
+        policy: A policy name (such as ``"mixed_float16"``, ``"float32"`` or a quantized
+            name) or a ``DTypePolicy``.
+
+    Raises:
+        ValueError: If ``policy`` is neither a name nor a ``DTypePolicy``.
+
+    Example:
+
+    >>> lamina.config.set_dtype_policy("mixed_float16")
+    >>> lamina.layers.Dense(4).dtype_policy.compute_dtype
+    'float16'
+    >>> lamina.config.set_dtype_policy("float32")     # back to the default
+    """
     global _global_policy
     if isinstance(policy, str):
         policy = (_policy_from_name or DTypePolicy)(policy)

@@ -11,10 +11,28 @@ from .lookup import get
 
 @register_builtin
 class DTypePolicyMap(DTypePolicy, MutableMapping):
-    """Policies keyed by layer path (``"encoder/dense"``) or by a regular expression that
-    must match a whole path (``"encoder/.*"``); a path no key matches gets
-    ``default_policy`` (the global policy when None). Used as a policy, the map behaves as
-    its default policy."""
+    """A dtype policy per layer path, for models whose layers differ.
+
+    Keys are layer paths (``"encoder/dense"``) or regular expressions that must match a
+    whole path (``"encoder/.*"``); a path no key matches gets ``default_policy``. Used as a
+    policy, the map behaves as its default policy.
+
+    Args:
+        default_policy: The policy of the paths no key matches: a ``DTypePolicy`` or a
+            name (not a ``DTypePolicyMap``); ``None`` (default) takes the global policy.
+        policy_map: An optional dict of path or regex -> policy (or policy name).
+
+    Raises:
+        ValueError: If ``default_policy`` is a ``DTypePolicyMap``.
+        TypeError: If ``policy_map`` is not a dict.
+
+    Example:
+
+    >>> policies = DTypePolicyMap()
+    >>> policies["encoder/dense"] = "bfloat16"
+    >>> policies["encoder/dense"].name, policies["decoder/dense"].name
+    ('bfloat16', 'float32')
+    """
 
     _keras_module = "keras.dtype_policies"
 

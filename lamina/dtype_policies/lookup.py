@@ -8,9 +8,24 @@ from .quantized import QUANTIZATION_MODES, quantized_policy_from_name
 
 
 def get(identifier) -> DTypePolicy:
-    """None: the global policy; a DTypePolicy: itself; a dict: its deserialization; a
-    string or a dtype: ``DTypePolicy(name)``; a quantized name (``"int8_from_float32"``):
-    its QuantizedDTypePolicy."""
+    """Return a dtype policy from an identifier.
+
+    Args:
+        identifier: ``None`` (the global policy); a ``DTypePolicy`` (returned as is); a
+            config dict (deserialized); a string or a dtype (``DTypePolicy(name)``); or a
+            quantized name such as ``"int8_from_float32"`` (its quantized policy).
+
+    Returns:
+        The ``DTypePolicy``.
+
+    Raises:
+        ValueError: If ``identifier`` cannot be read as a policy.
+
+    Example:
+
+    >>> get("int8_from_float32")
+    <QuantizedDTypePolicy "int8_from_float32">
+    """
     if identifier is None:
         return dtype_policy()
     if isinstance(identifier, DTypePolicy):
@@ -29,11 +44,36 @@ def get(identifier) -> DTypePolicy:
 
 
 def serialize(dtype_policy) -> dict:
-    """Keras 3's ``{"module", "class_name", "config", "registered_name"}`` of a policy."""
+    """Return the config of a dtype policy, as Keras 3 writes it.
+
+    Args:
+        dtype_policy: A ``DTypePolicy``.
+
+    Returns:
+        A dict ``{"module", "class_name", "config", "registered_name"}``.
+
+    Example:
+
+    >>> serialize(DTypePolicy("float16"))["config"]
+    {'name': 'float16'}
+    """
     return serialize_keras_object(dtype_policy)
 
 
 def deserialize(config, custom_objects=None) -> DTypePolicy:
-    """The policy a :func:`serialize` config (or a Keras file's) describes."""
+    """Rebuild a dtype policy from its config.
+
+    Args:
+        config: A dict made by :func:`serialize` (or read from a Keras file).
+        custom_objects: An optional dict of name -> class for user-defined policies.
+
+    Returns:
+        The ``DTypePolicy``.
+
+    Example:
+
+    >>> deserialize(serialize(DTypePolicy("float16")))
+    <DTypePolicy "float16">
+    """
     return deserialize_keras_object(config, custom_objects,
                                     kind="dtype policy")

@@ -42,10 +42,26 @@ def check_mode(mode, compute_dtype=None) -> None:
 
 @register_builtin
 class QuantizedDTypePolicy(DTypePolicy):
-    """``mode`` (``"int8"``, ``"int4"``, ``"float8"``) applied to the policy named
-    ``source_name`` (the global policy's name when None): name
-    ``f"{mode}_from_{source_name}"``, the source's compute and variable dtypes,
-    ``quantization_mode == mode``."""
+    """The dtype policy of a quantized layer: a quantization mode on a float policy.
+
+    Its name is ``f"{mode}_from_{source_name}"``; it has the source's compute and
+    variable dtypes, and ``quantization_mode == mode``.
+
+    Args:
+        mode: ``"int8"``, ``"int4"`` or ``"float8"``.
+        source_name: The name of the policy it applies to, such as ``"float32"``;
+            ``None`` (default) takes the global policy's name.
+
+    Raises:
+        ValueError: If ``mode`` is not a quantization mode, or does not fit the source's
+            compute dtype.
+
+    Example:
+
+    >>> policy = QuantizedDTypePolicy("int8", "float32")
+    >>> policy.name, policy.compute_dtype
+    ('int8_from_float32', 'float32')
+    """
 
     _keras_module = "keras.dtype_policies"
 
@@ -71,9 +87,20 @@ class QuantizedDTypePolicy(DTypePolicy):
 
 @register_builtin
 class QuantizedFloat8DTypePolicy(QuantizedDTypePolicy):
-    """float8 training (``"float8_from_float32"``): ``amax_history_length`` is the length
-    of the delayed-scaling window the layer keeps for its inputs, kernel and output
-    gradients (Keras 3's default 1024)."""
+    """The dtype policy of float8 training (``"float8_from_float32"``).
+
+    Args:
+        mode: ``"float8"``.
+        source_name: The policy whose compute and variable dtypes it keeps; ``None``
+            (default) takes the global policy's name.
+        amax_history_length: The length of the delayed-scaling window the layer keeps for
+            its inputs, kernel and output gradients. Defaults to 1024 (Keras 3's).
+
+    Example:
+
+    >>> QuantizedFloat8DTypePolicy("float8", "float32").name
+    'float8_from_float32'
+    """
 
     default_amax_history_length = 1024
 
@@ -104,13 +131,27 @@ class QuantizedFloat8DTypePolicy(QuantizedDTypePolicy):
 
 @register_builtin
 class Int4DTypePolicy(QuantizedDTypePolicy):
-    """int4 with its block size: ``mode`` is ``"int4/<block_size>"`` -- a positive block
-    size quantizes groups of that many input rows with a scale and zero point each
-    (sub-channel), -1 one scale per output channel. ``policy.mode`` is ``"int4"``,
-    ``policy.block_size`` the int.
+    """The dtype policy of an int4-quantized layer with a block size.
 
-    Unlike Keras 3.15.1, whose name then reads ``int4/128_from_None``, a policy made
-    without ``source_name`` is named after the global policy it takes its dtypes from."""
+    ``policy.mode`` is ``"int4"``, ``policy.block_size`` the int. Unlike Keras 3.15.1,
+    whose name then reads ``int4/128_from_None``, a policy made without ``source_name`` is
+    named after the global policy it takes its dtypes from.
+
+    Args:
+        mode: ``"int4/<block_size>"``: a positive block size quantizes groups of that many
+            input rows with a scale and zero point each (sub-channel), -1 one scale per
+            output channel.
+        source_name: The policy whose compute and variable dtypes it keeps; ``None``
+            (default) takes the global policy's name.
+
+    Raises:
+        ValueError: If ``mode`` is not of that form.
+
+    Example:
+
+    >>> Int4DTypePolicy("int4/128", "float32").name
+    'int4/128_from_float32'
+    """
 
     def __init__(self, mode, source_name=None):
         expected = "'int4/<block_size>'"
@@ -187,8 +228,27 @@ class _CalibratedPolicy(QuantizedDTypePolicy):
 
 @register_builtin
 class GPTQDTypePolicy(_CalibratedPolicy):
-    """A GPTQ-calibrated layer's policy, ``"gptq/<weight_bits>/<group_size>"`` (bits 2, 3,
-    4 or 8)."""
+    """The dtype policy of a GPTQ-calibrated layer.
+
+    Its name is ``"gptq/<weight_bits>/<group_size>_from_<source_name>"``;
+    ``policy.mode`` is ``"gptq"``, ``policy.weight_bits`` and ``policy.group_size`` ints.
+    Made without ``source_name`` it is named after the global policy (Keras 3.15.1 writes
+    ``..._from_None``).
+
+    Args:
+        mode: ``"gptq/<weight_bits>/<group_size>"``: bits 2, 3, 4 or 8; the group size is
+            a positive int or -1 (the whole tensor).
+        source_name: The policy whose compute and variable dtypes it keeps; ``None``
+            (default) takes the global policy's name.
+
+    Raises:
+        ValueError: If ``mode`` is not of that form.
+
+    Example:
+
+    >>> GPTQDTypePolicy("gptq/4/128", "float32").name
+    'gptq/4/128_from_float32'
+    """
 
     _MODE, _GROUP_MEANING = "gptq", "whole-tensor"
 
@@ -200,7 +260,27 @@ class GPTQDTypePolicy(_CalibratedPolicy):
 
 @register_builtin
 class AWQDTypePolicy(_CalibratedPolicy):
-    """An AWQ-calibrated layer's policy, ``"awq/4/<group_size>"`` (AWQ is 4-bit only)."""
+    """The dtype policy of an AWQ-calibrated (activation-aware 4-bit) layer.
+
+    Its name is ``"awq/4/<group_size>_from_<source_name>"``; ``policy.mode`` is
+    ``"awq"``, ``policy.weight_bits`` 4 and ``policy.group_size`` an int. Made without
+    ``source_name`` it is named after the global policy (Keras 3.15.1 writes
+    ``..._from_None``).
+
+    Args:
+        mode: ``"awq/4/<group_size>"``: AWQ is 4-bit only; the group size is a positive
+            int or -1 (one scale per output channel).
+        source_name: The policy whose compute and variable dtypes it keeps, such as
+            ``"float32"``; ``None`` (default) takes the global policy's name.
+
+    Raises:
+        ValueError: If ``mode`` is not of that form.
+
+    Example:
+
+    >>> AWQDTypePolicy("awq/4/128", "float32").name
+    'awq/4/128_from_float32'
+    """
 
     _MODE, _GROUP_MEANING = "awq", "per-channel"
 

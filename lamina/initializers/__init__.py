@@ -49,20 +49,64 @@ ALL_OBJECTS.update({
 
 
 def serialize(initializer: Initializer) -> dict:
-    """``{"module": "keras.initializers", "class_name", "config", "registered_name"}``."""
+    """Return the config of an initializer, as Keras 3 writes it.
+
+    Args:
+        initializer: An ``Initializer``.
+
+    Returns:
+        A dict ``{"module": "keras.initializers", "class_name", "config",
+        "registered_name"}``.
+
+    Example:
+
+    >>> lamina.initializers.serialize(lamina.initializers.HeNormal(seed=3))["config"]
+    {'seed': 3, 'input_axes': None, 'output_axes': None}
+    """
     return serialize_keras_object(initializer)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Any:
-    """An initializer from its config dict (or the class a name stands for)."""
+    """Rebuild an initializer from its config.
+
+    Args:
+        config: A dict made by :func:`serialize` (or read from a Keras file), or the name
+            of an initializer class.
+        custom_objects: An optional dict of name -> class for the user's own initializers.
+
+    Returns:
+        The initializer.
+
+    Example:
+
+    >>> lamina.initializers.deserialize(
+    ...     lamina.initializers.serialize(lamina.initializers.HeNormal(seed=3))).seed
+    3
+    """
     return deserialize_from("initializer", config, ALL_OBJECTS, custom_objects)
 
 
 def get(identifier) -> Initializer | Callable | None:
-    """An initializer from None (returned as None), a name such as "glorot_uniform", a
-    config dict, an instance, an Initializer class (instantiated), any callable
-    ``(shape, dtype=None) -> Tensor``, or a tensor or numpy array: the initial values
-    themselves (the initializer then takes only their shape)."""
+    """Return an initializer from an identifier.
+
+    Args:
+        identifier: ``None`` (returned as ``None``), a name such as
+            ``"glorot_uniform"``, a config dict, an instance, an ``Initializer`` class
+            (instantiated), any callable ``(shape, dtype=None) -> Tensor``, or a tensor or
+            numpy array: the initial values themselves (the initializer then takes only
+            their shape).
+
+    Returns:
+        The initializer (or callable), or ``None``.
+
+    Raises:
+        ValueError: If ``identifier`` names no initializer.
+
+    Example:
+
+    >>> lamina.initializers.get("he_normal")
+    HeNormal(seed=None, input_axes=None, output_axes=None)
+    """
     if identifier is None:
         return None
     if is_values(identifier):

@@ -34,9 +34,22 @@ def _broadcasts_to(source: tuple, target: tuple) -> bool:
 
 @register_builtin
 class Constant(Initializer):
-    """Every element ``value``: a number, or an array broadcastable to the shape (the
-    usual way to load pre-trained embeddings: ``Embedding(..., embeddings_initializer=
-    Constant(matrix))``)."""
+    """Initializer that fills a tensor with a constant value (or given values).
+
+    Args:
+        value: A number, or an array broadcastable to the shape (the usual way to load
+            pre-trained embeddings: ``Embedding(..., embeddings_initializer=
+            Constant(matrix))``). Defaults to ``0.0``.
+
+    Raises:
+        TypeError: If ``value`` is neither a number nor an array.
+
+    Example:
+
+    >>> lamina.initializers.Constant(2.0)((2, 2)).numpy()
+    array([[2., 2.],
+           [2., 2.]], dtype=float32)
+    """
 
     def __init__(self, value=0.0) -> None:
         if isinstance(value, dict) and value.get("class_name") == "__numpy__":
@@ -79,8 +92,22 @@ def _eye(rows: int, cols: int, dtype: str) -> Tensor:
 
 @register_builtin
 class Identity(Initializer):
-    """``gain`` times the identity matrix; 2-D shapes only (non-square ones get ones on
-    the main diagonal)."""
+    """Initializer that makes ``gain`` times the identity matrix.
+
+    2-D shapes only; a non-square shape gets ones on its main diagonal.
+
+    Args:
+        gain: The factor applied to the identity matrix. Defaults to ``1.0``.
+
+    Raises:
+        ShapeError: When called with a shape that is not 2-D.
+
+    Example:
+
+    >>> lamina.initializers.Identity(gain=3.0)((2, 3)).numpy()
+    array([[3., 0., 0.],
+           [0., 3., 0.]], dtype=float32)
+    """
 
     def __init__(self, gain: float = 1.0) -> None:
         self.gain = check_number("Identity", "gain", gain)

@@ -56,11 +56,24 @@ def _side_by_side(columns: list) -> Tensor:
 
 @register_builtin
 class Orthogonal(RandomInitializer):
-    """A (scaled) matrix with orthonormal rows or columns (Saxe et al., 2014).
+    """Initializer that makes a (scaled) matrix with orthonormal rows or columns.
 
-    The shape is read as a matrix of ``prod(shape[:-1])`` rows and ``shape[-1]`` columns;
-    the taller side gets orthonormal vectors: columns when there are at least as many rows,
-    else rows. The result is multiplied by ``gain``.
+    After Saxe et al., 2014. The shape is read as a matrix of ``prod(shape[:-1])`` rows
+    and ``shape[-1]`` columns; the taller side gets orthonormal vectors: columns when there
+    are at least as many rows, else rows. The result is multiplied by ``gain``.
+
+    Args:
+        gain: The factor applied to the orthogonal matrix. Defaults to ``1.0``.
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+
+    Example:
+
+    >>> q = lamina.initializers.Orthogonal(seed=0)((3, 3)).numpy()
+    >>> bool(np.allclose(q @ q.T, np.eye(3), atol=1e-5))
+    True
     """
 
     def __init__(self, gain: float = 1.0, seed=None) -> None:

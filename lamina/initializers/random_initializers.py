@@ -49,7 +49,23 @@ class RandomInitializer(Initializer):
 
 @register_builtin
 class RandomUniform(RandomInitializer):
-    """Values uniform in [minval, maxval) (the Embedding layer's default)."""
+    """Initializer that draws values uniformly from ``[minval, maxval)``.
+
+    The default initializer of the ``Embedding`` layer.
+
+    Args:
+        minval: The lower bound. Defaults to ``-0.05``.
+        maxval: The upper bound (excluded). Defaults to ``0.05``.
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+
+    Example:
+
+    >>> lamina.initializers.RandomUniform(-1.0, 1.0, seed=0)((2, 3)).shape
+    (2, 3)
+    """
 
     def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed=None) -> None:
         self.minval = check_number("RandomUniform", "minval", minval)
@@ -82,7 +98,21 @@ class _MeanStddev(RandomInitializer):
 
 @register_builtin
 class RandomNormal(_MeanStddev):
-    """Normal values with ``mean`` and ``stddev``."""
+    """Initializer that draws values from a normal distribution.
+
+    Args:
+        mean: The mean of the values. Defaults to ``0.0``.
+        stddev: Their standard deviation. Defaults to ``0.05``.
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+
+    Example:
+
+    >>> lamina.initializers.RandomNormal(stddev=1.0, seed=0)((2, 3)).shape
+    (2, 3)
+    """
 
     def __call__(self, shape, dtype=None) -> Tensor:
         shape, dtype = self._args(shape, dtype)
@@ -92,8 +122,24 @@ class RandomNormal(_MeanStddev):
 
 @register_builtin
 class TruncatedNormal(_MeanStddev):
-    """Normal values with ``mean`` and ``stddev``, those more than two ``stddev`` from
-    ``mean`` re-drawn (so the actual standard deviation is about ``0.88 * stddev``)."""
+    """Initializer that draws values from a truncated normal distribution.
+
+    Values more than two ``stddev`` from ``mean`` are drawn again, so the actual standard
+    deviation is about ``0.88 * stddev``.
+
+    Args:
+        mean: The mean of the values. Defaults to ``0.0``.
+        stddev: The standard deviation before truncation. Defaults to ``0.05``.
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+
+    Example:
+
+    >>> lamina.initializers.TruncatedNormal(stddev=1.0, seed=0)((2, 3)).shape
+    (2, 3)
+    """
 
     def __call__(self, shape, dtype=None) -> Tensor:
         shape, dtype = self._args(shape, dtype)

@@ -16,11 +16,30 @@ __all__ = ["STFT", "WINDOWS", "window_values"]
 
 @register_builtin
 class STFT(Initializer):
-    """Kernels ``(frame_length, channels, bins)`` whose convolution with a signal gives the
-    real (``side="real"``: ``cos``) or imaginary (``"imag"``: ``-sin``) part of its DFT at
-    ``bins`` frequencies ``k / (2 (bins - 1))``, times ``window`` (a name, an array of
-    ``frame_length`` values or None) divided by its L2 norm (``scaling="density"``), its
-    L1 norm (``"spectrum"``) or 1 (None).
+    """Initializer of the convolution kernels of a short-time Fourier transform.
+
+    It makes kernels of shape ``(frame_length, channels, bins)`` whose convolution with a
+    signal gives the real (``cos``) or imaginary (``-sin``) part of its DFT at ``bins``
+    frequencies ``k / (2 (bins - 1))``, times a window divided by a norm, as the
+    ``STFTSpectrogram`` layer uses them (Keras 3's ``STFTInitializer``).
+
+    Args:
+        side: ``"real"`` (default) for the real part, ``"imag"`` for the imaginary part.
+        window: A window name (``"hann"``, the default, ``"hamming"``, ``"blackman"``,
+            ``"boxcar"``, ... as ``scipy.signal.get_window`` names them), an array of
+            ``frame_length`` values, or ``None`` for no window.
+        scaling: ``"density"`` (default) divides the window by its L2 norm,
+            ``"spectrum"`` by its L1 norm, ``None`` by 1.
+        periodic: If ``True``, use the periodic form of the window (for spectral
+            analysis) instead of the symmetric one. Defaults to ``False``.
+
+    Raises:
+        ValueError: If ``side``, ``window`` or ``scaling`` is not one of the values above.
+
+    Example:
+
+    >>> lamina.initializers.STFT(side="imag")((256, 1, 129)).shape
+    (256, 1, 129)
     """
 
     def __init__(self, side="real", window="hann", scaling="density", periodic=False):

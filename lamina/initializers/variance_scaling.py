@@ -40,12 +40,39 @@ def compute_fans(shape) -> tuple[int, int]:
 
 @register_builtin
 class VarianceScaling(RandomInitializer):
-    """Values with variance ``scale / n`` (``n`` the fan chosen by ``mode``).
+    """Initializer whose values have a variance scaled to the weight's fans.
 
-    ``distribution`` is "truncated_normal" (normal values cut at two standard deviations,
-    the standard deviation corrected so the variance stays ``scale / n``; "normal" means
-    this too, as in Keras), "untruncated_normal", or "uniform" on
-    ``[-sqrt(3 scale / n), sqrt(3 scale / n)]``.
+    The values have variance ``scale / n``, ``n`` being the fan chosen by ``mode``.
+
+    Args:
+        scale: The scaling factor, a positive float. Defaults to ``1.0``.
+        mode: ``"fan_in"`` (default), ``"fan_out"`` or ``"fan_avg"`` (their mean): which
+            fan ``n`` is.
+        distribution: ``"truncated_normal"`` (default: normal values cut at two standard
+            deviations, the standard deviation corrected so the variance stays
+            ``scale / n``; ``"normal"`` means this too, as in Keras),
+            ``"untruncated_normal"``, or ``"uniform"`` on
+            ``[-sqrt(3 scale / n), sqrt(3 scale / n)]``.
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Raises:
+        ValueError: If ``scale``, ``mode`` or ``distribution`` is not one of the values
+            above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.VarianceScaling(scale=2.0, mode="fan_out",
+    ...                                                   distribution="uniform", seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
     """
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
@@ -124,35 +151,161 @@ class _Preset(VarianceScaling):
 
 @register_builtin
 class GlorotUniform(_Preset):
-    """Uniform on ``±sqrt(6 / (fan_in + fan_out))`` (Dense and Conv kernels' default)."""
+    """The Glorot (Xavier) uniform initializer, the default of Dense and Conv kernels.
+
+    Values are drawn uniformly from ``[-limit, limit]`` with
+    ``limit = sqrt(6 / (fan_in + fan_out))``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.GlorotUniform(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 1.0, "fan_avg", "uniform"
 
 
 @register_builtin
 class GlorotNormal(_Preset):
-    """Truncated normal with variance ``2 / (fan_in + fan_out)``."""
+    """The Glorot (Xavier) normal initializer.
+
+    Values are drawn from a normal distribution truncated at two standard deviations,
+    with variance ``2 / (fan_in + fan_out)``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.GlorotNormal(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 1.0, "fan_avg", "truncated_normal"
 
 
 @register_builtin
 class HeNormal(_Preset):
-    """Truncated normal with variance ``2 / fan_in`` (for relu networks)."""
+    """The He normal initializer, for relu networks.
+
+    Values are drawn from a normal distribution truncated at two standard deviations,
+    with variance ``2 / fan_in``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.HeNormal(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 2.0, "fan_in", "truncated_normal"
 
 
 @register_builtin
 class HeUniform(_Preset):
-    """Uniform on ``±sqrt(6 / fan_in)``."""
+    """The He uniform initializer, for relu networks.
+
+    Values are drawn uniformly from ``[-limit, limit]`` with
+    ``limit = sqrt(6 / fan_in)``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.HeUniform(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 2.0, "fan_in", "uniform"
 
 
 @register_builtin
 class LecunNormal(_Preset):
-    """Truncated normal with variance ``1 / fan_in`` (for selu networks)."""
+    """The LeCun normal initializer, for selu networks.
+
+    Values are drawn from a normal distribution truncated at two standard deviations,
+    with variance ``1 / fan_in``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.LecunNormal(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 1.0, "fan_in", "truncated_normal"
 
 
 @register_builtin
 class LecunUniform(_Preset):
-    """Uniform on ``±sqrt(3 / fan_in)``."""
+    """The LeCun uniform initializer.
+
+    Values are drawn uniformly from ``[-limit, limit]`` with
+    ``limit = sqrt(3 / fan_in)``.
+
+    Args:
+        seed: An int (every call gives the same values, as in Keras 3), a
+            ``lamina.random.SeedGenerator`` (each call draws new values from it) or
+            ``None`` (default: each call draws from Lamina's global generator, which
+            ``lamina.utils.set_random_seed`` makes reproducible).
+        input_axes: The axes of the weight's shape whose sizes multiply into ``fan_in``;
+            ``None`` (default) computes the fans as Keras does (``compute_fans``: for a
+            kernel, the receptive field times the input and output channels).
+        output_axes: The axes whose sizes multiply into ``fan_out``; ``None`` (default)
+            as above.
+
+    Example:
+
+    >>> initializer = lamina.initializers.LecunUniform(seed=0)
+    >>> initializer((3, 4)).shape
+    (3, 4)
+    """
     SCALE, MODE, DISTRIBUTION = 1.0, "fan_in", "uniform"

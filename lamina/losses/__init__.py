@@ -78,14 +78,42 @@ def _plural(exc: Exception) -> Exception:
 
 
 def serialize(loss) -> str | dict:
-    """A built-in function as its name; a ``Loss`` as ``{"module": "keras.losses",
-    "class_name", "config", "registered_name"}``."""
+    """Return the serialized form of a loss, as Keras 3 writes it.
+
+    Args:
+        loss: A ``Loss`` instance or a loss function.
+
+    Returns:
+        A built-in function's name, or ``{"module": "keras.losses", "class_name",
+        "config", "registered_name"}`` for a ``Loss``.
+
+    Example:
+
+    >>> lamina.losses.serialize(lamina.losses.Huber(delta=2.0))["config"]["delta"]
+    2.0
+    """
     return serialize_keras_object(loss)
 
 
 def deserialize(name, custom_objects: dict | None = None) -> Loss | Callable:
-    """The loss a name or a config dict stands for (a class name with its config gives an
-    instance; a function name gives the function)."""
+    """Rebuild a loss from its name or config.
+
+    A class name with its config gives an instance; a function name gives the function.
+
+    Args:
+        name: A loss name (``"mse"``, ``"binary_crossentropy"``, ...) or a config dict
+            made by :func:`serialize`.
+        custom_objects: An optional dict of name -> class or function for the user's own
+            losses.
+
+    Returns:
+        The ``Loss`` instance or loss function.
+
+    Example:
+
+    >>> lamina.losses.deserialize("mse") is lamina.losses.mean_squared_error
+    True
+    """
     try:
         return deserialize_from("loss", name, ALL_OBJECTS, custom_objects)
     except (UnknownObjectError, TypeError) as exc:
@@ -95,12 +123,28 @@ def deserialize(name, custom_objects: dict | None = None) -> Loss | Callable:
 
 
 def get(identifier) -> Loss | Callable | None:
-    """A loss from None (returned as None), a name, a config dict, an instance, a ``Loss``
-    class (instantiated with its defaults) or any callable ``(y_true, y_pred)``.
+    """Return a loss from an identifier.
 
-    ``"crossentropy"`` and ``"ce"`` (any case) give an :class:`AutoCrossentropy`: the
+    ``"crossentropy"`` and ``"ce"`` (any case) give an ``AutoCrossentropy``: the
     binary, sparse or categorical crossentropy the shapes call for, as ``compile`` does
-    with these names in Keras."""
+    with these names in Keras.
+
+    Args:
+        identifier: ``None`` (returned as ``None``), a name, a config dict, an instance, a
+            ``Loss`` class (instantiated with its defaults) or any callable
+            ``(y_true, y_pred)``.
+
+    Returns:
+        The ``Loss`` instance or loss function, or ``None``.
+
+    Raises:
+        ValueError: If ``identifier`` names no loss.
+
+    Example:
+
+    >>> lamina.losses.get("mae") is lamina.losses.mean_absolute_error
+    True
+    """
     if identifier is None:
         return None
     if is_crossentropy_alias(identifier):

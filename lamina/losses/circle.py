@@ -29,9 +29,32 @@ def _pair_masks(query_labels, key_labels, remove_diagonal: bool):
 @register_builtin
 def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
            gamma=80, margin=0.4):
-    """One loss per embedding in ``y_pred`` (shape ``(batch, dim)``, L2-normalized) with
-    integer labels ``y_true`` (shape ``(batch,)``), against ``ref_embeddings``/``ref_labels``
-    (default: the batch itself). Rows with a loss of 0 are masked out of the average."""
+    """Compute the Circle loss, for metric learning of embeddings.
+
+    After Sun et al., 2020: pulls embeddings of the same label together and pushes
+    those of other labels apart, weighting each pair by how far it is from its optimum.
+
+    Args:
+        y_true: Integer labels, of shape ``(batch,)``.
+        y_pred: L2-normalized embeddings, of shape ``(batch, dim)``.
+        ref_labels: The labels of the reference embeddings; ``None`` (default) uses
+            ``y_true``.
+        ref_embeddings: The reference embeddings; ``None`` (default) uses ``y_pred``.
+        gamma: The scale of the similarities. Defaults to 80.
+        margin: The relaxation margin. Defaults to 0.4.
+        remove_diagonal: If ``True`` (default), an embedding is not its own positive
+            pair (with the batch as reference).
+
+    Returns:
+        The loss per embedding: a tensor of shape ``(batch,)``.
+
+    Example:
+
+    >>> y_true = np.array([0, 0, 1])
+    >>> y_pred = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
+    >>> lamina.losses.circle(y_true, y_pred).numpy().round(4)
+    array([0.    , 6.4017, 0.    ])
+    """
     y_pred = as_prediction(y_pred)
     labels = ops.cast(convert_like(y_true, y_pred), "int32")
     refs = y_pred if ref_embeddings is None else convert_like(ref_embeddings, y_pred)
@@ -59,7 +82,35 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
 
 @register_builtin
 class Circle(BuiltinLoss):
-    """:func:`circle` as a loss object (``y_true`` integer labels, ``y_pred`` embeddings)."""
+    """Compute the Circle loss, for metric learning of embeddings.
+
+    The loss object of :func:`circle`, reduced over the batch.
+
+    After Sun et al., 2020: pulls embeddings of the same label together and pushes
+    those of other labels apart, weighting each pair by how far it is from its optimum.
+
+    Args:
+        gamma: The scale of the similarities. Defaults to 80.
+        margin: The relaxation margin. Defaults to 0.4.
+        remove_diagonal: If ``True`` (default), an embedding is not its own positive
+            pair (with the batch as reference).
+        reduction: How the per-sample losses are reduced: ``"sum_over_batch_size"``
+            (default: their mean), ``"sum"``, ``"mean"``, ``"mean_with_sample_weight"``
+            (the weighted sum over the sum of the weights), or ``"none"``/``None`` (no
+            reduction).
+        name: The loss's name. Defaults to ``"circle"``.
+        dtype: The dtype the loss is computed in, or a dtype policy (its compute dtype);
+            ``None`` (default) takes ``floatx()``.
+
+    Example:
+
+    >>> y_true = np.array([0, 0, 1])
+    >>> y_pred = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
+    >>> loss = lamina.losses.Circle()
+    >>> round(float(loss(y_true, y_pred)), 4)
+    3.2008
+    >>> model.compile(optimizer="adam", loss=lamina.losses.Circle())
+    """
 
     def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True,
                  reduction="sum_over_batch_size", name="circle", dtype=None):

@@ -8,18 +8,65 @@ from .sequential import Sequential
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """A model saved with ``model.save`` (see ``lamina.saving.load_model``)."""
+    """Load a model saved with ``model.save``.
+
+    The same as ``lamina.saving.load_model``.
+
+    Args:
+        filepath: Path of the ``.keras`` file (or folder, or legacy ``.h5`` file).
+        custom_objects: A dict of name -> class or function for the user's own classes
+            and functions the model uses.
+        compile: If ``True`` (default), compile the model as it was saved.
+        safe_mode: If ``True`` (default), refuse ``Lambda`` layers made from Python
+            lambdas.
+
+    Returns:
+        The model.
+
+    Example:
+
+    >>> model.save("model.keras")
+    >>> restored = lamina.models.load_model("model.keras")
+    """
     return load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 def model_from_json(json_string, custom_objects=None):
-    """A model (fresh weights) from ``model.to_json()``."""
+    """Make a model, with fresh weights, from the JSON text of ``model.to_json()``.
+
+    Args:
+        json_string: The JSON text.
+        custom_objects: A dict of name -> class or function for the user's own classes
+            and functions the model uses.
+
+    Returns:
+        The model, uncompiled.
+
+    Example:
+
+    >>> clone = lamina.models.model_from_json(model.to_json())
+    """
     return from_json(json_string, custom_objects=custom_objects)
 
 
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
-    """Save ``model`` to a ``.keras`` (or legacy ``.h5``) file (see
-    ``lamina.saving.save_model``)."""
+    """Save a model to a ``.keras`` (or legacy ``.h5``) file.
+
+    The same as ``lamina.saving.save_model`` and ``model.save``.
+
+    Args:
+        model: The ``Model`` to save.
+        filepath: The path; its extension chooses the format.
+        overwrite: If ``True`` (default), replace an existing file.
+        zipped: ``True`` (default, also for ``None``) for a zip file, ``False`` for a
+            folder.
+        **kwargs: ``include_optimizer`` (default ``True``) and the deprecated
+            ``save_format``.
+
+    Example:
+
+    >>> lamina.models.save_model(model, "model.keras")
+    """
     save(model, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
 

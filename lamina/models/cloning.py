@@ -16,13 +16,35 @@ def _default_clone(layer):
 
 def clone_model(model: Model, input_tensors=None, clone_function=None, call_function=None,
                 recursive: bool = False, **kwargs) -> Model:
-    """A new model of the same layers' configs, with newly initialized weights.
+    """Make a new model of the same layers' configs, with newly initialized weights.
 
-    ``clone_function(layer)`` makes each new layer (default: ``from_config(get_config())``);
-    ``call_function(layer, *args, **kwargs)`` replaces the call of each layer in a
-    functional model; with ``recursive=True`` nested models are cloned layer by layer. A
-    compiled Sequential or functional model gives a clone compiled with the same
-    arguments (a fresh optimizer of the same config).
+    A compiled Sequential or functional model gives a clone compiled with the same
+    arguments (a fresh optimizer of the same config). Other models are rebuilt with
+    ``from_config(get_config())``.
+
+    Args:
+        model: The ``Model`` to clone.
+        input_tensors: Optional inputs for the clone (a symbolic tensor, or a tensor whose
+            shape and dtype make an ``Input``) instead of new ones like the original's.
+        clone_function: ``clone_function(layer)`` makes each new layer; ``None``
+            (default) uses ``layer.__class__.from_config(layer.get_config())``.
+        call_function: ``call_function(layer, *args, **kwargs)`` replaces the call of each
+            layer in a functional model; ``None`` calls the layer.
+        recursive: If ``True``, nested Sequential and functional models are cloned layer by
+            layer (with ``clone_function``) instead of passed whole to
+            ``clone_function``.
+        **kwargs: Accepted for Keras's signature; no keyword is used.
+
+    Returns:
+        The new model.
+
+    Raises:
+        TypeError: If ``model`` is not a ``Model``.
+
+    Example:
+
+    >>> clone = lamina.models.clone_model(model)
+    >>> clone.set_weights(model.get_weights())
     """
     if not isinstance(model, Model):
         raise TypeError(f"clone_model: argument 'model' must be a lamina Model; received "

@@ -15,9 +15,30 @@ from ..layers import deserialize
 
 
 class Sequential(Model):
-    """``Sequential([layers...])`` or ``add``/``pop``; start with ``lamina.Input(shape)``
-    (or give the first layer ``input_shape=``) to build it at once, else it builds on its
-    first call. Once built it runs as a functional model of its layers."""
+    """A model that is a plain stack of layers, each feeding the next.
+
+    Give the layers as a list, or ``add``/``pop`` them one by one. Start with
+    ``lamina.Input(shape)`` (or give the first layer ``input_shape=``) to build it at once;
+    otherwise it builds on its first call. Once built it runs as a functional model of its
+    layers.
+
+    Args:
+        layers: An optional list of layers (the first may be an ``Input`` tensor).
+        trainable: Whether the model's weights are updated by training. Defaults to
+            ``True``.
+        name: The model's name; ``None`` gives ``"sequential"``, ``"sequential_1"``, ...
+
+    Raises:
+        ArgumentTypeError: If an element of ``layers`` is not a layer.
+
+    Example:
+
+    >>> model = lamina.Sequential([lamina.Input((16,)),
+    ...                            lamina.layers.Dense(8, activation="relu"),
+    ...                            lamina.layers.Dense(1)])
+    >>> model.output_shape
+    (None, 1)
+    """
     saving_kind = "Sequential"
 
     def __init__(self, layers=None, trainable=True, name=None):

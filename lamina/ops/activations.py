@@ -112,12 +112,40 @@ def relu_with_options(x, negative_slope: float = 0.0, max_value: float | None = 
 
 
 def relu6(x):
-    """``min(max(x, 0), 6)``."""
+    """Rectified linear unit capped at 6: ``min(max(x, 0), 6)``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> np.round(lamina.activations.relu6(np.array([3.0, 8.0])).numpy(), 4)
+    array([3., 6.])
+    """
     return clip(as_tensor("relu6", x), 0, 6)
 
 
 def leaky_relu(x, negative_slope: float = 0.2):
-    """``x`` for ``x >= 0``, ``negative_slope * x`` below (Keras's default slope is 0.2)."""
+    """Leaky rectified linear unit.
+
+    ``leaky_relu(x) = x`` for ``x >= 0`` and ``negative_slope * x`` below.
+
+    Args:
+        x: The input tensor (or array).
+        negative_slope: The slope below 0. Defaults to 0.2 (Keras's default).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.leaky_relu(x).numpy(), 4)
+    array([-0.4, -0.1,  0.5,  2. ])
+    """
     negative_slope = _number("leaky_relu", "negative_slope", negative_slope)
     x = _float_input("leaky_relu", x)
     if 0 <= negative_slope <= 1:
@@ -129,14 +157,48 @@ def leaky_relu(x, negative_slope: float = 0.2):
 
 
 def elu(x, alpha: float = 1.0):
-    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` below; ``exp`` only sees ``x <= 0``."""
+    """Exponential linear unit.
+
+    ``elu(x) = x`` for ``x > 0`` and ``alpha * (exp(x) - 1)`` below; ``exp`` only sees
+    ``x <= 0``, so it never overflows.
+
+    Args:
+        x: The input tensor (or array).
+        alpha: The scale of the negative part. Defaults to 1.0.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.elu(x).numpy(), 4)
+    array([-0.8647, -0.3935,  0.5   ,  2.    ])
+    """
     alpha = _number("elu", "alpha", alpha)
     x = _float_input("elu", x)
     return add(Relu(x), multiply(expm1(minimum(x, 0)), alpha))
 
 
 def selu(x):
-    """``scale * elu(x, alpha)`` with Keras's constants ``SELU_ALPHA`` and ``SELU_SCALE``."""
+    """Scaled exponential linear unit.
+
+    ``selu(x) = scale * elu(x, alpha)`` with Keras's constants ``alpha = 1.6732...`` and
+    ``scale = 1.0507...``; use it with the ``lecun_normal`` initializer and
+    ``AlphaDropout``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.selu(x).numpy(), 4)
+    array([-1.5202, -0.6918,  0.5254,  2.1014])
+    """
     return multiply(elu(x, SELU_ALPHA), SELU_SCALE)
 
 
@@ -156,10 +218,23 @@ def gelu(x, approximate: bool = True):
 
 
 def softplus(x):
-    """``log(1 + exp(x))``: ``x + log1p(exp(-x))`` for x > 0, ``log1p(exp(x))`` otherwise.
+    """Softplus activation: ``log(1 + exp(x))``.
 
-    Each branch sees only the inputs it is selected for, so neither overflows and the
-    gradient is ``sigmoid(x)`` everywhere, 0.5 at 0 included."""
+    Computed as ``x + log1p(exp(-x))`` for ``x > 0`` and ``log1p(exp(x))`` otherwise, so
+    it never overflows; its gradient is ``sigmoid(x)`` everywhere.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.softplus(x).numpy(), 4)
+    array([0.1269, 0.4741, 0.9741, 2.1269])
+    """
     x = _float_input("softplus", x)
     positive = greater(x, 0)
     x_pos = where(positive, x, 0.0)
@@ -168,13 +243,41 @@ def softplus(x):
 
 
 def softsign(x):
-    """``x / (1 + |x|)``."""
+    """Softsign activation: ``x / (1 + |x|)``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.softsign(x).numpy(), 4)
+    array([-0.6667, -0.3333,  0.3333,  0.6667])
+    """
     x = _float_input("softsign", x)
     return divide(x, add(abs(x), 1))
 
 
 def silu(x):
-    """``x * sigmoid(x)`` (also called swish)."""
+    """SiLU (swish) activation: ``x * sigmoid(x)``.
+
+    ``swish`` is the same function.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.silu(x).numpy(), 4)
+    array([-0.2384, -0.1888,  0.3112,  1.7616])
+    """
     x = _float_input("silu", x)
     return multiply(x, sigmoid(x))
 
@@ -183,13 +286,43 @@ swish = silu
 
 
 def hard_sigmoid(x):
-    """Keras 3's piecewise-linear sigmoid ``relu6(x + 3) / 6``."""
+    """Hard sigmoid activation: a piecewise-linear sigmoid.
+
+    ``hard_sigmoid(x) = relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.hard_sigmoid(x).numpy(), 4)
+    array([0.1667, 0.4167, 0.5833, 0.8333])
+    """
     x = _float_input("hard_sigmoid", x)
     return divide(relu6(add(x, 3)), 6)
 
 
 def hard_silu(x):
-    """``x * hard_sigmoid(x)`` (also called hard_swish)."""
+    """Hard SiLU (hard swish) activation: ``x * hard_sigmoid(x)``.
+
+    ``hard_swish`` is the same function.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.hard_silu(x).numpy(), 4)
+    array([-0.3333, -0.2083,  0.2917,  1.6667])
+    """
     x = _float_input("hard_silu", x)
     return multiply(x, hard_sigmoid(x))
 
@@ -198,61 +331,203 @@ hard_swish = hard_silu
 
 
 def exponential(x):
-    """``exp(x)`` (``keras.activations.exponential``)."""
+    """Exponential activation: ``exp(x)``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.exponential(x).numpy(), 4)
+    array([0.1353, 0.6065, 1.6487, 7.3891])
+    """
     return exp(x)
 
 
 def linear(x):
-    """The identity (``keras.activations.linear``): ``x`` as a tensor."""
+    """Linear (identity) activation: returns ``x`` unchanged, as a tensor.
+
+    ``activation=None`` in a layer means this function.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        ``x`` as a tensor.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.linear(x).numpy(), 4)
+    array([-2. , -0.5,  0.5,  2. ])
+    """
     return as_tensor("linear", x)
 
 
 def log_sigmoid(x):
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    """Logarithm of the sigmoid: ``log(sigmoid(x)) = -softplus(-x)``.
+
+    Computed stably for large ``|x|``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.log_sigmoid(x).numpy(), 4)
+    array([-2.1269, -0.9741, -0.4741, -0.1269])
+    """
     return negative(softplus(negative(_float_input("log_sigmoid", x))))
 
 
 def celu(x, alpha: float = 1.0):
-    """``max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)``."""
+    """Continuously differentiable exponential linear unit.
+
+    ``celu(x) = max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)``.
+
+    Args:
+        x: The input tensor (or array).
+        alpha: The scale of the negative part, a nonzero number. Defaults to 1.0.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.celu(x, alpha=0.5).numpy(), 4)
+    array([-0.4908, -0.3161,  0.5   ,  2.    ])
+    """
     alpha = _number("celu", "alpha", alpha)
     x = _float_input("celu", x)
     return add(Relu(x), multiply(expm1(divide(minimum(x, 0), alpha)), alpha))
 
 
 def hard_tanh(x):
-    """``clip(x, -1, 1)``."""
+    """Hard tanh activation: ``clip(x, -1, 1)``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.hard_tanh(x).numpy(), 4)
+    array([-1. , -0.5,  0.5,  1. ])
+    """
     return clip(as_tensor("hard_tanh", x), -1, 1)
 
 
 def soft_shrink(x, threshold: float = 0.5):
-    """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
+    """Soft shrink activation: moves ``x`` toward 0 by ``threshold``.
+
+    ``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0.
+
+    Args:
+        x: The input tensor (or array).
+        threshold: The amount subtracted from ``|x|``. Defaults to 0.5.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> np.round(lamina.activations.soft_shrink(np.array([-2.0, 2.0])).numpy(), 4)
+    array([-1.5,  1.5])
+    """
     threshold = _number("soft_shrink", "threshold", threshold)
     x = _float_input("soft_shrink", x)
     return subtract(Relu(subtract(x, threshold)), Relu(subtract(negative(x), threshold)))
 
 
 def hard_shrink(x, threshold: float = 0.5):
-    """``x`` where ``|x| > threshold``, else 0."""
+    """Hard shrink activation: ``x`` where ``|x| > threshold``, else 0.
+
+    Args:
+        x: The input tensor (or array).
+        threshold: The size below which values become 0. Defaults to 0.5.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> np.round(lamina.activations.hard_shrink(np.array([-2.0, 0.75, 2.0])).numpy(), 4)
+    array([-2.  ,  0.75,  2.  ])
+    """
     threshold = _number("hard_shrink", "threshold", threshold)
     x = as_tensor("hard_shrink", x)
     return multiply(x, _step(greater(abs(x), threshold), x))
 
 
 def tanh_shrink(x):
-    """``x - tanh(x)``."""
+    """Tanh shrink activation: ``x - tanh(x)``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.tanh_shrink(x).numpy(), 4)
+    array([-1.036 , -0.0379,  0.0379,  1.036 ])
+    """
     x = _float_input("tanh_shrink", x)
     return subtract(x, tanh(x))
 
 
 def squareplus(x, b: float = 4):
-    """``(x + sqrt(x^2 + b)) / 2``, a smooth relu (``b >= 0``)."""
+    """Squareplus activation: ``(x + sqrt(x^2 + b)) / 2``, a smooth relu.
+
+    Args:
+        x: The input tensor (or array).
+        b: The smoothness, a number ``>= 0``; ``b = 0`` gives relu. Defaults to 4.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.squareplus(x).numpy(), 4)
+    array([0.4142, 0.7808, 1.2808, 2.4142])
+    """
     b = _number("squareplus", "b", b)
     x = _float_input("squareplus", x)
     return multiply(add(x, sqrt(add(square(x), b))), 0.5)
 
 
 def sparse_plus(x):
-    """0 for ``x <= -1``, ``(x + 1)^2 / 4`` for ``-1 < x < 1``, ``x`` for ``x >= 1``."""
+    """SparsePlus activation: a smooth relu that is exactly 0 below -1.
+
+    0 for ``x <= -1``, ``(x + 1)^2 / 4`` for ``-1 < x < 1``, ``x`` for ``x >= 1``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.sparse_plus(x).numpy(), 4)
+    array([0.    , 0.0625, 0.5625, 2.    ])
+    """
     x = _float_input("sparse_plus", x)
     # the quadratic piece of clip(x, -1, 1), plus the linear part beyond 1
     inner = clip(x, -1, 1)

@@ -531,12 +531,42 @@ def log10(x):
 
 
 def tanh(x):
-    """Hyperbolic tangent; integer input gives floatx()."""
+    """Hyperbolic tangent activation.
+
+    Integer input gives ``floatx()``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.tanh(x).numpy(), 4)
+    array([-0.964 , -0.4621,  0.4621,  0.964 ])
+    """
     return Tanh(_to_float("tanh", x))
 
 
 def sigmoid(x):
-    """``1 / (1 + exp(-x))``, computed without overflow; integer input gives floatx()."""
+    """Sigmoid activation: ``1 / (1 + exp(-x))``.
+
+    Computed without overflow; integer input gives ``floatx()``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.sigmoid(x).numpy(), 4)
+    array([0.1192, 0.3775, 0.6225, 0.8808])
+    """
     return Sigmoid(_to_float("sigmoid", x))
 
 

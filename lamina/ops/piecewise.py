@@ -18,8 +18,26 @@ __all__ = ["glu", "sparse_sigmoid", "sparsemax", "threshold"]
 
 
 def glu(x, axis=-1):
-    """Gated linear unit: ``a * sigmoid(b)`` for the two halves ``a, b`` of ``x`` along
-    ``axis``, which must have even size."""
+    """Gated linear unit.
+
+    ``glu(x) = a * sigmoid(b)``, where ``a`` and ``b`` are the two halves of ``x`` along
+    ``axis``.
+
+    Args:
+        x: The input tensor (or array).
+        axis: The axis to split in two halves; it must have even size. Defaults to -1.
+
+    Returns:
+        A tensor of the shape of ``x`` with ``axis`` halved.
+
+    Raises:
+        ShapeError: If ``axis`` does not exist or has odd size.
+
+    Example:
+
+    >>> np.round(lamina.activations.glu(np.array([1.0, 2.0, 0.0, 1.0])).numpy(), 4)
+    array([0.5   , 1.4621])
+    """
     x = to_float("glu", x)
     size = x.shape[axis] if -x.ndim <= axis < x.ndim else None
     if size is None or size % 2:
@@ -30,23 +48,64 @@ def glu(x, axis=-1):
 
 
 def sparse_sigmoid(x):
-    """0 for ``x <= -1``, ``(x + 1) / 2`` between, 1 for ``x >= 1``."""
+    """Sparse sigmoid activation: a sigmoid that is exactly 0 or 1 outside [-1, 1].
+
+    0 for ``x <= -1``, ``(x + 1) / 2`` between, 1 for ``x >= 1``.
+
+    Args:
+        x: The input tensor (or array).
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.sparse_sigmoid(x).numpy(), 4)
+    array([0.  , 0.25, 0.75, 1.  ])
+    """
     return multiply(add(clip(to_float("sparse_sigmoid", x), -1, 1), 1), 0.5)
 
 
 def threshold(x, threshold, default_value):
-    """``x`` where ``x > threshold``, else ``default_value``."""
+    """Threshold activation: ``x`` where ``x > threshold``, else ``default_value``.
+
+    Args:
+        x: The input tensor (or array).
+        threshold: The value ``x`` must exceed to be kept.
+        default_value: The value that replaces the others.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, 0.5, 2.0])
+    >>> np.round(lamina.activations.threshold(x, 0.0, -1.0).numpy(), 4)
+    array([-1. ,  0.5,  2. ])
+    """
     x = as_tensor("threshold", x)
     return where(greater(x, threshold), x, default_value)
 
 
 def sparsemax(x, axis=-1):
-    """The Euclidean projection of ``x`` onto the probability simplex along ``axis``
-    (Martins & Astudillo, 2016): like softmax, but exact zeros for small entries.
+    """Sparsemax activation: like softmax, but with exact zeros for small entries.
 
-    Sort-free: element ``i`` is in the support when ``1 + k_i x_i > s_i``, where ``k_i``
-    counts the entries ``>= x_i`` and ``s_i`` is their sum; that takes ``n * n`` memory per
-    vector of length ``n``. The gradient flows through the threshold ``tau``.
+    The Euclidean projection of ``x`` onto the probability simplex along ``axis``
+    (Martins & Astudillo, 2016). Sort-free: it takes ``n * n`` memory per vector of length
+    ``n``.
+
+    Args:
+        x: The input tensor (or array).
+        axis: The axis to project along. Defaults to -1.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> np.round(lamina.activations.sparsemax(np.array([1.0, 1.4])).numpy(), 4)
+    array([0.3, 0.7])
     """
     x = to_float("sparsemax", x)
     z = moveaxis(x, axis, -1)

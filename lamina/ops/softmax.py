@@ -78,8 +78,24 @@ def _prepare(name: str, x, axis):
 
 
 def softmax(x, axis=-1):
-    """``exp(x) / sum(exp(x), axis)``, stably; ``axis`` is an int or a tuple. Over an int
-    axis of size 1 (always 1) it warns, as Keras does."""
+    """Softmax activation: ``exp(x) / sum(exp(x), axis)``.
+
+    Computed stably; the values along ``axis`` are positive and sum to 1. Over an int
+    axis of size 1 (where it is always 1) it warns, as Keras does.
+
+    Args:
+        x: The input tensor (or array).
+        axis: The axis (an int or a tuple of ints) to normalize over. Defaults to -1.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.softmax(x).numpy(), 4)
+    array([0.0138, 0.062 , 0.1686, 0.7556])
+    """
     x, axes = _prepare("softmax", x, axis)
     if isinstance(axis, int) and x.shape[axes[0]] == 1:
         warnings.warn(f"softmax: You are using a softmax over axis {axis} of a tensor of "
@@ -91,7 +107,24 @@ def softmax(x, axis=-1):
 
 
 def log_softmax(x, axis=-1):
-    """``x - logsumexp(x, axis)``, stably; ``axis`` is an int or a tuple."""
+    """Logarithm of the softmax: ``x - logsumexp(x, axis)``.
+
+    Computed stably, without forming ``softmax(x)``.
+
+    Args:
+        x: The input tensor (or array).
+        axis: The axis (an int or a tuple of ints) the softmax normalizes over.
+            Defaults to -1.
+
+    Returns:
+        A tensor of the shape of ``x``.
+
+    Example:
+
+    >>> x = np.array([-2.0, -0.5, 0.5, 2.0])
+    >>> np.round(lamina.activations.log_softmax(x).numpy(), 4)
+    array([-4.2803, -2.7803, -1.7803, -0.2803])
+    """
     x, axes = _prepare("log_softmax", x, axis)
     return LogSoftmax(x, axis=axes)
 

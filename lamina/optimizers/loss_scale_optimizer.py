@@ -29,8 +29,34 @@ _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": Non
 
 @register_builtin
 class LossScaleOptimizer(Optimizer):
-    """Wraps ``inner_optimizer`` with a dynamic loss scale starting at ``initial_scale``
-    and doubled after every ``dynamic_growth_steps`` finite steps."""
+    """An optimizer that scales the loss, to keep float16 gradients from underflowing.
+
+    It wraps ``inner_optimizer`` with a dynamic loss scale: the loss is multiplied by the
+    scale before the gradients are taken and the gradients divided by it before the inner
+    optimizer applies them. A step whose gradients are not finite is skipped and halves the
+    scale; after ``dynamic_growth_steps`` finite steps in a row the scale doubles.
+    ``model.compile`` wraps the optimizer in one under a ``"mixed_float16"`` policy.
+
+    Args:
+        inner_optimizer: The ``Optimizer`` that applies the unscaled gradients.
+        initial_scale: The first loss scale. Defaults to ``2**15``.
+        dynamic_growth_steps: The number of finite steps in a row after which the scale
+            doubles; a positive int. Defaults to 2000.
+        name: The optimizer's name; ``None`` gives a default one.
+        **kwargs: Keras's older ``dynamic=True`` and the base optimizer arguments at their
+            defaults (as old configs write them) are accepted; ``dynamic=False`` or any
+            other value raises ``ValueError`` (set those arguments on ``inner_optimizer``).
+
+    Raises:
+        TypeError: If ``inner_optimizer`` is not an ``Optimizer``.
+        ValueError: If ``dynamic_growth_steps`` is not a positive int, or an argument above
+            is not supported.
+
+    Example:
+
+    >>> optimizer = LossScaleOptimizer(lamina.optimizers.Adam(1e-3))
+    >>> model.compile(optimizer=optimizer, loss="mse")
+    """
 
     def __init__(self, inner_optimizer, initial_scale=2.0**15, dynamic_growth_steps=2000,
                  name=None, **kwargs):

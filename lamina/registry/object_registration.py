@@ -36,7 +36,24 @@ def register_builtin(obj=None, *, name: str | None = None):
 
 
 def register_keras_serializable(package: str = "Custom", name: str | None = None):
-    """Register a user's class or function as ``"package>name"`` (Keras 3's decorator).
+    """Register a user's class or function so that configs can name it.
+
+    The decorated object is serialized as ``"package>name"`` and found again by that name
+    when loading, with no ``custom_objects`` needed (Keras 3's decorator).
+
+    Args:
+        package: The package part of the name. Defaults to ``"Custom"``; must not hold
+            ``">"``.
+        name: The name part; ``None`` (default) takes the object's ``__name__``.
+
+    Returns:
+        A decorator that registers its argument and returns it unchanged.
+
+    Raises:
+        ValueError: If ``package`` is not a string or holds ``">"``.
+        ArgumentTypeError: If a decorated class has no ``get_config`` method.
+
+    Example:
 
     >>> @lamina.saving.register_keras_serializable(package="MyLayers")
     ... class Scale(lamina.layers.Layer): ...
@@ -58,8 +75,22 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
 
 
 def get_registered_name(obj) -> str:
-    """The name ``obj`` (a class or function) is serialized under: ``"package>Name"`` for
-    registered objects, else its ``__name__`` (Keras's ``get_registered_name``)."""
+    """Return the name an object is serialized under.
+
+    Args:
+        obj: A class or function.
+
+    Returns:
+        ``"package>Name"`` for an object registered with
+        ``register_keras_serializable``, else its ``__name__``.
+
+    Example:
+
+    >>> @lamina.saving.register_keras_serializable(package="MyLayers")
+    ... class Scale(lamina.layers.Layer): ...
+    >>> lamina.saving.get_registered_name(Scale)
+    'MyLayers>Scale'
+    """
     if obj in _REGISTERED_NAMES and ">" in _REGISTERED_NAMES[obj]:
         return _REGISTERED_NAMES[obj]
     return getattr(obj, "__name__", type(obj).__name__)
@@ -76,7 +107,25 @@ def is_builtin(obj) -> bool:
 
 def get_registered_object(name: str, custom_objects: dict | None = None,
                           module_objects: dict | None = None):
-    """Look ``name`` up in the active custom object scopes, ``custom_objects``, the registry."""
+    """Return the class or function registered under a name.
+
+    The name is looked up in the active custom object scopes (innermost first), then
+    ``custom_objects``, then the objects registered with ``register_keras_serializable``,
+    then Lamina's built-ins, then ``module_objects``.
+
+    Args:
+        name: The name, such as ``"MyLayers>Scale"`` or ``"Dense"``.
+        custom_objects: An optional dict of name -> class or function.
+        module_objects: An optional dict searched last, such as a module's ``globals()``.
+
+    Returns:
+        The object, or ``None`` if the name is not found.
+
+    Example:
+
+    >>> lamina.saving.get_registered_object("MyLayers>Scale") is Scale
+    True
+    """
     for scope in reversed(getattr(_scope, "stack", [])):
         if name in scope:
             return scope[name]
@@ -109,8 +158,19 @@ def users_object(name: str, custom_objects: dict | None = None,
 
 
 class CustomObjectScope:
-    """Within the ``with`` block, configs may name these objects (Keras's
-    ``CustomObjectScope``; ``custom_object_scope`` is the same class).
+    """A ``with`` scope in which configs may name the user's classes and functions.
+
+    Inside the block, deserialization (``load_model``, ``layers.deserialize``, ...) finds
+    these objects by name, as if they were registered. ``custom_object_scope`` is the same
+    class (Keras's two names); scopes nest, the innermost winning.
+
+    Args:
+        custom_objects: A dict of name -> class or function (or ``None`` for none).
+
+    Raises:
+        TypeError: If ``custom_objects`` is not a dict.
+
+    Example:
 
     >>> with lamina.saving.CustomObjectScope({"MyLayer": MyLayer}):
     ...     layer = lamina.layers.deserialize(config)

@@ -28,10 +28,25 @@ _PLAIN = (str, int, float, bool)
 
 # --------------------------------------------------------------------------- serialize
 def serialize_keras_object(obj) -> Any:
-    """``obj`` as Keras 3 writes it: plain values as they are, lists and dicts walked,
-    functions as ``{"module": "builtins", "class_name": "function", ...}``, objects with
-    ``get_config`` as ``{"module", "class_name", "config", "registered_name"}`` with their
-    config serialized in turn."""
+    """Return an object's serialized form, as Keras 3 writes it.
+
+    Plain values stay as they are, lists and dicts are walked, functions become
+    ``{"module": "builtins", "class_name": "function", ...}``, and objects with
+    ``get_config`` become ``{"module", "class_name", "config", "registered_name"}`` with
+    their config serialized in turn.
+
+    Args:
+        obj: The object to serialize: a layer, loss, optimizer, function, plain value, ...
+
+    Returns:
+        A JSON-compatible structure that ``deserialize_keras_object`` turns back into the
+        object.
+
+    Example:
+
+    >>> lamina.saving.serialize_keras_object(lamina.activations.relu)["config"]
+    'relu'
+    """
     if obj is None or isinstance(obj, _PLAIN):
         return obj
     if isinstance(obj, (list, tuple)):
@@ -103,10 +118,33 @@ def _resolve(config: dict, class_name: str, custom_objects, module_objects):
 
 
 def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
-    """The inverse of :func:`serialize_keras_object` (Keras 3's signature). ``kwargs``:
-    ``module_objects`` (a table searched like ``custom_objects``) and ``kind`` (the word
-    used in errors). A lambda is refused: with ``safe_mode=True`` as Keras refuses it, and
-    with ``safe_mode=False`` too, because Lamina never runs bytecode from a config."""
+    """Rebuild an object from the config that ``serialize_keras_object`` made.
+
+    The inverse of :func:`serialize_keras_object` (Keras 3's signature). Classes come only
+    from Lamina's registry, ``register_keras_serializable``, the active custom object
+    scopes and ``custom_objects``. A lambda is refused: with ``safe_mode=True`` as Keras
+    refuses it, and with ``safe_mode=False`` too, because Lamina never runs bytecode from a
+    config.
+
+    Args:
+        config: The serialized form: a dict ``{"module", "class_name", "config", ...}``, a
+            plain value, a list of them, or a registered name.
+        custom_objects: A dict of name -> class or function to look names up in, or
+            ``None``.
+        safe_mode: If ``True`` (default), refuse configs that would run arbitrary code
+            (lambdas).
+        **kwargs: ``module_objects`` (a dict searched like ``custom_objects``) and ``kind``
+            (the word used in errors); anything else raises ``TypeError``.
+
+    Returns:
+        The rebuilt object (plain values are returned as they are).
+
+    Example:
+
+    >>> config = lamina.saving.serialize_keras_object(lamina.layers.Dense(4))
+    >>> lamina.saving.deserialize_keras_object(config)
+    <Dense name=dense, built=False>
+    """
     module_objects = kwargs.pop("module_objects", None)
     kind = kwargs.pop("kind", "object")
     if kwargs:

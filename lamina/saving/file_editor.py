@@ -29,7 +29,24 @@ MAX_GROUP_DEPTH = 512
 
 
 class KerasFileEditor:
-    """>>> editor = lamina.saving.KerasFileEditor("model.keras")
+    """Inspect and edit the weights stored in a ``.keras`` or ``.weights.h5`` file.
+
+    The file is read into nested dicts of arrays on construction (its path and the Keras
+    version that saved it are printed); ``summary()`` lists them, ``delete_object``,
+    ``add_object``, ``rename_object``, ``delete_weight``, ``add_weights`` change them,
+    ``compare(model)`` checks them against a model, and ``save(path)`` writes a
+    ``.weights.h5`` file. The file itself is never changed.
+
+    Args:
+        filepath: Path of a ``.keras`` model file or a ``.weights.h5`` weights file.
+
+    Raises:
+        ValueError: If ``filepath`` has another extension.
+        CorruptFileError: If the file is not a readable model or weights file.
+
+    Example:
+
+    >>> editor = lamina.saving.KerasFileEditor("model.keras")
     >>> editor.summary(); editor.delete_object("layers/dense_2")
     >>> editor.save("edited.weights.h5")
     """

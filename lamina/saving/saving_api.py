@@ -67,10 +67,31 @@ def _check_model(model, what: str) -> None:
 
 def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = None,
                **kwargs) -> None:
-    """Save the architecture, weights, compile arguments and optimizer state to a
-    ``.keras`` file (with ``zipped=False``, to a folder of the same three files, whose name
-    must not end in ``.keras``), or to a ``.h5`` / ``.hdf5`` file in Keras's legacy HDF5
-    layout."""
+    """Save a whole model to a file.
+
+    The architecture, weights, compile arguments and optimizer state go to a ``.keras``
+    file (with ``zipped=False``, to a folder of the same three files), or to a ``.h5`` /
+    ``.hdf5`` file in Keras's legacy HDF5 layout. The same as ``model.save(filepath)``.
+
+    Args:
+        model: The Lamina ``Model`` to save.
+        filepath: The path; its extension chooses the format (``.keras``, ``.h5`` or
+            ``.hdf5``). With ``zipped=False`` it names a folder and must not end in
+            ``.keras``.
+        overwrite: If ``True`` (default), replace an existing file; if ``False``, an
+            existing file raises ``SavedFileExistsError``.
+        zipped: ``True`` (default, also for ``None``) for a zip file, ``False`` for a
+            folder.
+        **kwargs: ``include_optimizer`` (default ``True``) and the deprecated
+            ``save_format`` (with a warning); anything else raises an error.
+
+    Raises:
+        FileFormatError: If the extension is not one of the formats above.
+
+    Example:
+
+    >>> lamina.saving.save_model(model, "model.keras")
+    """
     filepath = _path(filepath, "save_model")
     _check_model(model, "save_model")
     include_optimizer = kwargs.pop("include_optimizer", True)
@@ -114,13 +135,38 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
                safe_mode: bool = True):
-    """The model saved in a ``.keras`` file or folder, compiled when the file says how.
+    """Load a model saved with ``model.save`` / ``save_model``.
+
+    Reads a ``.keras`` file, a folder written with ``zipped=False``, or a legacy
+    ``.h5`` / ``.hdf5`` file; the model is compiled when the file says how.
 
     Classes come only from Lamina's registry, ``custom_objects`` and
     ``register_keras_serializable``; no code stored in the file is ever run, whatever
-    ``safe_mode`` says. A ``Lambda`` layer whose function was a Python lambda is refused
-    under ``safe_mode=True``; with ``safe_mode=False`` it takes the function passed in
-    ``custom_objects`` under the layer's name (the stored bytecode is never unmarshalled).
+    ``safe_mode`` says.
+
+    Args:
+        filepath: Path of the file or folder (a string or ``os.PathLike``).
+        custom_objects: A dict of name -> class or function for the user's own classes
+            and functions the model uses.
+        compile: If ``True`` (default), compile the model with the saved optimizer, loss
+            and metrics, and restore the optimizer's state.
+        safe_mode: If ``True`` (default), a ``Lambda`` layer whose function was a Python
+            lambda is refused; with ``False`` it takes the function passed in
+            ``custom_objects`` under the layer's name (the stored bytecode is never
+            unmarshalled). ``lamina.config.enable_unsafe_deserialization()`` sets it to
+            ``False``.
+
+    Returns:
+        The model.
+
+    Raises:
+        FileFormatError: If the path's extension is not a model format.
+        CorruptFileError: If the file is not a readable model file.
+
+    Example:
+
+    >>> model.save("model.keras")
+    >>> restored = lamina.saving.load_model("model.keras")
     """
     filepath = _path(filepath, "load_model")
     if custom_objects is not None and not isinstance(custom_objects, dict):
@@ -153,8 +199,28 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
 
 def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
                  **kwargs) -> None:
-    """Write the weights (and the optimizer's state) to a ``.weights.h5`` file.
-    ``kwargs``: ``objects_to_skip`` (objects whose weights are left out), as in Keras."""
+    """Save a model's weights to a ``.weights.h5`` file.
+
+    The weights and the optimizer's state are written, matched later by the object
+    structure. The same as ``model.save_weights(filepath)``.
+
+    Args:
+        model: The Lamina ``Model`` whose weights to save.
+        filepath: The path; it must end in ``.weights.h5``.
+        overwrite: If ``True`` (default), replace an existing file; if ``False``, an
+            existing file raises ``SavedFileExistsError``.
+        max_shard_size: Sharded weights are not supported yet: it must be ``None``.
+        **kwargs: ``objects_to_skip`` (objects whose weights are left out), as in Keras;
+            anything else raises ``TypeError``.
+
+    Raises:
+        FileFormatError: If ``filepath`` does not end in ``.weights.h5``, or
+            ``max_shard_size`` is given.
+
+    Example:
+
+    >>> lamina.saving.save_weights(model, "model.weights.h5")
+    """
     objects_to_skip = kwargs.pop("objects_to_skip", None) or ()
     if kwargs:
         raise TypeError(f"save_weights: unexpected keyword arguments {sorted(kwargs)}; the "
@@ -176,15 +242,33 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
 
 
 def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
-    """Load weights saved by ``save_weights`` or ``save_model`` (from a ``.keras`` file)
-    into ``model``, matched by the object structure, not by layer names. Everything is read
-    and checked before any weight changes.
+    """Load weights into a built model from a file.
 
-    A legacy Keras ``.h5`` / ``.hdf5`` file (weights only, or a whole model) is matched
-    layer by layer: in order (Keras's default) or, with ``by_name=True``, by layer name
-    (for transfer learning); ``skip_mismatch=True`` leaves layers whose weights do not fit
-    as they are. Returns a ``lamina.saving.legacy_weights.LoadReport`` of which layers were
-    loaded and which were skipped and why (None for the other formats)."""
+    Weights saved by ``save_weights`` or ``save_model`` (from a ``.keras`` file) are
+    matched by the object structure, not by layer names. Everything is read and checked
+    before any weight changes.
+
+    Args:
+        model: A built Lamina ``Model``.
+        filepath: A ``.weights.h5``, ``.keras``, or legacy ``.h5`` / ``.hdf5`` file. A
+            legacy file (weights only, or a whole model) is matched layer by layer: in
+            order (Keras's default) or, with ``by_name=True``, by layer name.
+        skip_mismatch: If ``True``, weights whose shape does not fit are left as they
+            are instead of raising.
+        **kwargs: ``objects_to_skip`` (objects whose weights are left out, not for legacy
+            files) and ``by_name`` (legacy files only); anything else raises
+            ``TypeError``.
+
+    Returns:
+        For a legacy ``.h5`` file, a ``lamina.saving.legacy_weights.LoadReport`` of which
+        layers were loaded and which were skipped and why; ``None`` for the other
+        formats.
+
+    Example:
+
+    >>> model.save_weights("model.weights.h5")
+    >>> lamina.saving.load_weights(model, "model.weights.h5")
+    """
     filepath = _path(filepath, "load_weights")
     _check_model(model, "load_weights")
     _check_flag("load_weights", "skip_mismatch", skip_mismatch)

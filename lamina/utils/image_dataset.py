@@ -40,9 +40,58 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                  follow_links=False, crop_to_aspect_ratio=False,
                                  pad_to_aspect_ratio=False, data_format=None, format="tf",
                                  verbose=True):
-    """Batches of float32 images (resized to ``image_size``) and labels read from a folder
-    of class sub-folders, with Keras's arguments; returns a ``SampleDataset`` (two for
-    ``subset="both"``) with ``class_names`` and ``file_paths``."""
+    """Make a dataset of images and labels from a folder of class sub-folders.
+
+    ``directory/a/*.jpg`` and ``directory/b/*.png`` give images labelled 0 and 1. The
+    images are float32 arrays resized to ``image_size``, in batches.
+
+    Args:
+        directory: The folder. With ``labels="inferred"`` it holds one sub-folder per
+            class; otherwise its images are read, sub-folders included.
+        labels: ``"inferred"`` (default: from the sub-folder names), ``None`` (images
+            only), or a list/tuple of integer labels, one per file in sorted path order.
+        label_mode: ``"int"`` (default), ``"categorical"`` (one-hot), ``"binary"`` (float,
+            2 classes) or ``None`` (no labels).
+        class_names: With ``labels="inferred"``, the sub-folders to use, in label order;
+            ``None`` (default) takes them all in alphanumeric order.
+        color_mode: ``"grayscale"``, ``"rgb"`` (default) or ``"rgba"``: 1, 3 or 4
+            channels.
+        batch_size: Images per batch (default 32), or ``None`` for single images.
+        image_size: ``(height, width)`` (or an int for both) to resize the images to.
+            Defaults to ``(256, 256)``.
+        shuffle: If ``True`` (default), shuffle the files (and reshuffle each epoch).
+        seed: Random seed for the shuffle and the validation split.
+        validation_split: A float in (0, 1): the fraction of the files kept for
+            validation.
+        subset: ``"training"``, ``"validation"`` or ``"both"`` (with
+            ``validation_split``).
+        interpolation: The resize method: ``"bilinear"`` (default), ``"nearest"``,
+            ``"bicubic"``, ``"lanczos3"`` or ``"lanczos5"``.
+        follow_links: If ``True``, follow symbolic links to sub-folders.
+        crop_to_aspect_ratio: If ``True``, crop the images to the aspect ratio of
+            ``image_size`` before resizing, instead of distorting them.
+        pad_to_aspect_ratio: If ``True``, pad them to that aspect ratio instead (not with
+            ``crop_to_aspect_ratio``).
+        data_format: ``"channels_last"`` or ``"channels_first"``; ``None`` takes
+            ``lamina.config.image_data_format()``.
+        format: ``"tf"`` (default) or ``"grain"``; Lamina has neither tf.data nor grain,
+            so both return a ``SampleDataset`` (``"grain"`` with a warning).
+        verbose: If ``True`` (default), print how many files and classes were found.
+
+    Returns:
+        A ``SampleDataset`` (a ``PyDataset``) of ``(images, labels)`` batches, or of
+        images with no labels, with ``class_names`` and ``file_paths`` attributes; a pair
+        ``(training, validation)`` for ``subset="both"``.
+
+    Raises:
+        ValueError: If an argument is not one of the values above.
+
+    Example:
+
+    >>> train, val = image_dataset_from_directory(
+    ...     "flowers", image_size=(64, 64), validation_split=0.2, subset="both", seed=1)
+    >>> model.fit(train, validation_data=val, epochs=3)
+    """
     check_labels(WHAT, labels, label_mode, class_names)
     if labels is None or label_mode is None:
         labels, label_mode = None, None

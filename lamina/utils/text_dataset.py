@@ -27,10 +27,45 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
                                 class_names=None, batch_size=32, max_length=None,
                                 shuffle=True, seed=None, validation_split=None, subset=None,
                                 follow_links=False, format="tf", verbose=True):
-    """Batches of strings (a numpy object array, one entry per file, cut to
-    ``max_length`` characters) and labels from a folder of class sub-folders; returns a
-    ``SampleDataset`` (two for ``subset="both"``) with ``class_names`` and
-    ``file_paths``."""
+    """Make a dataset of texts and labels from a folder of class sub-folders.
+
+    ``directory/pos/*.txt`` and ``directory/neg/*.txt`` give texts labelled by class. Each
+    batch of texts is a numpy object array of strings, one per file.
+
+    Args:
+        directory: The folder. With ``labels="inferred"`` it holds one sub-folder per
+            class.
+        labels: ``"inferred"`` (default: from the sub-folder names), ``None`` (texts
+            only), or a list/tuple of integer labels, one per file in sorted path order.
+        label_mode: ``"int"`` (default), ``"categorical"`` (one-hot), ``"binary"`` (float,
+            2 classes) or ``None`` (no labels).
+        class_names: With ``labels="inferred"``, the sub-folders to use, in label order.
+        batch_size: Texts per batch (default 32), or ``None`` for single texts.
+        max_length: The most characters kept of each text; ``None`` (default) keeps all.
+        shuffle: If ``True`` (default), shuffle the files (and reshuffle each epoch).
+        seed: Random seed for the shuffle and the validation split.
+        validation_split: A float in (0, 1): the fraction of the files kept for
+            validation.
+        subset: ``"training"``, ``"validation"`` or ``"both"`` (with
+            ``validation_split``).
+        follow_links: If ``True``, follow symbolic links to sub-folders.
+        format: ``"tf"`` (default) or ``"grain"``; both return a ``SampleDataset``
+            (``"grain"`` with a warning).
+        verbose: If ``True`` (default), print how many files and classes were found.
+
+    Returns:
+        A ``SampleDataset`` of ``(texts, labels)`` batches with ``class_names`` and
+        ``file_paths``; a pair ``(training, validation)`` for ``subset="both"``.
+
+    Raises:
+        ValueError: If an argument is not one of the values above.
+
+    Example:
+
+    >>> train = text_dataset_from_directory("aclImdb/train", batch_size=32, seed=1)
+    >>> train.class_names
+    ['neg', 'pos']
+    """
     check_labels(WHAT, labels, label_mode, class_names)
     if labels is None or label_mode is None:
         labels, label_mode = None, None

@@ -43,11 +43,40 @@ def _check(data, sequence_stride, sampling_rate, start_index, end_index):
 def timeseries_dataset_from_array(data, targets, sequence_length, sequence_stride=1,
                                   sampling_rate=1, batch_size=128, shuffle=False, seed=None,
                                   start_index=None, end_index=None, format="tf"):
-    """Windows ``data[i : i + sequence_length * sampling_rate : sampling_rate]`` for
-    ``i = start_index, start_index + sequence_stride, ...`` (within ``end_index``),
-    each paired with ``targets[i]`` (the target of the window's first step) when targets
-    are given. ``shuffle`` permutes the windows with ``RandomState(seed)`` as Keras does,
-    and again each epoch."""
+    """Make a dataset of sliding windows over a time series.
+
+    Window ``i`` is ``data[i : i + sequence_length * sampling_rate : sampling_rate]`` for
+    ``i = start_index, start_index + sequence_stride, ...`` (within ``end_index``), each
+    paired with ``targets[i]`` (the target of the window's first step) when targets are
+    given.
+
+    Args:
+        data: An array of time steps (the first axis is time).
+        targets: Targets indexed like ``data``, or ``None`` for windows only.
+        sequence_length: The number of time steps in a window.
+        sequence_stride: The steps between the starts of two windows. Defaults to 1.
+        sampling_rate: The steps between two samples of a window. Defaults to 1.
+        batch_size: Windows per batch (default 128), or ``None`` for single windows.
+        shuffle: If ``True``, permute the windows with ``RandomState(seed)`` as Keras
+            does, and again each epoch. Defaults to ``False``.
+        seed: Random seed for the shuffle.
+        start_index: The first step used (default 0).
+        end_index: The step after the last one used (default ``len(data)``).
+        format: ``"tf"`` (default) or ``"grain"``; both return a ``SampleDataset``
+            (``"grain"`` with a warning).
+
+    Returns:
+        A ``SampleDataset`` of ``(windows, targets)`` batches, or of windows with no
+        targets; windows have shape ``(batch, sequence_length, ...)``.
+
+    Example:
+
+    >>> data = np.arange(10)
+    >>> windows = timeseries_dataset_from_array(data, None, sequence_length=3,
+    ...                                         batch_size=None)
+    >>> windows[0]
+    array([0, 1, 2])
+    """
     _check(data, sequence_stride, sampling_rate, start_index, end_index)
     check_format(WHAT, format)
     start = start_index or 0

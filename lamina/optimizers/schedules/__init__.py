@@ -22,13 +22,39 @@ ALL_OBJECTS: dict[str, type] = {cls.__name__: cls for cls in _CLASSES}
 
 
 def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
-    """``{"module": "keras.optimizers.schedules", "class_name", "config",
-    "registered_name"}``."""
+    """Return the config of a learning rate schedule, as Keras 3 writes it.
+
+    Args:
+        learning_rate_schedule: A ``LearningRateSchedule``.
+
+    Returns:
+        A dict ``{"module": "keras.optimizers.schedules", "class_name", "config",
+        "registered_name"}``.
+
+    Example:
+
+    >>> serialize(ExponentialDecay(0.1, 100, 0.5))["class_name"]
+    'ExponentialDecay'
+    """
     return serialize_keras_object(learning_rate_schedule)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Any:
-    """A schedule from its config dict."""
+    """Rebuild a learning rate schedule from its config.
+
+    Args:
+        config: A dict made by :func:`serialize` (or read from a Keras file).
+        custom_objects: An optional dict of name -> class for the user's own schedules.
+
+    Returns:
+        The ``LearningRateSchedule``.
+
+    Example:
+
+    >>> schedule = deserialize(serialize(ExponentialDecay(0.1, 100, 0.5)))
+    >>> schedule.decay_rate
+    0.5
+    """
     return deserialize_from("learning rate schedule", config, ALL_OBJECTS, custom_objects)
 
 

@@ -17,12 +17,31 @@ def _cosine(fraction, alpha: float):
 
 @register_builtin
 class CosineDecay(LearningRateSchedule):
-    """Without ``warmup_target``: ``initial_learning_rate * decayed(min(step, decay_steps)
-    / decay_steps)``, where ``decayed(f) = (1 - alpha) * 0.5 * (1 + cos(pi f)) + alpha``.
+    """A learning rate that follows a cosine curve down, after an optional linear warmup.
 
-    With ``warmup_target``: a linear ramp from ``initial_learning_rate`` to
-    ``warmup_target`` over ``warmup_steps``, then the cosine decay from ``warmup_target``
-    over ``decay_steps``.
+    Without ``warmup_target``, the rate at ``step`` is ``initial_learning_rate *
+    decayed(min(step, decay_steps) / decay_steps)``, where
+    ``decayed(f) = (1 - alpha) * 0.5 * (1 + cos(pi f)) + alpha``. With
+    ``warmup_target``, the rate ramps linearly from ``initial_learning_rate`` to
+    ``warmup_target`` over ``warmup_steps``, then decays from ``warmup_target`` over
+    ``decay_steps``.
+
+    Args:
+        initial_learning_rate: The starting rate, a float.
+        decay_steps: The number of steps to decay over, a positive number.
+        alpha: The fraction of the starting rate that the decay ends at. Defaults to
+            ``0.0``.
+        name: The schedule's name. Defaults to ``"CosineDecay"``.
+        warmup_target: The rate reached at the end of the warmup; ``None`` (default) for
+            no warmup.
+        warmup_steps: The number of warmup steps. Defaults to ``0``.
+
+    Example:
+
+    >>> schedule = CosineDecay(0.1, decay_steps=100)
+    >>> round(float(schedule(50)), 4)
+    0.05
+    >>> optimizer = lamina.optimizers.SGD(learning_rate=schedule)
     """
 
     def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name="CosineDecay",
@@ -64,9 +83,29 @@ class CosineDecay(LearningRateSchedule):
 
 @register_builtin
 class CosineDecayRestarts(LearningRateSchedule):
-    """Cosine decay from 1 to ``alpha`` (times ``initial_learning_rate``) over
-    ``first_decay_steps``, then a warm restart: period ``i`` lasts ``t_mul ** i`` times
-    longer and starts from ``m_mul ** i`` times the initial rate."""
+    """A cosine-decay learning rate with warm restarts (SGDR).
+
+    The rate decays along a cosine from ``initial_learning_rate`` to ``alpha`` times it
+    over ``first_decay_steps``, then restarts: period ``i`` lasts ``t_mul ** i`` times
+    longer and starts from ``m_mul ** i`` times the initial rate.
+
+    Args:
+        initial_learning_rate: The starting rate, a float.
+        first_decay_steps: The number of steps of the first period.
+        t_mul: How many times longer each period is than the one before. Defaults to
+            ``2.0``.
+        m_mul: How many times the rate each period starts from is of the one before.
+            Defaults to ``1.0``.
+        alpha: The fraction of the period's starting rate the decay ends at. Defaults to
+            ``0.0``.
+        name: The schedule's name. Defaults to ``"SGDRDecay"``.
+
+    Example:
+
+    >>> schedule = CosineDecayRestarts(0.1, first_decay_steps=100)
+    >>> round(float(schedule(100)), 4)     # the first restart
+    0.1
+    """
 
     def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
                  alpha=0.0, name="SGDRDecay"):

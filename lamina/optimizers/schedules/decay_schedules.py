@@ -36,8 +36,25 @@ class _RatioDecay(LearningRateSchedule):
 
 @register_builtin
 class ExponentialDecay(_RatioDecay):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent is
-    floored when ``staircase``)."""
+    """A learning rate that decays exponentially with the step.
+
+    The rate at ``step`` is ``initial_learning_rate * decay_rate ** (step / decay_steps)``;
+    with ``staircase`` the exponent is floored, so the rate drops every ``decay_steps``.
+
+    Args:
+        initial_learning_rate: The starting rate, a float.
+        decay_steps: The number of steps per power of ``decay_rate``, a positive number.
+        decay_rate: The factor the rate is multiplied by every ``decay_steps``.
+        staircase: If ``True``, decay in steps instead of continuously. Defaults to
+            ``False``.
+        name: The schedule's name. Defaults to ``"ExponentialDecay"``.
+
+    Example:
+
+    >>> schedule = ExponentialDecay(0.1, decay_steps=100, decay_rate=0.5)
+    >>> round(float(schedule(200)), 4)
+    0.025
+    """
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="ExponentialDecay"):
@@ -50,8 +67,25 @@ class ExponentialDecay(_RatioDecay):
 
 @register_builtin
 class InverseTimeDecay(_RatioDecay):
-    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (the ratio is
-    floored when ``staircase``)."""
+    """A learning rate that decays as the inverse of time.
+
+    The rate at ``step`` is ``initial_learning_rate / (1 + decay_rate * step /
+    decay_steps)``; with ``staircase`` the ratio ``step / decay_steps`` is floored.
+
+    Args:
+        initial_learning_rate: The starting rate, a float.
+        decay_steps: The number of steps per unit of decay, a positive number.
+        decay_rate: How fast the rate decays.
+        staircase: If ``True``, decay in steps instead of continuously. Defaults to
+            ``False``.
+        name: The schedule's name. Defaults to ``"InverseTimeDecay"``.
+
+    Example:
+
+    >>> schedule = InverseTimeDecay(0.1, decay_steps=10, decay_rate=1.0)
+    >>> round(float(schedule(10)), 4)
+    0.05
+    """
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
@@ -64,9 +98,27 @@ class InverseTimeDecay(_RatioDecay):
 
 @register_builtin
 class PolynomialDecay(LearningRateSchedule):
-    """``(initial - end) * (1 - step / decay_steps) ** power + end``, with ``step`` capped
-    at ``decay_steps``; with ``cycle`` the horizon grows to the next multiple of
-    ``decay_steps`` instead."""
+    """A learning rate that decays along a polynomial to an end rate.
+
+    The rate at ``step`` is ``(initial - end) * (1 - step / decay_steps) ** power + end``,
+    with ``step`` capped at ``decay_steps``; with ``cycle`` the horizon grows to the next
+    multiple of ``decay_steps`` instead.
+
+    Args:
+        initial_learning_rate: The starting rate, a float.
+        decay_steps: The number of steps to decay over, a positive number.
+        end_learning_rate: The rate reached at ``decay_steps``. Defaults to ``1e-4``.
+        power: The polynomial's power; ``1.0`` (default) decays linearly.
+        cycle: If ``True``, restart the decay past ``decay_steps`` with a longer horizon.
+            Defaults to ``False``.
+        name: The schedule's name. Defaults to ``"PolynomialDecay"``.
+
+    Example:
+
+    >>> schedule = PolynomialDecay(0.1, decay_steps=100, end_learning_rate=0.01)
+    >>> round(float(schedule(50)), 4)
+    0.055
+    """
 
     def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001,
                  power=1.0, cycle=False, name="PolynomialDecay"):
@@ -102,8 +154,26 @@ class PolynomialDecay(LearningRateSchedule):
 
 @register_builtin
 class PiecewiseConstantDecay(LearningRateSchedule):
-    """``values[0]`` while ``step <= boundaries[0]``, ``values[i]`` while
-    ``boundaries[i-1] < step <= boundaries[i]``, and ``values[-1]`` after the last."""
+    """A learning rate that is constant between step boundaries.
+
+    The rate is ``values[0]`` while ``step <= boundaries[0]``, ``values[i]`` while
+    ``boundaries[i-1] < step <= boundaries[i]``, and ``values[-1]`` after the last
+    boundary.
+
+    Args:
+        boundaries: The increasing steps at which the rate changes.
+        values: The rates, one more than ``boundaries``.
+        name: The schedule's name. Defaults to ``"PiecewiseConstant"``.
+
+    Raises:
+        ValueError: If ``values`` does not have one more entry than ``boundaries``.
+
+    Example:
+
+    >>> schedule = PiecewiseConstantDecay([100, 200], [1.0, 0.5, 0.1])
+    >>> float(schedule(150))
+    0.5
+    """
 
     def __init__(self, boundaries, values, name="PiecewiseConstant"):
         owner = type(self).__name__
