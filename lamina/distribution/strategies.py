@@ -14,6 +14,7 @@ from .. import ops
 from ..core.variable import Variable
 from ..backend.collectives import shard_bounds
 from ..core import structure
+from ..core.ignored_arguments import warn_ignored
 from .devices import list_devices
 from .launch import root_hint
 from .layouts import DeviceMesh, LayoutMap, TensorLayout, _flatten
@@ -176,7 +177,8 @@ class ModelParallel(Distribution):
             mesh's first axis.
         auto_shard_dataset: If ``True`` (default), each process takes its rows of every
             batch.
-        **kwargs: Only ``device_mesh``, Keras's older argument; the mesh always comes from
+        **kwargs: Only ``device_mesh``, Keras's older argument, which has no effect (a warning
+            says so once): the mesh always comes from
             ``layout_map``. Anything else raises ``TypeError``.
 
     Raises:
@@ -192,7 +194,7 @@ class ModelParallel(Distribution):
 
     def __init__(self, *, layout_map=None, batch_dim_name=None, auto_shard_dataset=True,
                  **kwargs):
-        kwargs.pop("device_mesh", None)
+        device_mesh = kwargs.pop("device_mesh", None)
         if kwargs:
             raise TypeError(f"ModelParallel: unrecognized keyword argument(s) "
                             f"{sorted(kwargs)}")
@@ -202,6 +204,9 @@ class ModelParallel(Distribution):
             raise ValueError(f"ModelParallel: argument 'layout_map' must be a LayoutMap; "
                              f"received {type(layout_map).__name__}")
         mesh = layout_map.device_mesh
+        if device_mesh is not None and device_mesh is not mesh:
+            warn_ignored("ModelParallel", "device_mesh", device_mesh,
+                         "the mesh is the layout_map's (Keras's older argument)")
         super().__init__(mesh, batch_dim_name or mesh.axis_names[0], auto_shard_dataset)
         self._layout_map = layout_map
 

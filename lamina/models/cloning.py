@@ -33,13 +33,16 @@ def clone_model(model: Model, input_tensors=None, clone_function=None, call_func
         recursive: If ``True``, nested Sequential and functional models are cloned layer by
             layer (with ``clone_function``) instead of passed whole to
             ``clone_function``.
-        **kwargs: Accepted for Keras's signature; no keyword is used.
+        **kwargs: Keras's internal ``cache`` only (a memo of the layers cloned so far,
+            which Lamina does not need: it has no effect); any other keyword is a
+            ``ValueError``, as in Keras.
 
     Returns:
         The new model.
 
     Raises:
         TypeError: If ``model`` is not a ``Model``.
+        ValueError: For an unknown keyword argument.
 
     Example:
 
@@ -49,6 +52,10 @@ def clone_model(model: Model, input_tensors=None, clone_function=None, call_func
     if not isinstance(model, Model):
         raise TypeError(f"clone_model: argument 'model' must be a lamina Model; received "
                         f"{type(model).__name__}")
+    kwargs.pop("cache", None)          # Keras's recursion memo: nothing to remember here
+    if kwargs:
+        raise ValueError(f"clone_model: Unexpected keyword argument(s): "
+                         f"{tuple(kwargs)}")
     clone_function = clone_function or _default_clone
 
     def clone_layer(layer):

@@ -67,3 +67,4 @@ def test_data_parallel_s_mpirun_advice_carries_the_root_hint(monkeypatch):
                                          r"OMPI_ALLOW_RUN_AS_ROOT=1 "
                                          r"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"):
         lamina.distribution.DataParallel(devices=devices)
+

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 import lamina
 from lamina import layers
@@ -59,3 +60,11 @@ def test_flatten_layers_lists_nested_layers_once_depth_first():
     assert [layer.name for layer in model._flatten_layers(include_self=False,
                                                           recursive=False)] == \
         [layer.name for layer in model.layers]
+
+
+def test_unknown_keyword_arguments_are_refused_as_in_keras():
+    model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+    with pytest.raises(ValueError, match=r"clone_model: Unexpected keyword argument\(s\): "
+                                         r"\('clone_weights',\)"):
+        lamina.models.clone_model(model, clone_weights=True)
+    assert lamina.models.clone_model(model, cache={}).layers[0].units == 2
