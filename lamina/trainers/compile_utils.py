@@ -7,7 +7,8 @@ from .. import losses, metrics, ops, tree
 
 def _match(what: str, spec, output_names: list[str]) -> list:
     """``spec`` per output: a dict keyed by output name, a list by position, or one value
-    for every output. For metrics a flat list is the list of metrics of every output."""
+    for every output. For metrics a list with one entry per output is per output (Keras 3);
+    a list of another length is the list of metrics of every output."""
     n = len(output_names)
     if isinstance(spec, dict):
         unknown = sorted(set(spec) - set(output_names))
@@ -18,8 +19,9 @@ def _match(what: str, spec, output_names: list[str]) -> list:
     if not isinstance(spec, (list, tuple)):
         return [spec] * n
     if what in ("metrics", "weighted_metrics"):
-        per_output = n > 1 and len(spec) == n and all(
-            s is None or isinstance(s, (list, tuple)) for s in spec)
+        # One entry (a metric or a list of them) per output, as in Keras 3; a list of
+        # another length is the metrics of every output.
+        per_output = n > 1 and len(spec) == n
         return list(spec) if per_output else [list(spec)] * n
     if len(spec) != n:
         raise ValueError(f"compile: argument '{what}' has {len(spec)} entries but the model "
@@ -27,11 +29,39 @@ def _match(what: str, spec, output_names: list[str]) -> list:
     return list(spec)
 
 
+def output_names_of(y_pred) -> list[str]:
+    """The outputs' names of a model that declares none (a subclassed model or a layer
+    mixed with ``Trainer``), from its first output: a dict's keys (sorted, as Keras 3
+    flattens a dict), ``output_1 .. output_n`` for a list, ``["output"]`` for one tensor."""
+    if isinstance(y_pred, dict):
+        return sorted(y_pred)
+    if isinstance(y_pred, (list, tuple)) and len(y_pred) > 1:
+        return [f"output_{i + 1}" for i in range(len(y_pred))]
+    return ["output"]
+
+
 class CompileLoss:
-    """The total loss: ``sum(weight_i * loss_i(y_true_i, y_pred_i, sample_weight))``."""
+    """The total loss: ``sum(weight_i * loss_i(y_true_i, y_pred_i, sample_weight))``.
+    Without ``output_names`` the outputs are named after the first ``y_pred``
+    (``output_names_of``) when the loss is first computed."""
 
     def __init__(self, loss, loss_weights=None, output_names=None):
-        self.output_names = list(output_names or ["output"])
+        self._loss, self._loss_weights = loss, loss_weights
+        self.output_names = None
+        self.built = False
+        self.losses, self.weights, self.trackers = [], [], []
+        if output_names is not None:
+            self.build(list(output_names))
+        else:       # unknown names and bad weights still fail here, not at the first step
+            for spec in _leaves(loss):
+                losses.get(spec)
+            for weight in _leaves(loss_weights):
+                _loss_weight(weight)
+
+    def build(self, output_names: list[str]) -> None:
+        self.output_names = output_names
+        self.built = True
+        loss, loss_weights = self._loss, self._loss_weights
         specs = _match("loss", loss, self.output_names)
         weights = _match("loss_weights", loss_weights, self.output_names) \
             if loss_weights is not None else [1.0] * len(self.output_names)
@@ -45,13 +75,15 @@ class CompileLoss:
             if not isinstance(fn, losses.Loss):
                 fn = losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
             self.losses.append(fn)
-            self.weights.append(1.0 if weight is None else float(weight))
+            self.weights.append(1.0 if weight is None else _loss_weight(weight))
         several = sum(fn is not None for fn in self.losses) > 1
         self.trackers = [metrics.Mean(name=f"{name}_loss") if several and fn is not None
                          else None for name, fn in zip(self.output_names, self.losses)]
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        trues = _as_list(y_true, self.output_names, "y")
+        if self.output_names is None:
+            self.build(output_names_of(y_pred))
+        trues = _as_list(self._targets_of_losses(y_true), self.output_names, "y")
         preds = _as_list(y_pred, self.output_names, "model output")
         weights = _as_list(sample_weight, self.output_names, "sample_weight", allow_one=True)
         total = None
@@ -67,6 +99,42 @@ class CompileLoss:
             term = value if self.weights[i] == 1.0 else ops.multiply(value, self.weights[i])
             total = term if total is None else ops.add(total, term)
         return total
+
+    def _targets_of_losses(self, y_true):
+        """``y`` with one target per output that has a loss, when some outputs have none
+        (``loss=["mse", None]``): the targets spread over those outputs (Keras 3)."""
+        with_loss = [i for i, fn in enumerate(self.losses) if fn is not None]
+        n = len(self.output_names)
+        if len(with_loss) == n or isinstance(y_true, dict) or y_true is None:
+            return y_true
+        targets = list(y_true) if isinstance(y_true, (list, tuple)) else [y_true]
+        if len(targets) != len(with_loss):
+            return y_true
+        spread = [None] * n
+        for i, target in zip(with_loss, targets):
+            spread[i] = target
+        return spread
+
+
+def _loss_weight(weight) -> float:
+    if not isinstance(weight, (int, float)) and \
+            not (hasattr(weight, "dtype") and getattr(weight, "ndim", None) == 0):
+        # A ValueError as in Keras (a legacy .h5 file's training_config reports it as a
+        # SavingError naming the file).
+        raise ValueError(f"compile: argument 'loss_weights' must be a float (one output) or "
+                         f"a list or dict of floats, one per output (Keras: \"Expected "
+                         f"`loss_weights` argument to be a float\"); received entry "
+                         f"{weight!r} of type {type(weight).__name__}")
+    return float(weight)
+
+
+def _leaves(spec) -> list:
+    """The non-None entries of a ``loss`` given per output (a dict or list) or for all."""
+    if isinstance(spec, dict):
+        spec = list(spec.values())
+    if isinstance(spec, (list, tuple)):
+        return [leaf for s in spec for leaf in _leaves(s)]
+    return [] if spec is None else [spec]
 
 
 def _as_list(value, names, what, allow_one=False):
@@ -101,14 +169,21 @@ class CompileMetrics:
     name = "compile_metrics"
 
     def __init__(self, metrics=None, weighted_metrics=None, output_names=None, loss=None):
-        self.output_names = list(output_names or ["output"])
-        none = [None] * len(self.output_names)
-        self._specs = (_match("metrics", metrics, self.output_names) if metrics else none,
-                       _match("weighted_metrics", weighted_metrics, self.output_names)
-                       if weighted_metrics else none)
+        self._metrics, self._weighted_metrics = metrics, weighted_metrics
+        self.output_names = None
+        if output_names is not None:            # else named after the first y_pred
+            self._name_outputs(list(output_names))
         self._loss = loss
         self.built = False
         self.entries: list[tuple[int, object, bool]] = []     # (output, metric, weighted)
+
+    def _name_outputs(self, output_names: list[str]) -> None:
+        self.output_names = output_names
+        none = [None] * len(output_names)
+        self._specs = (_match("metrics", self._metrics, output_names)
+                       if self._metrics else none,
+                       _match("weighted_metrics", self._weighted_metrics, output_names)
+                       if self._weighted_metrics else none)
 
     def _resolve(self, spec, y_true, y_pred, loss, prefix):
         if isinstance(spec, str) and spec in ("accuracy", "acc"):
@@ -126,6 +201,8 @@ class CompileMetrics:
         return metric
 
     def build(self, y_true, y_pred) -> None:
+        if self.output_names is None:
+            self._name_outputs(output_names_of(y_pred))
         trues = _as_list(y_true, self.output_names, "y")
         preds = _as_list(y_pred, self.output_names, "model output")
         several = len(self.output_names) > 1

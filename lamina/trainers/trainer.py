@@ -30,7 +30,24 @@ from .fit_data import fit_data
 from .loops import evaluate_loop, fit_loop, predict_loop, pythonify_logs
 
 class Trainer:
-    """Mixed into ``Model``: training and inference over datasets."""
+    """Mixed into ``Model``: training and inference over datasets.
+
+    It can be mixed into any layer, as Keras 3's ``Trainer`` can: ``class M(Trainer,
+    Dense)`` whose ``__init__`` calls ``Dense.__init__(self, ...)`` then
+    ``Trainer.__init__(self)``."""
+
+    def __init__(self):
+        """The state before ``compile`` (Keras 3's): nothing compiled, no loss, one step
+        per execution. It touches no layer state, so it may run after the layer's
+        ``__init__``."""
+        self.compiled = False
+        self.loss = None
+        self.loss_weights = None
+        self.steps_per_execution = 1
+        self.run_eagerly = False
+        self._compile_loss = None
+        self._compile_metrics = None
+        self._loss_tracker = None
 
     # ---------------------------------------------------------------- compile
     def compile_from_config(self, config: dict) -> None:
@@ -38,9 +55,11 @@ class Trainer:
         optimizer (Keras 3). A class that overrides ``compile`` compiles itself: the saved
         config is then not applied, with a warning."""
         if type(self).compile is not Trainer.compile:
-            warnings.warn(f"{self.name}: the model's class overrides compile(), so its saved "
-                          f"compile_config is not applied; call compile() on the loaded "
-                          f"model", stacklevel=3)
+            warnings.warn(f"{self.name}: `compile()` was not called as part of model loading "
+                          f"because the model's `compile()` method is custom. Its saved "
+                          f"compile_config is not applied: override get_compile_config() "
+                          f"and compile_from_config(config), or call compile() on the "
+                          f"loaded model", stacklevel=3)
             return
         compile_from_config(self, config)
 
@@ -67,7 +86,7 @@ class Trainer:
                 and not isinstance(self.optimizer, optimizers.LossScaleOptimizer)):
             self.optimizer = optimizers.LossScaleOptimizer(self.optimizer,
                                                            name="loss_scale_optimizer")
-        names = self._output_names_for_compile()
+        names = self._declared_output_names()   # None: named after the first outputs
         self.loss = loss
         self.loss_weights = loss_weights
         self._compile_loss = CompileLoss(loss, loss_weights, names) if loss is not None \
@@ -99,13 +118,16 @@ class Trainer:
         self.__dict__["_optimizer"] = value
         structure.changed()
 
-    def _output_names_for_compile(self) -> list[str]:
+    def _declared_output_names(self) -> list[str] | None:
+        """The output names a functional model declares; None for a model (or layer) whose
+        outputs are known only when it runs."""
         names = getattr(self, "output_names", None)
         if callable(names):
             names = names()
-        if names:
-            return list(names)
-        return ["output"]
+        return list(names) if names else None
+
+    def _output_names_for_compile(self) -> list[str]:
+        return self._declared_output_names() or ["output"]
 
     def _assert_compiled(self, method: str) -> None:
         if not getattr(self, "compiled", False):
@@ -127,6 +149,11 @@ class Trainer:
             if isinstance(value, Metric) and all(value is not m for m in result):
                 result.append(value)
         return result
+
+    @property
+    def metrics_variables(self) -> list:
+        """The variables of :attr:`metrics`, in that order (Keras 3)."""
+        return [variable for metric in self.metrics for variable in metric.variables]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -276,21 +303,27 @@ class Trainer:
     # ---------------------------------------------------------------- single batches
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
-        """One gradient step on one batch; metrics accumulate until reset_metrics()."""
+        """One gradient step on one batch; the logs are this batch's alone (the metrics are
+        reset first, as in Keras 3)."""
         self._assert_compiled("train_on_batch")
         class_weight = check.class_weight("train_on_batch", class_weight)
         adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    class_weight=class_weight, what="train_on_batch")
         (batch,) = list(adapter.epoch())
-        logs = _pythonify(self.make_train_function()(to_device(batch)))
+        step = self.make_train_function()
+        self.reset_metrics()
+        logs = _pythonify(step(to_device(batch)))
         return logs if return_dict else self._flatten_logs(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss and metrics on one batch (the metrics are reset first, as in Keras 3)."""
         self._assert_compiled("test_on_batch")
         adapter = ArrayDataAdapter(x, y, sample_weight, single_batch=True,
                                    what="test_on_batch")
         (batch,) = list(adapter.epoch())
-        logs = _pythonify(self.make_test_function()(to_device(batch)))
+        step = self.make_test_function()
+        self.reset_metrics()
+        logs = _pythonify(step(to_device(batch)))
         return logs if return_dict else self._flatten_logs(logs)
 
     def predict_on_batch(self, x):
@@ -298,7 +331,8 @@ class Trainer:
             adapter = ArrayDataAdapter(x, single_batch=True, what="predict_on_batch")
             ((x, _, _),) = list(adapter.epoch())
         step = self.make_predict_function()
-        if hasattr(step, "predict_array"):   # graph mode: the bound plan's latency path
+        if hasattr(step, "predict_array") and _is_array(x):  # graph mode: the bound
+            # plan's latency path (one array; nested inputs take the ordinary call)
             return step.predict_array(x)
         out = step(to_device((x, None, None)))
         return tree.map_structure(lambda t: t.numpy(), out)
@@ -314,6 +348,10 @@ def _one_nonempty_array(x) -> bool:
     shape = getattr(x, "shape", None)
     return shape is not None and hasattr(x, "dtype") and len(shape) >= 1 and \
         bool(shape[0])
+
+
+def _is_array(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
 def _check_legacy_kwargs(model, method: str, kwargs: dict, *data) -> dict:
@@ -345,7 +383,8 @@ def _warn_ignored_compile_arguments(model, jit_compile, kwargs) -> None:
 
 def _batch_size(x):
     """An int, or a tensor counted at run time when the batch size is unknown (a trace)."""
-    return num_rows(tree.flatten(x)[0])
+    # the first array: an optional Input may be given None (Keras 3)
+    return num_rows(next(v for v in tree.flatten(x) if v is not None))
 
 
 def _pythonify(logs: dict) -> dict:

@@ -15,7 +15,14 @@
 
 The few Keras internals every test leans on (``backend.backend()``,
 ``backend.convert_to_numpy``...) have Lamina counterparts of the same meaning, listed in
-``COUNTERPARTS``."""
+``COUNTERPARTS``.
+
+A few test modules choose a backend's ``Trainer`` class when they are imported and refuse
+any other backend (``trainers/trainer_test.py``: ``if backend.backend() == "jax": from
+keras.src.backend.jax.trainer import JAXTrainer as Trainer ... else: raise ImportError``).
+For the modules in ``JAX_AT_IMPORT``, ``backend.backend()`` answers "jax" to their
+module-level code only (their tests still see "lamina"), and ``JAXTrainer`` is Lamina's
+trainer mixin (``lamina.trainers.Trainer``), which such a test mixes into a plain layer."""
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -29,6 +36,11 @@ import types
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERAS_VERSION = "3.15.1"
 BACKEND_NAME = "lamina"
+
+# Test modules whose import-time code picks Keras's JAX trainer (see the module docstring).
+JAX_AT_IMPORT = ("keras.src.trainers.trainer_test",)
+# The one module of Keras's JAX backend the shim serves, and what it holds.
+JAX_TRAINER_MODULE = "keras.src.backend.jax.trainer"
 
 
 class KerasInternal(AttributeError):
@@ -87,7 +99,7 @@ def _counterparts() -> dict:
     from lamina import ops
     from . import keras_test_case
     return {
-        "keras.src.backend.backend": lambda: BACKEND_NAME,
+        "keras.src.backend.backend": backend_name,
         "keras.src.backend.convert_to_numpy": ops.convert_to_numpy,
         "keras.src.backend.convert_to_tensor": ops.convert_to_tensor,
         "keras.src.backend.is_tensor": ops.is_tensor,
@@ -109,6 +121,16 @@ def _counterparts() -> dict:
         "keras.src.testing.test_case.TestCase": keras_test_case.TestCase,
         "keras.src.testing.TestCase": keras_test_case.TestCase,
     }
+
+
+def backend_name() -> str:
+    """``keras.src.backend.backend()``: "lamina", except to the module-level code of a test
+    module in ``JAX_AT_IMPORT`` (it picks the JAX trainer, served by ``_JaxTrainerLoader``)."""
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "<module>" and \
+            caller.f_globals.get("__name__") in JAX_AT_IMPORT:
+        return "jax"
+    return BACKEND_NAME
 
 
 def _set_keras_mask(x, mask):
@@ -258,6 +280,8 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in OTHER_FRAMEWORKS and self._absent(name.split(".")[0]):
             return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
+        if name == JAX_TRAINER_MODULE:
+            return importlib.machinery.ModuleSpec(name, _JaxTrainerLoader())
         if name.startswith(BACKEND_MODULES):    # Keras's backend-specific code: JAX's, ...
             return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
         if name != "keras" and not name.startswith("keras."):
@@ -316,6 +340,20 @@ class _PublicLoader(importlib.abc.Loader):
 class _UnavailableLoader(importlib.abc.Loader):
     def create_module(self, spec):
         return _Unavailable(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+class _JaxTrainerLoader(importlib.abc.Loader):
+    """``keras.src.backend.jax.trainer``: a module whose ``JAXTrainer`` is Lamina's trainer
+    mixin (any other name in it is Keras's JAX code, unavailable here)."""
+
+    def create_module(self, spec):
+        from lamina.trainers import Trainer
+        module = _Unavailable(spec.name)
+        module.JAXTrainer = Trainer
+        return module
 
     def exec_module(self, module):
         pass

@@ -60,6 +60,23 @@ def test_keras_test_modules_run_from_keras_source():
     assert module == "tests.keras_conformance.keras_test_case"
 
 
+def test_trainer_test_imports_with_lamina_trainer_as_the_jax_trainer():
+    out = _in_child("""
+        import lamina
+        from keras.src import backend
+        import keras.src.trainers.trainer_test as t        # its import-time backend check
+        from keras.src.backend.jax.trainer import JAXTrainer
+        assert t.Trainer is JAXTrainer is lamina.trainers.Trainer
+        model = t.ExampleModel(units=3)                     # Trainer mixed into Dense
+        assert model.units == 3 and not model.compiled
+        def module_level_elsewhere():
+            return backend.backend()
+        print(backend.backend(), module_level_elsewhere())
+    """)
+    # "jax" only for trainer_test's module-level code; everyone else still sees Lamina
+    assert out.split() == ["lamina", "lamina"]
+
+
 @pytest.mark.parametrize("outcome, detail, expected", [
     ("passed", "", "passed"),
     ("failed", 'AssertionError: "Invalid value" does not match "ExampleLoss: bad"',
