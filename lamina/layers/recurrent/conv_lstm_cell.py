@@ -77,6 +77,10 @@ class ConvLSTMCell(RNNCellBase):
         self.kernel_size = cu.standardize_tuple(name, "kernel_size", kernel_size, rank)
         self.strides = cu.standardize_tuple(name, "strides", strides, rank)
         self.dilation_rate = cu.standardize_tuple(name, "dilation_rate", dilation_rate, rank)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(f"{name}: Specifying `strides > 1` is not compatible with "
+                             f"`dilation_rate > 1` (Keras refuses the pair); received "
+                             f"strides={self.strides}, dilation_rate={self.dilation_rate}")
         self.padding = cu.standardize_padding(name, padding)
         self.data_format = cu.standardize_data_format(name, data_format)
         self.recurrent_activation = activations.get(recurrent_activation)

@@ -51,7 +51,9 @@ class TimeDistributed(Layer):
                 for m, s in zip(mask.shape[:2], (batch, steps)))):
             raise ValueError(f"{self.name}: argument 'mask' must have shape (batch, "
                              f"timesteps, ...) = {describe_shape((batch, steps))}; "
-                             f"received shape {describe_shape(mask.shape)}")
+                             f"received shape {describe_shape(mask.shape)} (The `mask` "
+                             f"passed to the `TimeDistributed` layer has a shape that is "
+                             f"incompatible with the input shape)")
         if isinstance(inputs, SymbolicTensor) and None in inputs.shape[1:]:
             if graph_trace.active() is not None:
                 raise ShapeError(f"{self.name}: a compiled graph needs the sizes after the "
