@@ -20,6 +20,9 @@ _RULES = (
 )
 
 
+_BACKEND_SKIP = re.compile(r"Skipped: .*\b(jax|JAX|Jax|torch|Torch|tensorflow|TensorFlow)\b")
+
+
 def _excluded(detail: str) -> bool:
     """A public Keras name Lamina leaves out by design (the API walk's EXCLUDED list)."""
     from tests.api.api_walk import EXCLUDED
@@ -33,6 +36,10 @@ def reason(outcome: str, detail: str) -> str:
     if _excluded(detail):
         return INTERNAL
     if outcome == "skipped":
+        # Keras's own skip of a backend-specific test ("JAX only", "requires `jax` as the
+        # backend"): the test is about another framework, as on Keras's other backends
+        if _BACKEND_SKIP.search(str(detail)):
+            return INTERNAL
         return "skipped on Lamina"
     for name, pattern in _RULES:
         if pattern.search(detail):

@@ -103,3 +103,11 @@ def test_the_table_counts_internals_apart():
     row = report.total(report.classify_all(baseline, results))
     assert (row.baseline, row.public, row.passed) == (3, 2, 1)
     assert row.share == 0.5
+
+
+def test_a_keras_skip_of_a_backend_specific_test_counts_as_another_framework():
+    from tests.keras_conformance.classify import INTERNAL, reason
+    assert reason("skipped", "('x_test.py', 20, 'Skipped: JAX only')") == INTERNAL
+    assert reason("skipped", "('x.py', 3, 'Skipped: This test requires `jax` as the "
+                             "backend.')") == INTERNAL
+    assert reason("skipped", "('x.py', 3, 'Skipped: needs a GPU')") == "skipped on Lamina"
