@@ -93,3 +93,15 @@ def test_an_explicit_cause_is_kept_and_filtered_too(filtering):
     assert [f.name for f in traceback.extract_tb(exc.__cause__.__traceback__)] == \
         ["call", "helper_of_the_user"]
     assert len(_lamina_frames(exc)) <= 1
+
+
+def test_fit_predict_and_load_model_errors_are_filtered(filtering, tmp_path):
+    model = lamina.Sequential([lamina.Input((28, 28)), layers.Flatten(), layers.Dense(10)])
+    model.compile("sgd", "mse")
+    x = np.zeros((5, 28, 28), "float32")
+    for call in (lambda: model.predict(x[0], verbose=0),
+                 lambda: model.fit(x[:, 0], np.zeros((5, 10)), verbose=0),
+                 lambda: lamina.saving.load_model(tmp_path / "missing.keras")):
+        exc = _raised(call)
+        assert _frames(exc)[0] == __file__
+        assert [f.rsplit("/", 1)[1] for f in _lamina_frames(exc)] == ["traceback_filter.py"]

@@ -10,6 +10,7 @@ import warnings
 import zipfile
 
 from ..errors import ArgumentTypeError
+from ..traceback_filter import filter_traceback
 from ..registry import safe_mode_scope
 from .. import settings
 from ..core.saveable import is_a
@@ -65,6 +66,7 @@ def _check_model(model, what: str) -> None:
                         f"{type(model).__name__}")
 
 
+@filter_traceback
 def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = None,
                **kwargs) -> None:
     """Save a whole model to a file.
@@ -133,6 +135,7 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
     write_archive(model, filepath, zipped=True, include_optimizer=include_optimizer)
 
 
+@filter_traceback
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
                safe_mode: bool = True):
     """Load a model saved with ``model.save`` / ``save_model``.
@@ -197,6 +200,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         return read_archive(filepath, custom_objects=custom_objects, compile=compile)
 
 
+@filter_traceback
 def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
                  **kwargs) -> None:
     """Save a model's weights to a ``.weights.h5`` file.
@@ -241,6 +245,7 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
         write_weights(model, image, objects_to_skip=list(objects_to_skip))
 
 
+@filter_traceback
 def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     """Load weights into a built model from a file.
 

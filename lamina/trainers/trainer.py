@@ -20,6 +20,7 @@ from ..data_adapters.device_batch import to_device
 from ..distribution.steps import distribute_step, is_stale
 from ..ops.reduction import num_rows
 from ..metrics import Metric
+from ..traceback_filter import filter_traceback
 from .host_prefix import apply_host_prefix
 from ..core.ignored_arguments import warn_ignored
 from . import argument_checks as check
@@ -63,6 +64,7 @@ class Trainer:
             return
         compile_from_config(self, config)
 
+    @filter_traceback
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
                 jit_compile="auto", auto_scale_loss=True, **kwargs) -> None:
@@ -251,6 +253,7 @@ class Trainer:
         return distribute_step(self, function, name.split("_")[0])
 
     # ---------------------------------------------------------------- loops
+    @filter_traceback
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -270,6 +273,7 @@ class Trainer:
         return fit_loop(self, data, epochs=epochs, verbose=verbose, callbacks=callbacks,
                         initial_epoch=initial_epoch, validation_freq=validation_freq)
 
+    @filter_traceback
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics on the data: a scalar, a list ``[loss, ...]`` or a dict."""
@@ -280,6 +284,7 @@ class Trainer:
                              pipeline=pipeline)
         return logs if return_dict else self._flatten_logs(logs)
 
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 **kwargs):
         """The outputs for ``x`` as host numpy arrays (written into one preallocated array
@@ -301,6 +306,7 @@ class Trainer:
         return flat[0] if len(flat) == 1 else flat
 
     # ---------------------------------------------------------------- single batches
+    @filter_traceback
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
         """One gradient step on one batch; the logs are this batch's alone (the metrics are
@@ -315,6 +321,7 @@ class Trainer:
         logs = _pythonify(step(to_device(batch)))
         return logs if return_dict else self._flatten_logs(logs)
 
+    @filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics on one batch (the metrics are reset first, as in Keras 3)."""
         self._assert_compiled("test_on_batch")
@@ -326,6 +333,7 @@ class Trainer:
         logs = _pythonify(step(to_device(batch)))
         return logs if return_dict else self._flatten_logs(logs)
 
+    @filter_traceback
     def predict_on_batch(self, x):
         if not _one_nonempty_array(x):      # lists, dicts, empty data: checked, converted
             adapter = ArrayDataAdapter(x, single_batch=True, what="predict_on_batch")
