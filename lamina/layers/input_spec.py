@@ -79,7 +79,8 @@ def _check_one(layer: str, spec: InputSpec, shape: tuple, position) -> None:
         if shape[axis] is not None and shape[axis] != size:
             where = "last dimension" if axis in (-1, rank - 1) else f"axis {axis} of size"
             raise ShapeError(f"{layer} expects {which} with {where} {size} (the layer was "
-                             f"built for {size}); {received}")
+                             f"built for {size}); {received}, which is incompatible with "
+                             f"the layer")
     if spec.shape is not None:
         for axis, (want, got) in enumerate(zip(spec.shape, shape)):
             if want is not None and got is not None and want != got:

@@ -371,7 +371,9 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
     def get_build_config(self) -> dict | None:
         """``{"input_shape": ...}`` once built, so a loader can build before setting weights."""
         if self._build_shapes is None:
-            return None
+            # built by ``build()`` with no shape (Embedding): Keras's empty shapes_dict,
+            # so that a loader builds the layer before setting its weights
+            return {"shapes_dict": {}} if self.__dict__.get("_built_without_shape") else None
         return {"input_shape": _as_lists(self._build_shapes)}
 
     def build_from_config(self, config: dict) -> None:
@@ -454,6 +456,8 @@ def _marks_built(build):
         self.built = True
         if self._build_shapes is None and args:
             self._build_shapes = args[0]
+        elif not args and all(v is None for v in kwargs.values()):
+            self.__dict__["_built_without_shape"] = True
         return result
     return wrapper
 

@@ -20,8 +20,15 @@ that training the factors can go on (Keras zeroes ``a`` as well, which leaves bo
 without a gradient). Unlike Keras's ``Dense`` and ``Embedding``, whose ``build`` drops the
 constructor's ``lora_alpha``, every layer here keeps it.
 
-LoRA is not combined with int8 quantization in Lamina: both ways round raise
-NotImplementedError.
+LoRA combines with int8 and int4 quantization (of ``Dense``, ``EinsumDense``, ``Embedding``),
+either way round, as in Keras: ``quantize`` quantizes the frozen base weight and keeps the
+factors; ``enable_lora`` on a quantized layer shapes the factors after the float weight.
+The call then adds ``(lora_alpha / rank) * ((inputs @ a) @ b)`` (for EinsumDense the layer's
+einsum with ``a``; for Embedding the rows of ``a``) to the quantized product, cast to the
+compute dtype. Saving dequantizes the base, adds the update and quantizes the sum again
+(Keras's lossy merge), so the file is a plain quantized layer's. The layer class names its
+quantized modes' helpers in ``_lora_quantized`` (``dequantized(layer)`` and
+``requantized(layer, weight)``); other modes (float8, GPTQ, AWQ) raise NotImplementedError.
 """
 from __future__ import annotations
 
@@ -88,6 +95,8 @@ class LoraMixin:
     :meth:`_build_lora` at the end of ``build``."""
 
     _lora_target = "kernel"
+    _lora_quantized: dict = {}       # mode -> module with dequantized / requantized
+
 
     def _init_lora(self, lora_rank, lora_alpha) -> None:
         _check_rank(self, "lora_rank", lora_rank, allow_none=True)
@@ -116,19 +125,25 @@ class LoraMixin:
         if self.lora_enabled:
             raise LoraError(f"{self.name}: lora is already enabled. This can only be done "
                             f"once per layer.")
-        if self.quantization_mode is not None:
+        mode = self.quantization_mode
+        if mode == "gptq":
+            raise NotImplementedError(f"{self.name}: lora is not currently supported with "
+                                      f"GPTQ quantization.")
+        if mode is not None and mode not in self._lora_quantized:
             raise NotImplementedError(f"{self.name}: lora on a layer quantized to "
-                                      f"'{self.quantization_mode}' is not supported by Lamina")
+                                      f"'{mode}' is not supported by Lamina")
         _check_rank(self, "rank", rank, allow_none=False)
         _check_alpha(self, lora_alpha)
         base = self.__dict__["_" + target]
+        # the float weight's shape (an int4 variable is packed; its view is not)
+        shape = tuple(getattr(self, target).shape)
         regularizer = getattr(self, f"{target}_regularizer", None)
         # float32 at least, so that small updates do not underflow in a float16 layer
         dtype = "float64" if self.variable_dtype == "float64" else "float32"
-        a = self.add_weight(name=f"lora_{target}_a", shape=tuple(base.shape[:-1]) + (rank,),
+        a = self.add_weight(name=f"lora_{target}_a", shape=shape[:-1] + (rank,),
                             initializer=initializers.get(a_initializer), dtype=dtype,
                             regularizer=regularizer)
-        b = self.add_weight(name=f"lora_{target}_b", shape=(rank, base.shape[-1]),
+        b = self.add_weight(name=f"lora_{target}_b", shape=(rank, shape[-1]),
                             initializer=initializers.get(b_initializer), dtype=dtype,
                             regularizer=regularizer)
         self._place_beside(base, [a, b])
@@ -139,6 +154,21 @@ class LoraMixin:
         self.lora_rank = rank
         self.lora_alpha = lora_alpha if lora_alpha is not None else rank
         structure.changed()                  # compiled steps read the base weight alone
+
+    def _add_lora(self, outputs, projected):
+        """A quantized call's ``outputs`` plus LoRA's update, ``projected`` being the
+        inputs taken through ``lora_<weight>_a`` (``inputs @ a``); as is without LoRA."""
+        if not self.lora_enabled:
+            return outputs
+        update = ops.matmul(projected, self._lora_factors()[1])
+        update = ops.multiply(update, self.lora_alpha / self.lora_rank)
+        return ops.cast(ops.add(outputs, update), self.compute_dtype)
+
+    def _with_lora(self, weight):
+        """``weight`` plus LoRA's update (in the compute dtype) once LoRA is enabled."""
+        if not self.__dict__.get("lora_enabled"):
+            return weight
+        return _merged(self, weight, self.compute_dtype)
 
     def _lora_factors(self) -> tuple:
         target = self._lora_target
@@ -163,7 +193,11 @@ class LoraMixin:
 
     # ------------------------------------------------------------------ saving
     def _lora_saved_variables(self) -> list:
-        """The variables saved in a plain layer's order: all but the factors."""
+        """The variables saved in a plain layer's order: all but the factors (a quantized
+        layer's order names no factor)."""
+        saved = self._saved_variables()
+        if saved is not None:
+            return saved
         factors = [id(f) for f in self._lora_factors()]
         own = list(self._trainable_variables) + list(self._non_trainable_variables)
         return [v for v in own if id(v) not in factors]
@@ -173,10 +207,23 @@ class LoraMixin:
         if not self.lora_enabled:
             super().save_own_variables(store)
             return
-        base = self.__dict__["_" + self._lora_target]
-        merged = _merged(self, base, base.dtype)
+        merged = self._merged_for_saving()
         for i, variable in enumerate(self._lora_saved_variables()):
-            store[str(i)] = merged if variable is base else variable
+            store[str(i)] = merged.get(id(variable), variable)
+
+    def _merged_for_saving(self) -> dict:
+        """``{id(variable): value}`` for the variables whose saved value holds LoRA's update:
+        the base weight, or (quantized) the weight re-quantized with its scale and zero."""
+        base = self.__dict__["_" + self._lora_target]
+        mode = self.quantization_mode
+        if mode is None:
+            return {id(base): _merged(self, base, base.dtype)}
+        helpers = self._lora_quantized[mode]
+        a, b = self._lora_factors()
+        delta = ops.multiply(ops.matmul(a, b), self.lora_alpha / self.lora_rank)
+        weight = ops.add(helpers.dequantized(self), ops.cast(delta, self.compute_dtype))
+        values = helpers.requantized(self, weight)
+        return {id(self._own_variable(name)): value for name, value in values.items()}
 
     def load_own_variables(self, store) -> None:
         """A plain layer's variables into the base weight and the rest; ``b`` zeroed."""
@@ -208,6 +255,7 @@ class LoraMixin:
 
     def _check_quantize_args(self, mode, compute_dtype) -> None:
         super()._check_quantize_args(mode, compute_dtype)
-        if self.lora_enabled:
-            raise NotImplementedError(f"{self.name}: quantizing a layer with lora enabled is "
-                                      f"not supported by Lamina")
+        if self.lora_enabled and mode not in self._lora_quantized:
+            raise NotImplementedError(f"{self.name}: quantizing a layer with lora enabled to "
+                                      f"'{mode}' is not supported by Lamina (int8 and int4 "
+                                      f"are)")

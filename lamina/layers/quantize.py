@@ -148,12 +148,13 @@ class QuantizeMixin:
 def quantized_view(weight: property, views: dict) -> property:
     """``weight`` (a layer's ``kernel`` or ``embeddings`` property), except that a layer
     quantized in a mode of ``views`` gives ``views[mode](layer)`` (Keras's ``layer.kernel``
-    of an int4 layer is its unpacked int4 values, not the packed variable); assigning still
-    sets the variable."""
+    of an int4 layer is its unpacked int4 values, not the packed variable, plus LoRA's
+    update when LoRA is enabled); assigning still sets the variable."""
     def get(layer):
         view = views.get(layer.quantization_mode)
         if view is not None and getattr(layer, "_is_quantized", False):
-            return view(layer)
+            merge = getattr(layer, "_with_lora", None)
+            return view(layer) if merge is None else merge(view(layer))
         return weight.fget(layer)
 
     return property(get, weight.fset, doc=weight.__doc__)

@@ -362,23 +362,6 @@ def test_bad_rank_and_alpha():
         layers.Conv1D(2, 1, lora_rank=True)
 
 
-def test_lora_and_int8_quantization_are_refused_together():
-    lora = layers.Dense(2, lora_rank=2, name="lq")
-    lora.build((None, 3))
-    with pytest.raises(NotImplementedError, match="lq: quantizing a layer with lora enabled "
-                                                  "is not supported by Lamina"):
-        lora.quantize("int8")
-    assert lora.quantization_mode is None and lora.quantization_config is None
-    quantized = layers.Dense(2, name="ql")
-    quantized.build((None, 3))
-    quantized.quantize("int8")
-    with pytest.raises(NotImplementedError, match="ql: lora on a layer quantized to 'int8' "
-                                                  "is not supported by Lamina"):
-        quantized.enable_lora(2)
-    with pytest.raises(NotImplementedError, match="lora on a layer quantized"):
-        layers.Embedding(4, 2, lora_rank=2, dtype="int8_from_float32").build()
-
-
 def test_loading_a_lora_layer_checks_the_store():
     layer = layers.Dense(2, lora_rank=1, name="ld")
     layer.build((None, 3))

@@ -23,6 +23,7 @@ class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
     """
 
+    _lora_quantized = {"int8": int8_dense, "int4": int4_dense}
     _quantized_variable_order = {
         "int8": ("kernel", "bias", "kernel_scale"),
         "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
@@ -44,7 +45,7 @@ class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
                  quantization_config=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if isinstance(units, bool) or not isinstance(units, int) or units <= 0:
-            raise ValueError(f"{self.name}: argument 'units' must be a positive int; "
+            raise ValueError(f"{self.name}: argument 'units' must be a positive integer; "
                              f"received {units!r}")
         self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
@@ -88,7 +89,8 @@ class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
         mode = self.quantization_mode
         bias = self.bias
         if mode == "int8":
-            x = int8_dense.product(self, inputs, self.kernel, self.kernel_scale)
+            x = int8_dense.product(self, inputs, self._own_variable("kernel"),
+                                   self.kernel_scale)
         elif mode == "int4":
             x = int4_dense.product(self, inputs)
         elif mode in ("gptq", "awq"):
@@ -98,9 +100,11 @@ class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
             bias = None if bias is None else float8_dense.bias(self)
         else:
             x = ops.matmul(inputs, self.kernel)
+        if mode in self._lora_quantized and self.lora_enabled:
+            x = self._add_lora(x, ops.matmul(inputs, self.lora_kernel_a))
         if bias is not None:
             x = ops.add(x, bias)
-        return self.activation(x)
+        return x if self.activation is None else self.activation(x)
 
     def _quantized_build(self, kernel_shape, mode, config) -> None:
         if mode == "int8":

@@ -28,6 +28,7 @@ class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     """
     _calibrated_zero = "zero_point"           # Keras's name in EinsumDense
 
+    _lora_quantized = {"int8": int8_einsum, "int4": int4_einsum}
     _quantized_variable_order = {
         "int8": ("kernel", "bias", "kernel_scale"),
         "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
@@ -105,7 +106,8 @@ class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
         specs = expand(self.name, self.equation, len(inputs.shape))
         bias = self.bias
         if mode == "int8":
-            x = int8_einsum.product(self, inputs, self.kernel, self.kernel_scale)
+            x = int8_einsum.product(self, inputs, self._own_variable("kernel"),
+                                    self.kernel_scale)
         elif mode == "int4":
             x = int4_einsum.product(self, inputs)
         elif mode in ("gptq", "awq"):
@@ -116,9 +118,11 @@ class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
             bias = None if bias is None else float8_dense.bias(self)
         else:
             x = einsum(inputs, self.kernel, *specs)
+        if mode in self._lora_quantized and self.lora_enabled:
+            x = self._add_lora(x, einsum(inputs, self.lora_kernel_a, *specs))
         if bias is not None:
             x = ops.add(x, bias)
-        return self.activation(x)
+        return x if self.activation is None else self.activation(x)
 
     def _quantized_build(self, kernel_shape, mode, config) -> None:
         if mode == "int8":

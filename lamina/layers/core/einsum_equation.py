@@ -7,6 +7,7 @@ Shape analysis follows Keras 3's ``_analyze_einsum_string`` so that kernel and b
 from __future__ import annotations
 
 import re
+import warnings
 import string
 
 from ... import ops
@@ -38,6 +39,15 @@ def split_equation(layer: str, equation) -> tuple[str, str, str, str | None]:
                      f"received {equation!r}")
 
 
+_WARNED: set = set()
+
+
+def _warn_once(key, message: str) -> None:
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, stacklevel=4)
+
+
 def analyze(layer: str, equation, bias_axes, input_shape, partial_output_shape):
     """Kernel shape, bias shape (or None) and full output shape, as Keras computes them."""
     in_spec, w_spec, out_spec, ellipsis = split_equation(layer, equation)
@@ -50,6 +60,13 @@ def analyze(layer: str, equation, bias_axes, input_shape, partial_output_shape):
                          f"match the equation {equation!r}; received shape {input_shape}")
     # With a leading ellipsis the batch axis is inside the ellipsis, else it is spelled.
     wanted = len(out_spec) - (ellipsis != "left")
+    if len(partial_output_shape) > wanted:
+        # Keras builds such a layer and never reads the extra sizes: warn, then drop them
+        _warn_once(layer, f"{layer}: argument 'output_shape' gives {len(partial_output_shape)} "
+                          f"sizes but the output of {equation!r} has {wanted} without the "
+                          f"batch axis and ellipsis; the extra sizes "
+                          f"{tuple(partial_output_shape[wanted:])} are ignored")
+        partial_output_shape = tuple(partial_output_shape[:wanted])
     if len(partial_output_shape) != wanted:
         raise ValueError(f"{layer}: argument 'output_shape' must give {wanted} sizes (the "
                          f"output of {equation!r} without the batch axis and ellipsis); "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import constraints, initializers, ops, quantizers, regularizers
 from ...dtypes import is_float
+from ...errors import ArgumentTypeError
 from ...ops.indexing import checked_take
 from ...quantizers.quantization_config import layer_quantization_config
 from ..layer import Layer
@@ -29,6 +30,7 @@ class Embedding(LoraMixin, Layer):
         "int8": ("embeddings", "embeddings_scale"),
         "int4": ("embeddings", "embeddings_scale", "embeddings_zero", "g_idx")}
     _lora_target = "embeddings"
+    _lora_quantized = {"int8": int8_embedding, "int4": int4_embedding}
     embeddings = quantized_view(
         adapted_weight("embeddings", "The embeddings, with LoRA's update once it is enabled; "
                                      "an int4 layer's int4 values."),
@@ -44,8 +46,10 @@ class Embedding(LoraMixin, Layer):
         super().__init__(**kwargs)
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{self.name}: argument '{arg}' must be a positive int; "
-                                 f"received {value!r}")
+                # a ValueError, and the TypeError Keras's from_config raises for it
+                raise ArgumentTypeError(f"{self.name}: argument `{arg}` must be a positive "
+                                        f"integer; received {value!r} (of type "
+                                        f"{type(value).__name__})")
         self._init_lora(lora_rank, lora_alpha)
         self.quantization_config = layer_quantization_config(
             self.name, quantization_config)
@@ -85,10 +89,13 @@ class Embedding(LoraMixin, Layer):
                    f"to {{high}})")
         def take(table, ids):
             return checked_take(table, ids, axis=0, range_message=message)
-        if self.quantization_mode == "int8":
-            return int8_embedding.lookup(self, inputs, take)
-        if self.quantization_mode == "int4":
-            return int4_embedding.lookup(self, inputs, take)
+        helpers = {"int8": int8_embedding, "int4": int4_embedding}.get(
+            self.quantization_mode)
+        if helpers is not None:
+            outputs = helpers.lookup(self, inputs, take)
+            if self.lora_enabled:
+                outputs = self._add_lora(outputs, take(self.lora_embeddings_a, inputs))
+            return outputs
         return ops.cast(take(self.embeddings, inputs), self.compute_dtype)
 
     def _quantized_build(self, embeddings_shape, mode, config) -> None:

@@ -16,7 +16,8 @@ kernel, as in Keras; the int4 variables are not trainable.
 from __future__ import annotations
 
 from ... import ops
-from ...quantizers.abs_max import AbsMaxQuantizer, abs_max_quantize_grouped_with_zero_point
+from ...quantizers.abs_max import (AbsMaxQuantizer, abs_max_quantize,
+                                   abs_max_quantize_grouped_with_zero_point)
 from ...quantizers.grouped import dequantize_with_sz_map
 from ...quantizers.int4_packing import pack_int4
 from ...quantizers.quantization_config import (QuantizationConfig, int4_block_size,
@@ -71,6 +72,29 @@ def unpacked_kernel(layer):
     """``layer.kernel`` of an int4 Dense: the int4 values, ``(input_dim, units)``."""
     return int4_weights.unpack(layer._own_variable("kernel"), layer._orig_output_dim,
                                axis=-1)
+
+
+def dequantized(layer):
+    """The float kernel the int4 variables stand for, ``(input_dim, units)``."""
+    grouped = is_sub_channel(layer._int4_block_size)
+    return _float_kernel(layer, unpacked_kernel(layer), layer.kernel_scale,
+                         layer.kernel_zero if grouped else None,
+                         layer.g_idx if grouped else None)
+
+
+def requantized(layer, kernel) -> dict:
+    """The int4 variables' values for a float ``kernel``: abs-max per output channel, or
+    with zero points in groups of ``block_size`` input rows; packed."""
+    block_size = layer._int4_block_size
+    if is_sub_channel(block_size):
+        values, scale, zero = abs_max_quantize_grouped_with_zero_point(
+            kernel, block_size=block_size, to_numpy=True)
+        extra = {"kernel_zero": zero}
+    else:
+        values, scale = abs_max_quantize(kernel, axis=0, value_range=(-8, 7), dtype="int8",
+                                         to_numpy=True)
+        scale, extra = ops.squeeze(scale, axis=0), {}
+    return {"kernel": pack_int4(values, axis=-1)[0], "kernel_scale": scale, **extra}
 
 
 def _float_kernel(layer, unpacked, scale, zero, g_idx):

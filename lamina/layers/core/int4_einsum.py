@@ -65,17 +65,13 @@ def build(layer, kernel_shape, config) -> None:
         layer.g_idx = int4_weights.group_index(layer, rows, block_size)
 
 
-def quantize(layer, config) -> None:
-    """Replace the float kernel of a built EinsumDense by its packed int4 form."""
-    float_kernel = layer._own_variable("kernel")
-    rows, columns = _flat_shape(tuple(float_kernel.shape), _layout(layer))
-    flat = ops.reshape(float_kernel, (rows, columns))
-    block_size = int4_block_size(layer, config)
+def _quantized_flat(flat, config, block_size):
+    """``(values, scale, zero)`` of the 2-D kernel ``flat`` (zero None per channel)."""
     if is_sub_channel(block_size):
         values, scale, zero = abs_max_quantize_grouped_with_zero_point(
             flat, block_size=block_size, to_numpy=True)
     else:
-        if config.weight_quantizer is not None and not _warned:
+        if getattr(config, "weight_quantizer", None) is not None and not _warned:
             _warned.append(True)
             warnings.warn("EinsumDense: the int4 kernel is quantized per channel by abs-max "
                           "in [-8, 7]; Int4QuantizationConfig.weight_quantizer is not used "
@@ -83,6 +79,15 @@ def quantize(layer, config) -> None:
         values, scale = abs_max_quantize(flat, axis=0, value_range=(-8, 7), dtype="int8",
                                          to_numpy=True)
         scale, zero = ops.squeeze(scale, axis=0), None
+    return values, scale, zero
+
+
+def quantize(layer, config) -> None:
+    """Replace the float kernel of a built EinsumDense by its packed int4 form."""
+    float_kernel = layer._own_variable("kernel")
+    rows, columns = _flat_shape(tuple(float_kernel.shape), _layout(layer))
+    flat = ops.reshape(float_kernel, (rows, columns))
+    values, scale, zero = _quantized_flat(flat, config, int4_block_size(layer, config))
     packed = pack_int4(values, axis=-1)[0]
     layer._drop_weight(float_kernel)
     build(layer, tuple(float_kernel.shape), config)
@@ -92,6 +97,32 @@ def quantize(layer, config) -> None:
     layer.kernel_scale.assign(scale)
     if zero is not None:
         layer.kernel_zero.assign(zero)
+
+
+def _float_flat(layer, unpacked, scale, zero, g_idx):
+    if zero is not None:
+        return ops.cast(dequantize_with_sz_map(unpacked, scale, zero, g_idx, group_axis=0),
+                        layer.compute_dtype)
+    return ops.divide(ops.cast(unpacked, layer.compute_dtype), scale)
+
+
+def dequantized(layer):
+    """The float kernel the int4 variables stand for, in the kernel's shape."""
+    unpacked = int4_weights.unpack(layer._own_variable("kernel"),
+                                   layer._int4_unpacked_column_size, axis=-1)
+    grouped = layer._int4_block_size is not None
+    flat = _float_flat(layer, unpacked, layer.kernel_scale,
+                       layer.kernel_zero if grouped else None,
+                       layer.g_idx if grouped else None)
+    return ops.reshape(flat, layer.original_kernel_shape)
+
+
+def requantized(layer, kernel) -> dict:
+    """The int4 variables' values for a float ``kernel`` (flattened, quantized, packed)."""
+    flat = ops.reshape(kernel, (layer._int4_rows, layer._int4_unpacked_column_size))
+    values, scale, zero = _quantized_flat(flat, None, layer._int4_block_size)
+    extra = {} if zero is None else {"kernel_zero": zero}
+    return {"kernel": pack_int4(values, axis=-1)[0], "kernel_scale": scale, **extra}
 
 
 def unpacked_kernel(layer):
@@ -111,12 +142,8 @@ def product(layer, inputs):
     @ops.custom_gradient
     def int4_einsum(x, packed, scale, *groups):
         unpacked = int4_weights.unpack(packed, layer._int4_unpacked_column_size, axis=-1)
-        if grouped:
-            zero, g_idx = groups
-            flat = ops.cast(dequantize_with_sz_map(unpacked, scale, zero, g_idx,
-                                                   group_axis=0), compute_dtype)
-        else:
-            flat = ops.divide(ops.cast(unpacked, compute_dtype), scale)
+        zero, g_idx = groups if grouped else (None, None)
+        flat = _float_flat(layer, unpacked, scale, zero, g_idx)
         float_kernel = ops.reshape(flat, layer.original_kernel_shape)
 
         def grad(*args, upstream=None):

@@ -79,6 +79,23 @@ def unpacked_embeddings(layer):
                                axis=-1)
 
 
+def dequantized(layer):
+    """The float table the int4 variables stand for, ``(input_dim, output_dim)``."""
+    table = ops.cast(unpacked_embeddings(layer), layer.compute_dtype)
+    if not is_sub_channel(layer._int4_block_size):
+        return ops.divide(table, ops.expand_dims(layer.embeddings_scale, axis=-1))
+    return dequantize_with_sz_map(table, layer.embeddings_scale, layer.embeddings_zero,
+                                  layer.g_idx, group_axis=-1)
+
+
+def requantized(layer, table) -> dict:
+    """The int4 variables' values for a float ``table`` (abs-max per row, or in groups of
+    columns with zero points), packed; Keras's per-row path ignores a weight quantizer."""
+    values, scale, zero = quantize_table(table, None, layer._int4_block_size)
+    extra = {} if zero is None else {"embeddings_zero": zero}
+    return {"embeddings": pack_int4(values, axis=-1)[0], "embeddings_scale": scale, **extra}
+
+
 def lookup(layer, ids, take):
     """The dequantized rows of ``ids``; ``take(table, ids)`` gathers (checking the ids)."""
     # The whole table is unpacked, then gathered (Keras's order): in an exported inference

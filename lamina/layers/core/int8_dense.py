@@ -11,7 +11,7 @@ kernel and its scale are not trainable.
 from __future__ import annotations
 
 from ... import ops
-from ...quantizers.abs_max import AbsMaxQuantizer
+from ...quantizers.abs_max import AbsMaxQuantizer, abs_max_quantize
 from ...quantizers.quantization_config import QuantizationConfig
 
 
@@ -29,13 +29,27 @@ def build(layer, kernel_shape, config) -> None:
 def quantize(layer, config) -> None:
     """Replace the float kernel of a built Dense by its int8 form."""
     quantizer = QuantizationConfig.weight_quantizer_or_default(config, AbsMaxQuantizer(axis=0))
-    float_kernel = layer.kernel
+    float_kernel = layer._own_variable("kernel")      # the base kernel, without LoRA
     values, scale = quantizer(float_kernel, to_numpy=True)
     layer._drop_weight(float_kernel)
     build(layer, tuple(float_kernel.shape), config)
-    layer._place_beside(float_kernel, [layer.kernel, layer.kernel_scale])
-    layer.kernel.assign(values)
+    variable = layer._own_variable("kernel")
+    layer._place_beside(float_kernel, [variable, layer.kernel_scale])
+    variable.assign(values)
     layer.kernel_scale.assign(ops.squeeze(scale, axis=0))
+
+
+def dequantized(layer):
+    """The float kernel the int8 variables stand for, ``kernel / kernel_scale``."""
+    kernel = ops.cast(layer._own_variable("kernel"), layer.compute_dtype)
+    return ops.divide(kernel, layer.kernel_scale)
+
+
+def requantized(layer, kernel) -> dict:
+    """The int8 variables' values for a float ``kernel`` (abs-max per output channel)."""
+    values, scale = abs_max_quantize(kernel, axis=0, value_range=(-127, 127), dtype="int8",
+                                     to_numpy=True)
+    return {"kernel": values, "kernel_scale": ops.squeeze(scale, axis=0)}
 
 
 def product(layer, inputs, kernel, kernel_scale):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ... import ops
-from ...quantizers.abs_max import AbsMaxQuantizer
+from ...quantizers.abs_max import AbsMaxQuantizer, abs_max_quantize
 from ...quantizers.quantization_config import QuantizationConfig
 from .einsum_equation import einsum, expand
 
@@ -101,12 +101,13 @@ def quantize(layer, config) -> None:
     layout = _layout(layer)
     quantizer = QuantizationConfig.weight_quantizer_or_default(
         config, AbsMaxQuantizer(axis=layout.kernel_reduced))
-    float_kernel = layer.kernel
+    float_kernel = layer._own_variable("kernel")      # the base kernel, without LoRA
     values, scale = quantizer(float_kernel, to_numpy=True)
     layer._drop_weight(float_kernel)
     build(layer, tuple(float_kernel.shape), config)
-    layer._place_beside(float_kernel, [layer.kernel, layer.kernel_scale])
-    layer.kernel.assign(values)
+    variable = layer._own_variable("kernel")
+    layer._place_beside(float_kernel, [variable, layer.kernel_scale])
+    variable.assign(values)
     layer.kernel_scale.assign(arrange(scale, layout.kernel_steps))
 
 
@@ -120,6 +121,20 @@ def unarrange(scale, steps):
     if transpose:
         scale = ops.transpose(scale, sorted(range(len(transpose)), key=transpose.__getitem__))
     return scale
+
+
+def dequantized(layer):
+    """The float kernel the int8 variables stand for (the scale in the kernel's order)."""
+    scale = unarrange(layer.kernel_scale, _layout(layer).kernel_steps)
+    return ops.divide(ops.cast(layer._own_variable("kernel"), layer.compute_dtype), scale)
+
+
+def requantized(layer, kernel) -> dict:
+    """The int8 variables' values for a float ``kernel`` (abs-max over the contracted
+    axes, the scale in Keras's layout)."""
+    layout = _layout(layer)
+    values, scale = abs_max_quantize(kernel, axis=layout.kernel_reduced, to_numpy=True)
+    return {"kernel": values, "kernel_scale": arrange(scale, layout.kernel_steps)}
 
 
 def _integer_einsum(x, kernel, specs):

@@ -20,6 +20,7 @@ class ReversibleEmbedding(Embedding):
     packed, per id or in groups (``int4_reversible_embedding.py``).
     """
 
+    _lora_quantized = {}      # LoRA is not combined with quantization here
     _quantized_variable_order = {
         "int8": ("embeddings", "embeddings_scale", "reverse_embeddings",
                  "reverse_embeddings_scale"),

@@ -15,7 +15,9 @@ class Wrapper(Layer):
     def __init__(self, layer, **kwargs):
         if not isinstance(layer, Layer):
             raise ValueError(f"{type(self).__name__}: argument 'layer' must be a Layer "
-                             f"instance; received {layer!r}")
+                             f"instance; received {layer!r} (Keras: Layer {layer!r} supplied "
+                             f"to Wrapper isn't a supported layer type. Please ensure wrapped "
+                             f"layer is a valid Keras layer.)")
         super().__init__(**kwargs)
         self.layer = layer
 

@@ -11,6 +11,7 @@ from ...graph.trace import runs_for_real
 from ...settings import epsilon as backend_epsilon
 from ..input_spec import InputSpec
 from ..layer import Layer
+from . import batch_renorm
 from ...distribution.batch_stats import synchronized_moments
 
 
@@ -26,7 +27,9 @@ class BatchNormalization(Layer):
     statistics.
 
     Weights, in creation order: ``gamma`` and ``beta`` (trainable, when ``scale`` /
-    ``center``), ``moving_mean`` and ``moving_variance`` (non-trainable), all ``(C,)``.
+    ``center``), ``moving_mean`` and ``moving_variance`` (non-trainable), all ``(C,)``;
+    ``renorm=True`` (batch renormalization, ``batch_renorm.py``) adds ``moving_stddev``,
+    ``renorm_mean`` and ``renorm_stddev``.
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -43,11 +46,11 @@ class BatchNormalization(Layer):
         self.axis = int(axis)
         self.momentum = self._number("momentum", momentum, 0.0, 1.0)
         self.epsilon = self._number("epsilon", epsilon, 0.0, math.inf)
-        if renorm:
-            raise ValueError(f"{self.name}: argument 'renorm' (batch renormalization) is not "
-                             f"supported by Lamina; received renorm={renorm!r}")
         self.synchronized = bool(synchronized)   # reduced across DataParallel processes
-        self.renorm = False
+        self.renorm = bool(renorm)               # batch renormalization: batch_renorm.py
+        if self.renorm:
+            renorm_clipping = batch_renorm.check_clipping(self, renorm_clipping)
+            renorm_momentum = self._number("renorm_momentum", renorm_momentum, 0.0, 1.0)
         self.renorm_clipping = renorm_clipping
         self.renorm_momentum = renorm_momentum
         self.center = bool(center)
@@ -100,6 +103,8 @@ class BatchNormalization(Layer):
         self.moving_variance = self.add_weight(shape=shape, name="moving_variance",
                                                initializer=self.moving_variance_initializer,
                                                trainable=False, autocast=False)
+        if self.renorm:
+            batch_renorm.build(self, shape)
         self.input_spec = InputSpec(ndim=rank, axes={self.axis: channels})
         self._reduction_axes = tuple(i for i in range(rank) if i != self.axis % rank)
         self.built = True       # also when build() is called directly (see Layer)
@@ -116,8 +121,9 @@ class BatchNormalization(Layer):
         if training and self.trainable:
             # synchronized=True: the global batch's statistics under DataParallel
             moments = synchronized_moments(self, inputs, mask) if self.synchronized else None
-            outputs = None
-            if not self.synchronized and mask is None and fused_batch_norm.runs_fused(inputs):
+            outputs = scale = offset = None
+            if not (self.synchronized or self.renorm) and mask is None and \
+                    fused_batch_norm.runs_fused(inputs):
                 # one oneDNN pass each way instead of ~30 elementwise kernels (the same
                 # formula; synchronized layers keep the composed form, whose sums one
                 # process and DataParallel's processes round alike)
@@ -125,31 +131,41 @@ class BatchNormalization(Layer):
                     inputs, self.gamma, self.beta, self.epsilon, self.axis)
             else:
                 mean, variance = moments or self._moments(inputs, mask)
-            if runs_for_real(inputs):              # shape-only symbolic calls update nothing
+            if self.renorm:
+                scale, offset = batch_renorm.corrected_scale_and_offset(
+                    self, mean, variance, dtype)
+                if runs_for_real(inputs):
+                    batch_renorm.update_statistics(self, mean, variance, dtype)
+            elif runs_for_real(inputs):            # shape-only symbolic calls update nothing
                 keep, new = self.momentum, 1.0 - self.momentum
                 for moving, batch in ((self.moving_mean, mean),
                                       (self.moving_variance, variance)):
                     moving.assign(ops.add(ops.multiply(ops.cast(moving, dtype), keep),
                                           ops.multiply(ops.stop_gradient(batch), new)))
         else:
-            outputs = None
+            outputs = scale = offset = None
             mean = ops.cast(self.moving_mean, dtype)
             variance = ops.cast(self.moving_variance, dtype)
         if outputs is None:
-            outputs = self._normalize(inputs, mean, variance)
+            outputs = self._normalize(inputs, mean, variance, scale, offset)
         return ops.cast(outputs, input_dtype) if outputs.dtype != input_dtype else outputs
 
-    def _normalize(self, x, mean, variance):
+    def _normalize(self, x, mean, variance, scale=None, offset=None):
         """``x * inv + (beta - mean * inv)`` with ``inv = gamma / sqrt(var + epsilon)``,
-        the statistics reshaped to broadcast along ``axis`` (Keras's formula)."""
+        the statistics reshaped to broadcast along ``axis`` (Keras's formula); ``scale`` and
+        ``offset`` (batch renormalization's) replace gamma and beta when given."""
         shape = [1] * len(x.shape)
         shape[self.axis] = x.shape[self.axis]
         inv = ops.rsqrt(ops.add(variance, self.epsilon))
-        if self.gamma is not None:
-            inv = ops.multiply(inv, ops.cast(self.gamma, x.dtype))
+        if scale is None and self.gamma is not None:
+            scale = ops.cast(self.gamma, x.dtype)
+        if offset is None and self.beta is not None:
+            offset = ops.cast(self.beta, x.dtype)
+        if scale is not None:
+            inv = ops.multiply(inv, scale)
         shift = ops.negative(ops.multiply(mean, inv))
-        if self.beta is not None:
-            shift = ops.add(shift, ops.cast(self.beta, x.dtype))
+        if offset is not None:
+            shift = ops.add(shift, offset)
         return ops.add(ops.multiply(x, ops.reshape(inv, shape)), ops.reshape(shift, shape))
 
     def _moments(self, x, mask):
@@ -161,7 +177,9 @@ class BatchNormalization(Layer):
             mean = ops.mean(x, axis=axes, keepdims=True)
             variance = ops.mean(ops.square(ops.subtract(x, mean)), axis=axes)
             return ops.reshape(mean, channels), variance
-        weights = ops.expand_dims(ops.cast(mask, x.dtype), -1)
+        # broadcast to the input's shape, so a mask of size 1 on an axis counts every
+        # position along it (Keras's weighted form)
+        weights = ops.add(ops.expand_dims(ops.cast(mask, x.dtype), -1), ops.zeros_like(x))
         weighted = ops.multiply(weights, x)
         total = ops.add(ops.sum(weights, axis=axes, keepdims=True), backend_epsilon())
         mean = ops.divide(ops.sum(weighted, axis=axes, keepdims=True), total)

@@ -41,6 +41,9 @@ class GroupNormalization(Layer):
         self.beta_constraint = constraints.get(beta_constraint)
         self.gamma_constraint = constraints.get(gamma_constraint)
         self.supports_masking = True
+        # the statistics of float16 inputs overflow (values past 65504 become inf): the
+        # inputs arrive uncast and are normalized in float32 at least, as in Keras
+        self.autocast = False
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -62,7 +65,9 @@ class GroupNormalization(Layer):
         if channels % self.groups:
             raise ValueError(f"{self.name}: the number of channels ({channels}) must be a "
                              f"multiple of argument 'groups' and at least as large; received "
-                             f"groups={self.groups}")
+                             f"groups={self.groups} (Keras words it as: Number of groups "
+                             f"({self.groups}) must be a multiple of the number of channels "
+                             f"({channels}).)")
         self.input_spec = InputSpec(ndim=rank, axes={self.axis: channels})
         self.gamma = self.beta = None
         if self.scale:
@@ -78,6 +83,8 @@ class GroupNormalization(Layer):
         self.built = True       # also when build() is called directly (see Layer)
 
     def call(self, inputs):
+        if inputs.dtype in ("float16", "bfloat16"):
+            inputs = ops.cast(inputs, "float32")
         shape = tuple(inputs.shape)
         axis = self.axis % len(shape)
         # (batch, ..., C, ...) -> (batch, ..., groups, C // groups, ...)
@@ -96,7 +103,7 @@ class GroupNormalization(Layer):
             y = ops.multiply(y, ops.reshape(ops.cast(self.gamma, y.dtype), broadcast))
         if self.beta is not None:
             y = ops.add(y, ops.reshape(ops.cast(self.beta, y.dtype), broadcast))
-        return y
+        return ops.cast(y, self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

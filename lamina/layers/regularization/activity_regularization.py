@@ -24,6 +24,7 @@ class ActivityRegularization(Layer):
         self.l1 = l1
         self.l2 = l2
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs):
         return inputs

@@ -16,7 +16,8 @@ def check_rate(layer: Layer, rate, arg: str = "rate") -> float:
                         f"received {rate!r}")
     if math.isnan(rate) or not 0 <= rate < 1:
         raise ValueError(f"{layer.name}: argument '{arg}' must be a number in [0, 1); "
-                         f"received {rate!r}")
+                         f"received {rate!r} (Keras: Invalid value received for argument "
+                         f"`{arg}`. Expected a float value between 0 and 1.)")
     return rate
 
 
@@ -25,11 +26,19 @@ def check_noise_shape(layer: Layer, noise_shape):
     if noise_shape is None:
         return None
     dims = tuple(noise_shape) if isinstance(noise_shape, (list, tuple)) else None
-    if dims is None or any(d is not None and (isinstance(d, bool) or not isinstance(
-            d, numbers.Integral) or d <= 0) for d in dims):
-        raise ValueError(f"{layer.name}: argument 'noise_shape' must be a tuple of positive "
-                         f"ints or None; received {noise_shape!r}")
-    return tuple(None if d is None else int(d) for d in dims)
+    # Keras's phrase for each kind of mistake, after Lamina's sentence
+    if dims is None:
+        why = "Expected a tuple or list of integers."
+    elif any(d is not None and (isinstance(d, bool) or not isinstance(d, numbers.Integral))
+             for d in dims):
+        why = "Expected all elements to be integers or None."
+    elif any(d is not None and d <= 0 for d in dims):
+        why = "Expected all dimensions to be positive integers or None."
+    else:
+        return tuple(None if d is None else int(d) for d in dims)
+    raise ValueError(f"{layer.name}: argument 'noise_shape' must be a tuple of positive "
+                     f"ints or None; received {noise_shape!r} (Keras: Invalid value received "
+                     f"for argument `noise_shape`. {why})")
 
 
 def make_seed_generator(layer: Layer, seed, active: bool):
@@ -60,6 +69,7 @@ class Dropout(Layer):
         self.seed = seed
         self.seed_generator = make_seed_generator(self, seed, rate > 0)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if training and self.rate > 0 and is_concrete(inputs):

@@ -18,6 +18,7 @@ class GaussianDropout(Layer):
         self.seed = seed
         self.seed_generator = make_seed_generator(self, seed, rate > 0)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if training and self.rate > 0 and is_concrete(inputs):

@@ -23,6 +23,7 @@ class GaussianNoise(Layer):
         self.seed = seed
         self.seed_generator = make_seed_generator(self, seed, stddev > 0)
         self.supports_masking = True
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if training and self.stddev > 0 and is_concrete(inputs):

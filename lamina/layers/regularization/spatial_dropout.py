@@ -35,6 +35,7 @@ class _SpatialDropout(Layer):
         layout = last if self.data_format == "channels_last" else first
         self.input_spec = InputSpec.described(layout, ndim=self.spatial_rank + 2)
         self.supports_masking = True
+        self._build_at_init()
 
     def _check_data_format(self, data_format):
         value = backend.image_data_format() if data_format is None else data_format

@@ -36,4 +36,21 @@ def quantized_einsum_dense(r, s):
     return Choice(_quantized(inner, s))
 
 
-RULES = [quantized_dense, quantized_einsum_dense]
+def quantized_lora(r, s):
+    """Dense or EinsumDense with LoRA and int8 / int4 quantization, in either order (a
+    random ``b`` so that the low-rank path counts from the first step)."""
+    if len(s) == 2 and r.random() < 0.5:
+        inner = (f"layers.EinsumDense('abc,cd->abd', output_shape=({s[0]}, {_units(r)}), "
+                 f"bias_axes='d', activation={_act(r)!r})")
+    elif len(s) == 1:
+        inner = f"layers.Dense({_units(r)}, activation={_act(r)!r}, use_bias={r.random() < 0.8})"
+    else:
+        return None
+    mode, rank, alpha = r.choice(["int8", "int4"]), r.randint(1, 3), r.choice([None, 0.5, 4])
+    lora = f"q.enable_lora({rank}, lora_alpha={alpha}, b_initializer='random_normal')"
+    quantize = f"q.quantize({mode!r})"
+    steps = f"{lora}, {quantize}" if r.random() < 0.5 else f"{quantize}, {lora}"
+    return Choice(f"(lambda q: (q.build({(None, *s)!r}), {steps}, q)[-1])({inner})")
+
+
+RULES = [quantized_dense, quantized_einsum_dense, quantized_lora]

@@ -34,7 +34,7 @@ def test_dense_weight_paths():
 
 
 def test_dense_rejects_bad_units():
-    with pytest.raises(ValueError, match=r"argument 'units' must be a positive int; "
+    with pytest.raises(ValueError, match=r"argument 'units' must be a positive integer; "
                                          r"received 0"):
         layers.Dense(0)
 
@@ -59,3 +59,12 @@ def test_dense_regularizer_loss():
     (loss,) = layer.losses
     np.testing.assert_allclose(loss.numpy(), 0.5 * np.sum(layer.kernel.numpy() ** 2),
                                rtol=1e-6)
+
+
+def test_dense_activation_set_to_none_after_construction():
+    # Keras 3.15.1 allows `layer.activation = None` (the layer is then linear)
+    layer = layers.Dense(2, use_bias=False)
+    layer.build((1, 2))
+    layer.set_weights([np.array([[1.0, -2.0], [3.0, -4.0]], "float32")])
+    layer.activation = None
+    np.testing.assert_allclose(layer(np.array([[-1.0, 2.0]], "float32")), [[5.0, -6.0]])

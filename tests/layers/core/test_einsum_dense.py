@@ -122,3 +122,18 @@ def test_einsum_dense_rejects_bad_lora_arguments():
     with pytest.raises(ValueError, match=r"argument 'lora_alpha' must be a finite number or "
                                          r"None; received 'big'"):
         E("ab,bc->ac", 3, lora_rank=2, lora_alpha="big")
+
+
+def test_einsum_dense_warns_about_extra_output_sizes_and_drops_them():
+    # Keras 3.15.1 builds 'ab,ab->a' with output_shape=(2,) (int8 too) and ignores the 2
+    layer = E("ab,ab->a", output_shape=(2,), name="ed_extra")
+    with pytest.warns(UserWarning, match=r"ed_extra: argument 'output_shape' gives 1 sizes "
+                                         r"but the output of 'ab,ab->a' has 0 .*the extra "
+                                         r"sizes \(2,\) are ignored"):
+        layer.build((2, 4))
+    assert tuple(layer.kernel.shape) == (2, 4)
+    x = np.arange(8, dtype="float32").reshape(2, 4)
+    np.testing.assert_allclose(layer(x), np.sum(x * layer.kernel.numpy(), axis=1), rtol=1e-6)
+    quantized = E("ab,ab->a", output_shape=(2,), dtype="int8_from_float32")
+    quantized.build((2, 4))
+    assert quantized.kernel.dtype == "int8" and quantized.kernel_scale.dtype == "float32"

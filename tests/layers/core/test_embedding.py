@@ -102,9 +102,12 @@ def test_embedding_rejects_ids_out_of_range():
 def test_embedding_rejects_bad_sizes(arg):
     kwargs = dict(input_dim=4, output_dim=2, name="e")
     kwargs[arg] = 0
-    with pytest.raises(ValueError, match=rf"e: argument '{arg}' must be a positive int; "
-                                         rf"received 0"):
+    with pytest.raises(ValueError, match=rf"e: argument `{arg}` must be a positive "
+                                         rf"integer; received 0 \(of type int\)"):
         layers.Embedding(**kwargs)
+    kwargs[arg] = 3.7                    # Keras's from_config raises TypeError for it
+    with pytest.raises(TypeError, match=rf"`{arg}` must be a positive integer; received 3.7"):
+        layers.Embedding.from_config(kwargs)
 
 
 def test_embedding_rejects_bad_lora_and_quantization_configs():

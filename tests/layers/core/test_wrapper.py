@@ -25,3 +25,7 @@ def test_wrapper_builds_nests_config_and_round_trips():
 def test_wrapper_refuses_a_non_layer():
     with pytest.raises(ValueError, match="Doubled: argument 'layer' must be a Layer instance"):
         Doubled(lambda x: x)
+    with pytest.raises(ValueError, match=r"Layer .* supplied to Wrapper isn't a supported "
+                                         r"layer type. Please ensure wrapped layer is a "
+                                         r"valid Keras layer."):
+        Doubled("not a layer")

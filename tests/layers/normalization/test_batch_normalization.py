@@ -174,9 +174,8 @@ def test_rejects_bad_arguments():
     with pytest.raises(ValueError, match=r"bn_e: argument 'epsilon' must be a number >= 0.0; "
                                          r"received -1"):
         layers.BatchNormalization(epsilon=-1, name="bn_e")
-    with pytest.raises(ValueError, match=r"argument 'renorm' \(batch renormalization\) is "
-                                         r"not supported"):
-        layers.BatchNormalization(renorm=True)
+    with pytest.raises(TypeError, match=r"argument 'renorm_momentum' must be a number"):
+        layers.BatchNormalization(renorm=True, renorm_momentum="slow")
 
 
 def test_rejects_bad_inputs():
