@@ -76,7 +76,8 @@ def run_call(layer, args: tuple, kwargs: dict):
     if "mask" in params and kwargs.get("mask") is None:
         if any(m is not None for m in tree.flatten(previous_mask)):
             kwargs["mask"] = previous_mask
-    if layer.autocast:
+    recorded_args = args        # a functional node reads the tensors given, as in Keras:
+    if layer.autocast:          # its autocast belongs to the layer, not the graph
         inputs = tree.map_structure(lambda x: _autocast(x, layer.compute_dtype), inputs)
         args = (inputs, *args[1:])
 
@@ -104,7 +105,7 @@ def run_call(layer, args: tuple, kwargs: dict):
                 if isinstance(out, TensorBase):
                     layer.add_loss(_activity_loss(layer.activity_regularizer, out))
     if symbolic and not call_context.is_tracing() and graph_trace.active() is None:
-        outputs = _record_node(layer, args, user_kwargs, outputs)
+        outputs = _record_node(layer, recorded_args, user_kwargs, outputs)
     return outputs
 
 
