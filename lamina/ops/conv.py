@@ -14,7 +14,7 @@ after, with ``total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
 from __future__ import annotations
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .reshaping import reshape
+from .reshaping import expand_dims, reshape, squeeze
 from .core import as_tensors, require_float
 from .data_format import channels_last
 from ..core.op import Op, Spec, check_rank, register_op
@@ -117,7 +117,8 @@ def check_conv_operands(op: str, x, kernel, groups: int, x_rank: int = 4) -> Non
                          f"{describe_shape(kernel.shape)}")
     if channels is not None and group_in * groups != channels:
         raise ShapeError(f"{op}: the input has {channels} channels but the kernel expects "
-                         f"{group_in * groups} ({groups} group(s) of {group_in}); received "
+                         f"{group_in * groups} ({groups} group(s) of {group_in}): input channels "
+                         f"must match the kernel's; received "
                          f"'x' of shape {describe_shape(x.shape)} and 'kernel' of shape "
                          f"{describe_shape(kernel.shape)}")
 
@@ -359,7 +360,8 @@ def _depthwise(op, x, kernel, strides, padding, dilation_rate):
     kh, kw, channels, multiplier = kernel.shape
     if x.shape[3] is not None and x.shape[3] != channels:
         raise ShapeError(f"{op}: the input has {x.shape[3]} channels but the kernel expects "
-                         f"{channels}; received 'x' of shape {describe_shape(x.shape)} and "
+                         f"{channels}: input channels must match the kernel's; received 'x' of "
+                         f"shape {describe_shape(x.shape)} and "
                          f"'kernel' of shape {describe_shape(kernel.shape)}")
     grouped = reshape(kernel, (kh, kw, 1, channels * multiplier))
     return _conv2d(op, x, grouped, strides, padding, dilation_rate, channels)
@@ -399,7 +401,8 @@ def _conv_transpose2d(op, x, kernel, strides, padding, output_padding, dilation_
         ", out_channels, in_channels)")
     if x.shape[-1] is not None and x.shape[-1] != kernel.shape[-1]:
         raise ShapeError(f"{op}: the input has {x.shape[-1]} channels but the kernel expects "
-                         f"{kernel.shape[-1]} (its last axis); received 'x' of shape "
+                         f"{kernel.shape[-1]} (its last axis): input channels must match the "
+                         f"kernel's; received 'x' of shape "
                          f"{describe_shape(x.shape)} and 'kernel' of shape "
                          f"{describe_shape(kernel.shape)}")
     pads, sizes = [], []
@@ -457,13 +460,19 @@ def _transposed(op, primitive, x, kernel, strides, padding, output_padding, dila
 # --------------------------------------------------------------------------- public: 1-D
 def image_from_sequence(x, kernel=None):
     """(batch, steps, channels) -> (batch, 1, steps, channels); kernel (k, ...) -> (1, k, ...)."""
-    image = reshape(x, (x.shape[0] if x.shape[0] is not None else -1, 1) + tuple(x.shape[1:]))
+    if list(x.shape).count(None) > 1:            # more unknown sizes than one -1 can stand for
+        image = expand_dims(x, 1)
+    else:
+        image = reshape(x, (x.shape[0] if x.shape[0] is not None else -1, 1) +
+                        tuple(x.shape[1:]))
     if kernel is None:
         return image
     return image, reshape(kernel, (1,) + tuple(kernel.shape))
 
 
 def sequence_from_image(y):
+    if list(y.shape).count(None) > 1:
+        return squeeze(y, 1)
     return reshape(y, (y.shape[0] if y.shape[0] is not None else -1,) + tuple(y.shape[2:]))
 
 
@@ -527,12 +536,16 @@ def _conv(inputs, kernel, strides, padding, dilation_rate):
     check_rank(op, "kernel", kernel, spatial + 2,
                "(*kernel_size, in_channels / groups, out_channels)")
     channels, group_in = inputs.shape[-1], kernel.shape[-2]
-    if channels is None or channels % group_in:
+    if channels is not None and channels % group_in:
         raise ShapeError(f"{op}: the input's channels must be a multiple of the kernel's "
-                         f"in_channels {group_in}; received 'inputs' of shape "
+                         f"in_channels {group_in} (input channels must match the kernel's, or "
+                         f"be a multiple of them for a grouped convolution); received 'inputs' "
+                         f"of shape "
                          f"{describe_shape(inputs.shape)} and 'kernel' of shape "
                          f"{describe_shape(kernel.shape)}")
-    groups = channels // group_in
+    # an unknown channel count is taken to be the kernel's (Keras checks only known sizes);
+    # a graph run with other channels is traced again at its concrete shapes
+    groups = channels // group_in if channels is not None else 1
     if spatial == 1:
         return _conv1d(op, inputs, kernel, strides, padding, dilation_rate, groups)
     return _conv2d(op, inputs, kernel, normalize_tuple(op, "strides", strides, spatial),

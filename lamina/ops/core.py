@@ -14,7 +14,7 @@ from ..core.variable import Variable
 from ..backend import get_backend
 from ..dtypes import floatx, is_complex, is_float, standardize
 from ..dtype_lattice import result_type
-from ..errors import BackendError, DTypeError, ShapeError
+from ..errors import ArgumentTypeError, BackendError, DTypeError, ShapeError
 from ..registry import register_tensor_type
 from ..core import mode as _mode
 from ..core.op import Op, Spec, register_op
@@ -91,6 +91,10 @@ def convert_to_numpy(x):
     """Keras's ``keras.ops.convert_to_numpy``: a host numpy array."""
     if isinstance(x, Tensor):
         return x.numpy()
+    if isinstance(x, TensorBase) and getattr(x, "is_symbolic_tensor", False):
+        raise ArgumentTypeError(f"convert_to_numpy: argument 'x' is a symbolic tensor "
+                                f"(shape {x.shape}, {x.dtype}): a placeholder for a shape and "
+                                f"a dtype, with no value to convert")
     return convert_to_tensor(x).numpy()
 
 

@@ -36,7 +36,7 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     op = "ctc_loss"
     target = cast(as_tensor(op, target), "int32")
     output = as_tensor(op, output)
-    if not output.dtype.startswith("float"):
+    if output.dtype != "float64":        # Keras: result_type(dtype, "float32")
         output = cast(output, "float32")
     if target.ndim != 2 or output.ndim != 3:
         raise ShapeError(f"{op}: 'target' must be (batch, max_label_length) and 'output' "
@@ -103,7 +103,7 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         raise ValueError(f"{op}: Invalid strategy {strategy!r}: argument 'strategy' must "
                          f"be 'greedy' or 'beam_search'")
     inputs = as_tensor(op, inputs)
-    if not inputs.dtype.startswith("float"):
+    if inputs.dtype != "float64":        # Keras: result_type(dtype, "float32")
         inputs = cast(inputs, "float32")
     if inputs.ndim != 3:
         raise ShapeError(f"{op}: argument 'inputs' must have rank 3 (batch, time, classes); "

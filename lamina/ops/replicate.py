@@ -91,8 +91,9 @@ def _pad_axis(x, axis: int, before: int, after: int, mode: str):
                          f"{axis} of size {size}; received ({before}, {after})")
 
     def part(start, stop):
+        # -1: all of every other axis, whose size may be unknown (a batch axis)
         return take_slice(x, tuple(start if i == axis else 0 for i in range(x.ndim)),
-                     tuple(stop - start if i == axis else d for i, d in enumerate(x.shape)))
+                          tuple(stop - start if i == axis else -1 for i in range(x.ndim)))
 
     if mode == "edge":
         left = repeat(part(0, 1), before, axis=axis)

@@ -63,11 +63,16 @@ def _segment(kind: str, data, segment_ids, num_segments):
     if not is_int(ids.dtype):
         raise DTypeError(f"{op}: argument 'segment_ids' must be an integer tensor; received "
                          f"dtype {ids.dtype}")
-    if ids.ndim != 1 or data.ndim < 1 or (None not in (ids.shape[0], data.shape[0])
-                                          and ids.shape[0] != data.shape[0]):
+    shapes = f"received shapes {describe_shape(ids.shape)} and {describe_shape(data.shape)}"
+    if ids.ndim != 1:
         raise ShapeError(f"{op}: argument 'segment_ids' must be 1-D with one id per row of "
-                         f"'data'; received shapes {describe_shape(ids.shape)} and "
-                         f"{describe_shape(data.shape)}")
+                         f"'data' (Argument `segment_ids` should be an 1-D vector, or flatten "
+                         f"it and the leading axes of 'data'); {shapes}")
+    if data.ndim < 1 or (None not in (ids.shape[0], data.shape[0])
+                         and ids.shape[0] != data.shape[0]):
+        raise ShapeError(f"{op}: argument 'segment_ids' must be 1-D with one id per row of "
+                         f"'data' (Argument `segment_ids` and `data` should have same leading "
+                         f"dimension.); {shapes}")
     if num_segments is None:
         if not isinstance(ids, Tensor):
             raise ValueError(f"{op}: argument 'num_segments' is required when tracing a graph "

@@ -13,7 +13,7 @@ import math
 
 from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import reshape
-from .core import as_tensor, convert_to_tensor
+from .core import as_tensor, convert_to_tensor, ones_like
 from .fft import complex_pair, irfft, rfft
 from .indexing import take
 from .math import add, divide, multiply, where
@@ -25,7 +25,8 @@ __all__ = ["extract_sequences", "stft", "istft"]
 
 def _positive(op: str, arg: str, value) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{op}: argument '{arg}' must be a positive int; received {value!r}")
+        raise ValueError(f"{op}: argument `{arg}` must be a positive integer; received "
+                         f"{value!r}")
     return value
 
 
@@ -51,8 +52,8 @@ def _window_values(op: str, window, sequence_length: int, fft_length: int):
         return [1.0] * fft_length        # Keras: ones over the whole fft_length
     if isinstance(window, str):
         if window not in ("hann", "hamming"):
-            raise ValueError(f"{op}: a string 'window' must be one of 'hann', 'hamming'; "
-                             f"received {window!r}")
+            raise ValueError(f"{op}: If a string is passed to `window`, it must be one of "
+                             f"'hann', 'hamming'; received {window!r}")
         a = 0.5 if window == "hann" else 0.54
         # scipy's get_window: the periodic (DFT-even) window
         values = [a - (1 - a) * math.cos(2 * math.pi * i / sequence_length)
@@ -65,8 +66,8 @@ def _window_values(op: str, window, sequence_length: int, fft_length: int):
         return [0.0] * left + values + [0.0] * right
     win = as_tensor(op, window)
     if win.ndim != 1 or win.shape[0] != sequence_length:
-        raise ShapeError(f"{op}: argument 'window' must have shape ({sequence_length},) "
-                         f"(sequence_length); received shape {describe_shape(win.shape)}")
+        raise ShapeError(f"{op}: The shape of `window` must be equal to [sequence_length] = "
+                         f"({sequence_length},); received shape {describe_shape(win.shape)}")
     return pad(win, [(left, right)])
 
 
@@ -75,8 +76,9 @@ def _check_lengths(op, sequence_length, sequence_stride, fft_length):
     _positive(op, "sequence_stride", sequence_stride)
     _positive(op, "fft_length", fft_length)
     if fft_length < sequence_length:
-        raise ValueError(f"{op}: argument 'fft_length' must be >= sequence_length; received "
-                         f"sequence_length={sequence_length}, fft_length={fft_length}")
+        raise ValueError(f"{op}: `fft_length` must equal or be larger than `sequence_length`; "
+                         f"received sequence_length={sequence_length}, "
+                         f"fft_length={fft_length}")
 
 
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
@@ -85,7 +87,8 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     op = "stft"
     x = as_tensor(op, x)
     if x.dtype not in ("float32", "float64"):
-        raise DTypeError(f"{op}: argument 'x' must be float32 or float64; received {x.dtype}")
+        raise DTypeError(f"{op}: argument 'x' must be `float32` or `float64`; received "
+                         f"{x.dtype}")
     _check_lengths(op, sequence_length, sequence_stride, fft_length)
     if center:
         half = fft_length // 2
@@ -99,20 +102,25 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
 
 def overlap_add(frames, stride: int):
     """Sum of frames (..., num_frames, length) placed every ``stride`` samples:
-    (..., (num_frames - 1) * stride + length). The adjoint of ``extract_sequences``."""
+    (..., (num_frames - 1) * stride + length). The adjoint of ``extract_sequences``.
+    ``num_frames`` may be unknown when the leading sizes are known (and vice versa)."""
     count, length = frames.shape[-2], frames.shape[-1]
+    lead = tuple(frames.shape[:-2])
+    if count is None and None in lead:
+        raise ShapeError(f"istft: the number of frames and the leading sizes of 'x' cannot "
+                         f"both be unknown; received frames of shape "
+                         f"{describe_shape(frames.shape)}")
     chunks = -(-length // stride)
-    lead = [(0, 0)] * (frames.ndim - 2)
-    frames = pad(frames, lead + [(0, 0), (0, chunks * stride - length)])
-    total = (count - 1 + chunks) * stride
+    flat = lead + ((count * stride) if count is not None else -1,)
+    frames = pad(frames, [(0, 0)] * (len(lead) + 1) + [(0, chunks * stride - length)])
     result = None
     for r in range(chunks):
-        piece = reshape(frames[..., r * stride:(r + 1) * stride],
-                        tuple(frames.shape[:-2]) + (count * stride,))
-        placed = pad(piece, [(0, 0)] * (frames.ndim - 2) + [(r * stride,
-                                                              total - count * stride - r * stride)])
+        # chunk r of every frame, laid end to end, lands r * stride samples later
+        piece = reshape(frames[..., r * stride:(r + 1) * stride], flat)
+        placed = pad(piece, [(0, 0)] * len(lead) + [(r * stride, (chunks - 1 - r) * stride)])
         result = placed if result is None else add(result, placed)
-    return result[..., :(count - 1) * stride + length]
+    excess = chunks * stride - length
+    return result[..., :-excess] if excess else result
 
 
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
@@ -125,11 +133,11 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     win = _window_values(op, window, sequence_length, fft_length)
     win_t = convert_to_tensor(win, dtype=real.dtype) if isinstance(win, list) else win
     frames = irfft((real, imag), fft_length)
-    count = real.shape[-2]
     signal = overlap_add(multiply(frames, win_t), sequence_stride)
     squared = multiply(win_t, win_t)
-    norm = overlap_add(multiply(squared, convert_to_tensor([[1.0]] * count, dtype=real.dtype)),
-                       sequence_stride)
+    # ones of shape (num_frames, 1), the number of frames possibly unknown
+    per_frame = ones_like(real[(0,) * (real.ndim - 2)][:, :1])
+    norm = overlap_add(multiply(squared, per_frame), sequence_stride)
     safe = where(greater(norm, 1e-10), norm, convert_to_tensor(1.0, dtype=real.dtype))
     signal = divide(signal, safe)
     if window is None:
@@ -139,6 +147,6 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     start = fft_length // 2 if center else 0
     if length is not None:
         return signal[..., start:start + length]
-    if center:
-        return signal[..., start:signal.shape[-1] - fft_length // 2]
-    return signal[..., :fft_length + sequence_stride * (count - 1)]
+    if center and start:
+        return signal[..., start:-start]
+    return signal

@@ -76,17 +76,19 @@ class SolveTriangular(Op):
             solve_t=lambda at, gg: SolveTriangular(at, gg, lower=not lower))
 
 
-def _system(op, prim, a, b, batched_vectors=False, **attrs):
+def _system(op, prim, a, b, **attrs):
     a, b = as_tensors(op, a, b)
     require_float(op, "a", a)
     a = square_matrix(op, a, "a")
-    if b.ndim == 1 or (batched_vectors and b.ndim == a.ndim - 1):
+    if b.ndim in (1, a.ndim - 1):      # a vector, or a stack of vectors
         return squeeze(prim(a, expand_dims(b, -1), **attrs), -1)
     return prim(a, b, **attrs)
 
 
 def solve(a, b):
-    """``x`` with ``a @ x == b`` (numpy's rules: ``b`` is a vector only when 1-D)."""
+    """``x`` with ``a @ x == b``, of ``b``'s shape. As Keras's shape rule has it (and its
+    TensorFlow backend, and JAX before 0.5), ``b`` is a vector when 1-D and a stack of
+    vectors when it has one axis less than a stack ``a``; otherwise a stack of matrices."""
     return _system("solve", Solve, a, b)
 
 
@@ -94,8 +96,7 @@ def solve_triangular(a, b, lower=False):
     """``solve`` for a triangular ``a``: only its lower (``lower=True``) or upper triangle
     is read. As in Keras (JAX's ``scipy.linalg.solve_triangular``), ``b`` is a stack of
     vectors when it has one axis less than ``a``."""
-    return _system("solve_triangular", SolveTriangular, a, b, batched_vectors=True,
-                   lower=bool(lower))
+    return _system("solve_triangular", SolveTriangular, a, b, lower=bool(lower))
 
 
 @register_op

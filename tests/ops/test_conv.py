@@ -319,7 +319,8 @@ def test_wrong_rank_names_the_layout():
 
 def test_channel_mismatch():
     with pytest.raises(ShapeError, match=r"conv2d: the input has 3 channels but the kernel "
-                       r"expects 4 \(1 group\(s\) of 4\); received 'x' of shape "
+                       r"expects 4 \(1 group\(s\) of 4\): input channels must match the "
+                       r"kernel's; received 'x' of shape "
                        r"\(2, 5, 5, 3\) and 'kernel' of shape \(3, 3, 4, 2\)"):
         ops.conv2d(_t(2, 5, 5, 3), _t(3, 3, 4, 2))
     with pytest.raises(ShapeError, match=r"depthwise_conv2d: the input has 3 channels but "

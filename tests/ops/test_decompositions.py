@@ -50,6 +50,8 @@ CASES = [
     case("solve", linalg.solve, np.linalg.solve, [A, rand(3, 2)], second_order=True),
     case("solve", linalg.solve, np.linalg.solve, [BATCH, rand(3)], label="vector"),
     case("solve", linalg.solve, np.linalg.solve, [BATCH, rand(2, 3, 2)], label="batch"),
+    case("solve", linalg.solve, lambda a, b: np.linalg.solve(a, b[..., None])[..., 0],
+         [BATCH, rand(2, 3)], label="batched-vectors"),
     case("solve_triangular", lambda a, b: linalg.solve_triangular(a, b, lower=True),
          lambda a, b: np.linalg.solve(np.tril(a), b), [lower(rand(3, 3)), rand(3, 2)]),
     case("solve_triangular", linalg.solve_triangular,

@@ -135,18 +135,22 @@ def test_fft_argument_errors(backend):
 
 def test_signal_argument_errors(backend):
     x = t(rand(12))
-    with pytest.raises(ValueError, match=r"stft: argument 'fft_length' must be >= "
-                                         r"sequence_length"):
+    with pytest.raises(ValueError, match=r"stft: `fft_length` must equal or be larger than "
+                                         r"`sequence_length`; received sequence_length=8, "
+                                         r"fft_length=4"):
         ops.stft(x, 8, 2, 4)
-    with pytest.raises(ValueError, match=r"stft: a string 'window' must be one of 'hann', "
-                                         r"'hamming'; received 'box'"):
+    with pytest.raises(ValueError, match=r"stft: If a string is passed to `window`, it must "
+                                         r"be one of 'hann', 'hamming'; received 'box'"):
         ops.stft(x, 4, 2, 4, window="box")
-    with pytest.raises(ShapeError, match=r"stft: argument 'window' must have shape \(4,\)"):
+    with pytest.raises(ShapeError, match=r"stft: The shape of `window` must be equal to "
+                                         r"\[sequence_length\] = \(4,\); received shape "
+                                         r"\(3,\)"):
         ops.stft(x, 4, 2, 4, window=t(rand(3)))
-    with pytest.raises(DTypeError, match=r"stft: argument 'x' must be float32 or float64"):
+    with pytest.raises(DTypeError, match=r"stft: argument 'x' must be `float32` or `float64`; "
+                                         r"received int32"):
         ops.stft(t(np.arange(12), "int32"), 4, 2, 4)
-    with pytest.raises(ValueError, match=r"extract_sequences: argument 'sequence_stride' "
-                                         r"must be a positive int; received 0"):
+    with pytest.raises(ValueError, match=r"extract_sequences: argument `sequence_stride` "
+                                         r"must be a positive integer; received 0"):
         ops.extract_sequences(x, 4, 0)
     with pytest.raises(ShapeError, match=r"extract_sequences: the last axis of 'x' must hold "
                                          r"at least sequence_length=20 samples"):
