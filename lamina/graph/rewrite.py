@@ -48,9 +48,36 @@ class Uses:
         self._reader_ids: dict[int, set] = {}      # id(node)s of readers[k], made by replace
         self.known: set[int] = set()
         self.replaced: set[int] = set()
-        for node in graph.nodes:
-            self._index(node)
+        self._index_all(graph.nodes)
         self.roots = {id(r) for r in graph.roots()}
+
+    def _index_all(self, nodes) -> None:
+        """:meth:`_index` of every node, inlined: passes build this index of graphs of tens
+        of thousands of nodes (no reader id sets exist yet)."""
+        readers, known = self.readers, self.known
+        tensor = TensorBase
+        for node in nodes:
+            known.add(id(node))
+            inputs = node.inputs
+            if len(inputs) == 1:
+                x = inputs[0]
+                if isinstance(x, tensor):
+                    key = id(x)
+                    if key in readers:
+                        readers[key].append(node)
+                    else:
+                        readers[key] = [node]
+                continue
+            seen = set()
+            for x in inputs:
+                if isinstance(x, tensor):
+                    key = id(x)
+                    if key not in seen:
+                        seen.add(key)
+                        if key in readers:
+                            readers[key].append(node)
+                        else:
+                            readers[key] = [node]
 
     def _index(self, node) -> None:
         self.known.add(id(node))
@@ -157,6 +184,8 @@ def substitute(graph, mapping: dict, created=()) -> None:
     """Apply many replacements at once: ``mapping`` is ``id(old value) -> new value``;
     ``created`` lists new nodes whose inputs may name replaced values too. Then reorder."""
     def resolve(x):
+        if not isinstance(x, TensorBase) or id(x) not in mapping:
+            return x                    # most inputs: no replacement
         for _ in range(len(mapping) + 1):
             if not isinstance(x, TensorBase) or id(x) not in mapping:
                 return x
@@ -178,7 +207,7 @@ def rewrite(graph, rules, max_sweeps: int = MAX_SWEEPS) -> collections.Counter:
     """Apply ``rules`` until none fires; returns how often each rule fired."""
     counts: collections.Counter = collections.Counter()
     by_op: dict[str, list] = {}
-    for _ in range(max_sweeps):
+    for sweep in range(max_sweeps):
         uses, fired = Uses(graph), []
         for node in list(graph.nodes):
             if node.op.stateful:
@@ -200,9 +229,12 @@ def rewrite(graph, rules, max_sweeps: int = MAX_SWEEPS) -> collections.Counter:
                 if uses.replace(value, new):
                     fired.append(rule.name)
                     break
-        graph.reorder()
         if not fired:
+            if sweep == 0:
+                graph.reorder()
+            # else: unchanged since the reorder that ended the previous sweep
             return counts
+        graph.reorder()
         counts.update(fired)
     raise RewriteError(f"rewrite: rules still firing after {max_sweeps} sweeps (last: "
                        f"{sorted(set(fired))}); two rules undo each other")

@@ -16,6 +16,7 @@ order). The walk, reproduced here so that Keras can read what Lamina writes and 
 """
 from __future__ import annotations
 
+import types
 from typing import Iterator, NamedTuple
 
 from ..core.naming import to_snake_case
@@ -72,14 +73,53 @@ def _private_last(name: str) -> str:
     return "~" + name if name.startswith("_") else name
 
 
-def _children(obj, kind: str) -> Iterator[tuple[str, object]]:
+def _class_names(cls, skip: frozenset) -> tuple[frozenset, frozenset] | None:
+    """For a class with the default ``dir()`` and attribute lookup: the walked names its
+    instances get from the class (``dir(cls)`` less ``skip`` and dunders), and among them
+    those that resolve to a plain function of the class (a bound method: never a saveable
+    nor a container, so left out unless the instance's ``__dict__`` shadows it). None for
+    a class that customizes ``dir()`` or attribute lookup."""
+    if cls.__dir__ is not object.__dir__ or cls.__getattribute__ is not object.__getattribute__:
+        return None
+    names = frozenset(name for name in dir(cls)
+                      if name not in skip and not name.startswith("__"))
+    functions, seen = set(), set()
+    for klass in cls.__mro__:
+        for name, value in vars(klass).items():
+            if name not in seen:
+                seen.add(name)
+                if name in names and isinstance(value, types.FunctionType):
+                    functions.add(name)
+    return names, frozenset(functions)
+
+
+def _names(obj, skip: frozenset, classes: dict | None) -> list:
+    """``dir(obj)`` less ``skip`` and dunders (and less the class's plain methods, see
+    :func:`_class_names`, when ``classes``, a per-walk dict, is given)."""
+    cls = type(obj)
+    if classes is not None and obj.__class__ is cls:
+        key = (cls, skip)
+        if key not in classes:
+            classes[key] = _class_names(cls, skip)
+        known = classes[key]
+        if known is not None:
+            # object.__dir__: the instance's __dict__ keys and dir() of its class
+            own = getattr(obj, "__dict__", None)
+            own = own if isinstance(own, dict) else {}
+            names, functions = known
+            return [name for name in names if name not in functions or name in own] + \
+                [name for name in own if isinstance(name, str) and name not in names
+                 and name not in skip and not name.startswith("__")]
+    return [name for name in dir(obj) if name not in skip and not name.startswith("__")]
+
+
+def _children(obj, kind: str, classes: dict | None = None) -> Iterator[tuple[str, object]]:
+    """``(attribute, value)`` pairs in the walk's order; ``classes``: see :func:`_names`
+    (a deep model has thousands of layers of one class: each class is looked at once)."""
     if kind in ("Sequential", "Functional"):
         yield "layers", obj.layers
-    skip = _skip(kind)
-    # Leave out the skipped names before sorting (the order of the rest is the same): a
-    # layer's dir() is mostly its base class's, and a deep model has thousands of layers.
-    names = [name for name in dir(obj) if name not in skip and not name.startswith("__")]
-    for attribute in sorted(names, key=_private_last):
+    # Leave out the skipped names before sorting (the order of the rest is the same).
+    for attribute in sorted(_names(obj, _skip(kind), classes), key=_private_last):
         try:
             child = getattr(obj, attribute)
         except Exception:       # a property that cannot be computed holds nothing to save
@@ -98,6 +138,8 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
     """
     found: list[Saveable] = []
     visited = {id(obj) for obj in objects_to_skip}
+    classes: dict = {}              # what _names learns of each class, for this walk only
+    snake: dict = {}                # class name -> its snake_case (a pure function)
 
     def visit(obj, path: str):
         """List ``obj``; its children to visit next (None when it was already listed)."""
@@ -109,7 +151,7 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
         return children(obj, kind, path)
 
     def children(obj, kind: str, path: str):
-        for attribute, child in _children(obj, kind):
+        for attribute, child in _children(obj, kind, classes):
             if _kind(child) is not None:
                 yield child, _join(path, attribute)
             elif isinstance(child, _CONTAINERS):
@@ -121,7 +163,10 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
         for item in list(items):
             if _kind(item) is None:
                 continue
-            name = to_snake_case(type(item).__name__)
+            class_name = type(item).__name__
+            name = snake.get(class_name)
+            if name is None:
+                name = snake[class_name] = to_snake_case(class_name)
             if name in used:
                 used[name] += 1
                 name = f"{name}_{used[name]}"

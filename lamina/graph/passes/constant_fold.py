@@ -29,13 +29,13 @@ def _nbytes(value) -> int:
 
 
 def _foldable(node) -> bool:
-    if node.op.stateful or any(None in tuple(o.shape) for o in node.outputs):
+    # the cheapest test that rejects most nodes first: a symbolic input
+    if node.op.stateful or node.op.name not in SHAPE_ONLY and not all(
+            isinstance(x, Tensor) or not isinstance(x, TensorBase) for x in node.inputs):
         return False
-    if any(_nbytes(o) > FOLD_LIMIT_BYTES for o in node.outputs):
+    if any(None in tuple(o.shape) for o in node.outputs):
         return False
-    if node.op.name in SHAPE_ONLY:
-        return True
-    return all(isinstance(x, Tensor) or not isinstance(x, TensorBase) for x in node.inputs)
+    return not any(_nbytes(o) > FOLD_LIMIT_BYTES for o in node.outputs)
 
 
 def _evaluate(node, backend) -> list | None:

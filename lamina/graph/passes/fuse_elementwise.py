@@ -48,13 +48,20 @@ def fuse_elementwise(graph, force: bool = False):
     readers = graph.consumers()
     roots = {id(r) for r in graph.roots()}
 
+    known: dict[int, bool] = {}     # absorbed() per value: nothing it reads changes
+                                    # before substitute() below, and each value is asked
+                                    # up to three times
+
     def absorbed(value) -> bool:
         """``value`` is computed inside the chain of its single reader."""
         if not isinstance(value, SymbolicTensor) or value.node is None or id(value) in roots:
             return False
-        users = readers.get(id(value), [])
-        return bool(users) and all(u is users[0] for u in users) and \
-            fusable(value.node) and fusable(users[0])
+        answer = known.get(id(value))
+        if answer is None:
+            users = readers.get(id(value), [])
+            answer = known[id(value)] = bool(users) and all(u is users[0] for u in users) \
+                and fusable(value.node) and fusable(users[0])
+        return answer
 
     mapping: dict[int, object] = {}
     created: list = []
