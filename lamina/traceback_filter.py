@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import traceback
 import types
 
@@ -22,6 +23,16 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _internal(filename: str) -> bool:
     return os.path.abspath(filename).startswith(PACKAGE_DIR)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` made by the caller that attributes the
+    warning to the first frame outside Lamina -- the user's line -- however many of
+    Lamina's frames (entry points, loops, callbacks) lie between."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and _internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def filtered(tb: types.TracebackType | None) -> types.TracebackType | None:

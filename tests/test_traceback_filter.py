@@ -105,3 +105,14 @@ def test_fit_predict_and_load_model_errors_are_filtered(filtering, tmp_path):
         exc = _raised(call)
         assert _frames(exc)[0] == __file__
         assert [f.rsplit("/", 1)[1] for f in _lamina_frames(exc)] == ["traceback_filter.py"]
+
+
+class WarnedOnce(lamina.Sequential):
+    """A class of its own: each (class, argument) warning is given once per process."""
+
+
+def test_warnings_from_inside_entry_points_point_at_the_user_s_line():
+    model = WarnedOnce([lamina.Input((3,)), layers.Dense(2)])
+    with pytest.warns(UserWarning, match="jit_compile") as record:
+        model.compile("sgd", "mse", jit_compile="definitely")
+    assert record[0].filename == __file__

@@ -7,6 +7,7 @@ import warnings
 from ..registry import register_builtin
 from .monitor_callback import MonitorCallback, check_number
 from ..distribution.strategies import is_chief
+from ..traceback_filter import user_stacklevel
 
 WEIGHTS_SUFFIX = ".weights.h5"
 MODEL_SUFFIXES = (".keras", ".h5")
@@ -126,7 +127,7 @@ class ModelCheckpoint(MonitorCallback):
         current = logs.get(self.monitor)
         if current is None:
             warnings.warn(f"Can save best model only with {self.monitor} available.",
-                          stacklevel=3)
+                          stacklevel=user_stacklevel())
             return True
         if self.monitor_op is None:
             self._set_monitor_op()      # saving every N batches before the first epoch end

@@ -16,6 +16,7 @@ import operator
 import warnings
 
 from .callback import Callback
+from ..traceback_filter import user_stacklevel
 
 MODES = ("auto", "min", "max")
 _MAXIMIZED_SUFFIXES = ("acc", "accuracy", "auc", "precision", "recall")
@@ -58,7 +59,7 @@ class MonitorCallback(Callback):
                             f"quantity such as 'val_loss'; received {monitor!r}")
         if mode not in MODES:
             warnings.warn(f"{owner} mode '{mode}' is unknown, fallback to auto mode.",
-                          stacklevel=3)
+                          stacklevel=user_stacklevel())
             mode = "auto"
         check_number(owner, "min_delta", min_delta)
         check_number(owner, "baseline", baseline, allow_none=True)

@@ -38,6 +38,7 @@ from .tensorboard_events import EventWriter, _tensorboardx
 from .tensorboard_file import TensorBoardWriteWarning, writer_timeout
 from .tensorboard_graph import to_graph_def, traced_train_graph
 from .tensorboard_projector import ProjectorWriter
+from ..traceback_filter import user_stacklevel
 
 
 def _check_profile_batch(profile_batch):
@@ -183,7 +184,7 @@ class TensorBoard(Callback):
             writer.stop()
         warnings.warn(f"TensorBoard: cannot write the logs in {self.log_dir!r} ({why}); "
                       f"TensorBoard logging stops for this fit, training goes on",
-                      TensorBoardWriteWarning, stacklevel=4)
+                      TensorBoardWriteWarning, stacklevel=user_stacklevel())
 
     def set_model(self, model) -> None:
         super().set_model(model)
@@ -222,7 +223,7 @@ class TensorBoard(Callback):
             warn_ignored("TensorBoard", "write_graph", True,
                          "the train step never ran as a graph (run_eagerly=True, a step "
                          "that could not be traced, or a single batch, which builds the "
-                         "model eagerly); no op graph was written", stacklevel=4)
+                         "model eagerly); no op graph was written")
             self._graph_pending = False
         self._training = False
         self._close_writers()
@@ -323,7 +324,7 @@ class TensorBoard(Callback):
                         f"TensorBoard: weight {weight.path!r} has {nan} NaN, {positive} "
                         f"+inf and {negative} -inf values at epoch {epoch}; they are left "
                         f"out of its histogram ({values.size - sum(left_out)} finite "
-                        f"values binned)", UserWarning, stacklevel=4)
+                        f"values binned)", UserWarning, stacklevel=user_stacklevel())
                 if self.write_images:
                     image = _weight_image(values)
                     if image is not None:

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import threading
 import warnings
+from ..traceback_filter import user_stacklevel
 
 _warned: set = set()
 _lock = threading.Lock()
 
 
-def warn_ignored(owner: str, argument: str, value, reason: str, stacklevel: int = 3) -> bool:
-    """Warn (once per ``owner`` and ``argument``) that ``argument=value`` has no effect."""
+def warn_ignored(owner: str, argument: str, value, reason: str) -> bool:
+    """Warn (once per ``owner`` and ``argument``) that ``argument=value`` has no effect; the
+    warning points at the user's line, however deep in Lamina this is called."""
     key = (owner, argument)
     with _lock:
         if key in _warned:
             return False
         _warned.add(key)
     warnings.warn(f"{owner}: argument '{argument}' ({argument}={value!r}) has no effect in "
-                  f"Lamina: {reason}", UserWarning, stacklevel=stacklevel)
+                  f"Lamina: {reason}", UserWarning, stacklevel=user_stacklevel())
     return True

@@ -62,7 +62,7 @@ def make_adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shu
 def _no_extras(what, kind, y, sample_weight, batch_size):
     if batch_size is not None:        # Keras ignores it for a dataset: say so, once
         warn_ignored(what, "batch_size", batch_size, f"x is {kind}, whose batches have "
-                     f"their own size", stacklevel=5)
+                     f"their own size")
     for name, value in (("y", y), ("sample_weight", sample_weight)):
         if value is not None:
             raise ValueError(f"{what}: argument '{name}' must not be given when x is {kind} "

@@ -31,6 +31,7 @@ from .compile_config import apply_compile_config, get_compile_config
 from .errors import CorruptFileError, SavingError, naming_file
 from .weights_h5 import assign_weights, read_weights, write_weights
 from ..registry.lookup import deserialize_in_family
+from ..traceback_filter import user_stacklevel
 
 METADATA, CONFIG, WEIGHTS = "metadata.json", "config.json", "model.weights.h5"
 # The Keras release whose file format this writer follows (Keras ignores the value).
@@ -63,7 +64,7 @@ def _entries(model, include_optimizer: bool) -> dict[str, bytes]:
     if not model.built:
         warnings.warn(f"{model.name}: saving a model that is not built yet; it has no "
                       f"weights to save. Call it on data or build(input_shape) first.",
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
     metadata = {"keras_version": KERAS_FORMAT_VERSION, "lamina_version": settings.VERSION,
                 "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     config = json.dumps(model_config(model), default=_json_default)

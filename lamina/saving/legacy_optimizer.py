@@ -21,6 +21,7 @@ import numpy as np
 
 from ..h5_guard import create_checked, read_dataset
 from .legacy_weights import names_attribute, write_names
+from ..traceback_filter import user_stacklevel
 
 # Keras 2 slot names -> Keras 3 / Lamina slot names.
 _SLOTS = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat", "rms": "velocity",
@@ -53,7 +54,7 @@ def plan_optimizer(model, group, filepath: str) -> list:
                       f"state saved in '{filepath}' ({len(saved)} variables: "
                       f"{[name for name, _ in saved][:4]}...) does not fit its "
                       f"{len(variables)} variables; training resumes with a fresh "
-                      f"optimizer state", stacklevel=4)
+                      f"optimizer state", stacklevel=user_stacklevel())
         return []
     return [(variable, np.asarray(read_dataset(dataset, filepath)).astype(variable.dtype,
                                                                         copy=False))

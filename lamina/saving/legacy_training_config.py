@@ -12,6 +12,7 @@ import warnings
 
 from .legacy_config import LegacyConfigError
 from .. import metrics
+from ..traceback_filter import user_stacklevel
 
 # Keras 2 optimizer config keys that Keras 3's optimizers do not take.
 _OPTIMIZER_DROPPED = ("is_legacy_optimizer", "jit_compile", "decay")
@@ -47,7 +48,7 @@ def _optimizer(config):
     if inner.get("decay"):
         warnings.warn(f"the file's {class_name} optimizer has decay={inner['decay']}, "
                       f"a Keras 2 argument Keras 3 dropped; it is ignored (use a "
-                      f"learning-rate schedule instead)", stacklevel=4)
+                      f"learning-rate schedule instead)", stacklevel=user_stacklevel())
     for key in _OPTIMIZER_DROPPED:
         inner.pop(key, None)
     return {"class_name": class_name, "config": inner}

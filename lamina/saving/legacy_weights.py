@@ -22,6 +22,7 @@ from ..errors import describe_shape
 from ..h5_guard import read_dataset
 from .errors import CorruptFileError, WeightMismatchError
 from .legacy_config import text
+from ..traceback_filter import user_stacklevel
 
 _NUMERIC_KINDS = "biuf"
 _HEADER_LIMIT = 64512          # bytes an HDF5 attribute may hold; longer lists are chunked
@@ -178,7 +179,7 @@ def plan_model(model, group, filepath: str, by_name: bool = False,
         report.matched.append((layer.name, file_layer))
     plan += _plan_own_weights(model, group, filepath, skip_mismatch, report)
     if report.skipped:
-        warnings.warn(str(report), stacklevel=4)
+        warnings.warn(str(report), stacklevel=user_stacklevel())
     return plan, report
 
 

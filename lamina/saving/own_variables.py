@@ -23,6 +23,7 @@ from ..core.saveable import base_class, saving_kind
 from ..errors import LaminaError
 from ..h5_guard import create_checked
 from .errors import SavingError, naming_file
+from ..traceback_filter import user_stacklevel
 
 _NUMERIC_KINDS = "biuf"
 
@@ -160,7 +161,7 @@ def run_hook_loads(steps: list) -> None:
             _restore(snapshot)
             error = _loading_error(step, exc)
             if step.skip_mismatch:
-                warnings.warn(f"{error}; skipped (skip_mismatch=True)", stacklevel=4)
+                warnings.warn(f"{error}; skipped (skip_mismatch=True)", stacklevel=user_stacklevel())
                 continue
             for earlier in reversed(snapshots):
                 _restore(earlier)

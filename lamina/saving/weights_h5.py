@@ -22,6 +22,7 @@ from .errors import CorruptFileError, WeightMismatchError
 from .object_graph import Saveable, saveables
 from .own_variables import (HookLoad, ReadStore, WriteStore, run_hook_loads, save_own_state,
                             uses_plain_layout)
+from ..traceback_filter import user_stacklevel
 
 _NUMERIC_KINDS = "biuf"
 
@@ -187,7 +188,7 @@ def _plan_one(saveable: Saveable, index, filepath: str, skip_mismatch: bool) -> 
             warnings.warn(f"Skipping variable loading for optimizer '{saveable.obj.name}', "
                           f"because it has {len(variables)} variables whereas the saved "
                           f"optimizer in '{filepath}' has {len(stored)} variables",
-                          stacklevel=4)
+                          stacklevel=user_stacklevel())
             return []
         names = [v.name for v in variables]
         hint = (" (the layer was never built: build the model, e.g. by calling it on data, "
@@ -213,5 +214,5 @@ def _plan_one(saveable: Saveable, index, filepath: str, skip_mismatch: bool) -> 
 def _mismatch(skip_mismatch: bool, message: str) -> list:
     if not skip_mismatch:
         raise WeightMismatchError(message)
-    warnings.warn(f"{message}; skipped (skip_mismatch=True)", stacklevel=4)
+    warnings.warn(f"{message}; skipped (skip_mismatch=True)", stacklevel=user_stacklevel())
     return []

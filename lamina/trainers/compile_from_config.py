@@ -8,6 +8,7 @@ import warnings
 
 from .. import losses, metrics, optimizers
 from ..registry import UnknownObjectError, custom_object_scope
+from ..traceback_filter import user_stacklevel
 
 _KEYS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics", "run_eagerly",
          "steps_per_execution", "jit_compile")
@@ -33,7 +34,7 @@ def compile_from_config(model, config: dict, custom_objects: dict | None = None)
     unknown = sorted(set(config) - set(_KEYS))
     if unknown:
         warnings.warn(f"{model.name}: ignoring unknown compile_config keys {unknown}",
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
     try:
         with custom_object_scope(custom_objects or {}):
             optimizer = config.get("optimizer") or "rmsprop"

@@ -10,6 +10,7 @@ from ..graph.function import GraphFunction
 from ..core import structure
 from ..errors import InputShapeError
 from ..data_adapters.device_batch import to_device
+from ..traceback_filter import user_stacklevel
 
 MAX_LEAN_CALLS = 16        # bound of the lean predict calls kept (one per array signature)
 
@@ -63,7 +64,7 @@ class CompiledStep:
             warnings.warn(f"{self.function.name}: the step could not be compiled into a "
                           f"graph ({type(error).__name__}: {error}); it runs eagerly "
                           f"instead. Pass run_eagerly=True to compile() to choose eager "
-                          f"mode explicitly.", stacklevel=3)
+                          f"mode explicitly.", stacklevel=user_stacklevel())
             self.eager = True
             return self.step(data)
 

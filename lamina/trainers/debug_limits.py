@@ -8,13 +8,14 @@ from __future__ import annotations
 import warnings
 
 from .. import settings
+from ..traceback_filter import user_stacklevel
 
 
 def cap_epochs(epochs: int) -> int:
     limit = settings.max_epochs()
     if limit and limit < epochs:
         warnings.warn(f"Limiting epochs to {limit} (keras.config.set_max_epochs)",
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
         return limit
     return epochs
 
@@ -23,6 +24,6 @@ def cap_steps(steps):
     limit = settings.max_steps_per_epoch()
     if limit and (not steps or limit < steps):
         warnings.warn(f"Limiting steps_per_epoch to {limit} "
-                      "(keras.config.set_max_steps_per_epoch)", stacklevel=4)
+                      "(keras.config.set_max_steps_per_epoch)", stacklevel=user_stacklevel())
         return limit
     return steps

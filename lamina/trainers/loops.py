@@ -19,6 +19,7 @@ from .fit_data import FitData
 from .nested_runs import independent_run
 from .ran_out import no_batches_error, warn_epoch_ran_out, warn_ran_out, warn_ran_out_in_fit
 from ..tree import pythonify_logs
+from ..traceback_filter import user_stacklevel
 
 
 def _verbose(verbose) -> int:
@@ -115,7 +116,7 @@ def _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
             if val_logs is None:
                 warnings.warn(f"fit: argument 'validation_data' yielded no batches in "
                               f"epoch {epoch + 1}; this epoch has no validation metrics",
-                              UserWarning, stacklevel=4)
+                              UserWarning, stacklevel=user_stacklevel())
             else:
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
@@ -166,8 +167,7 @@ def run_evaluation(model, adapter, callbacks, what: str = "fit (validation)",
             if model.stop_evaluating:
                 break
     if not model.stop_evaluating and batches.ran_short():
-        warn_ran_out(what, batches.count, batches.expected, "the loss and metrics",
-                     stacklevel=5)
+        warn_ran_out(what, batches.count, batches.expected, "the loss and metrics")
     if not logs:
         logs = pythonify_logs(model.get_metrics_result())
     callbacks.on_test_end(logs)
@@ -219,7 +219,7 @@ def predict_loop(model, x, batch_size, verbose, steps, callbacks, pipeline=None)
             if model.stop_predicting:
                 break
     if not model.stop_predicting and batches.ran_short():
-        warn_ran_out("predict", batches.count, batches.expected, "the outputs", stacklevel=4)
+        warn_ran_out("predict", batches.count, batches.expected, "the outputs")
     callbacks.on_predict_end()
     return outputs.result()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from ..traceback_filter import user_stacklevel
 
 
 def no_batches_error(what: str, argument: str, data) -> ValueError:
@@ -21,7 +22,7 @@ def warn_epoch_ran_out(epoch: int, epochs: int, count: int, steps_per_epoch: int
                   f"batches of epoch {epoch + 1}/{epochs} asked for by steps_per_epoch "
                   f"({held}); the epoch ends early and the next one starts a new pass. "
                   f"Leave steps_per_epoch unset to train on one whole pass per epoch.",
-                  UserWarning, stacklevel=5)        # the user's fit()
+                  UserWarning, stacklevel=user_stacklevel())        # the user's fit()
 
 
 def warn_ran_out_in_fit(epoch: int, epochs: int, count: int, steps_per_epoch,
@@ -44,14 +45,13 @@ def warn_ran_out_in_fit(epoch: int, epochs: int, count: int, steps_per_epoch,
                   "a generator that yields at least `steps_per_epoch * epochs` batches, or "
                   "a re-iterable dataset (a PyDataset or a list of batches)")
     warnings.warn(f"fit: your input ran out of data {where}; interrupting training. "
-                  f"{advice}.", UserWarning, stacklevel=5)        # the user's fit()
+                  f"{advice}.", UserWarning, stacklevel=user_stacklevel())        # the user's fit()
 
 
-def warn_ran_out(what: str, count: int, expected: int, result: str,
-                 stacklevel: int) -> None:
+def warn_ran_out(what: str, count: int, expected: int, result: str) -> None:
     warnings.warn(f"{what}: your input ran out of data after {count} of the {expected} "
                   f"batches asked for (argument 'steps'); {result} cover those {count} "
-                  f"batch(es) only.", UserWarning, stacklevel=stacklevel)
+                  f"batch(es) only.", UserWarning, stacklevel=user_stacklevel())
 
 
 def _describe(data) -> str:

@@ -20,7 +20,7 @@ from ..data_adapters.device_batch import to_device
 from ..distribution.steps import distribute_step, is_stale
 from ..ops.reduction import num_rows
 from ..metrics import Metric
-from ..traceback_filter import filter_traceback
+from ..traceback_filter import filter_traceback, user_stacklevel
 from .host_prefix import apply_host_prefix
 from ..core.ignored_arguments import warn_ignored
 from . import argument_checks as check
@@ -60,7 +60,7 @@ class Trainer:
                           f"because the model's `compile()` method is custom. Its saved "
                           f"compile_config is not applied: override get_compile_config() "
                           f"and compile_from_config(config), or call compile() on the "
-                          f"loaded model", stacklevel=3)
+                          f"loaded model", stacklevel=user_stacklevel())
             return
         compile_from_config(self, config)
 
@@ -373,8 +373,7 @@ def _check_legacy_kwargs(model, method: str, kwargs: dict, *data) -> dict:
         for name in sorted(kwargs):
             warn_ignored(f"{type(model).__name__}.{method}", name, kwargs[name],
                          "only a PyDataset's batches are fetched by workers (array data is "
-                         "sliced, and a generator drawn, in the calling thread)",
-                         stacklevel=4)
+                         "sliced, and a generator drawn, in the calling thread)")
     return kwargs
 
 
@@ -382,11 +381,10 @@ def _warn_ignored_compile_arguments(model, jit_compile, kwargs) -> None:
     owner = f"{type(model).__name__}.compile"
     if jit_compile not in ("auto", False, None):
         warn_ignored(owner, "jit_compile", jit_compile, "there is no XLA; graph mode (the "
-                     "default unless run_eagerly=True) compiles the step", stacklevel=5)
+                     "default unless run_eagerly=True) compiles the step")
     for name in sorted(kwargs):
         if kwargs[name] is not None:
-            warn_ignored(owner, name, kwargs[name], "a Keras 2 / TensorFlow-only argument",
-                         stacklevel=5)
+            warn_ignored(owner, name, kwargs[name], "a Keras 2 / TensorFlow-only argument")
 
 
 def _batch_size(x):

@@ -25,7 +25,10 @@ def no_leftovers():
     the training loop's frames, so the garbage collector cannot have closed the pipeline."""
     before = set(threading.enumerate())
     yield
-    assert set(threading.enumerate()) <= before, threading.enumerate()
+    # the process's one background compiler of elementwise chains (numba_chain.py) may
+    # start during the first fit of the process; it is no pipeline's and outlives none
+    after = {t for t in threading.enumerate() if not t.name.startswith("numba-chains")}
+    assert after <= before, threading.enumerate()
     assert multiprocessing.active_children() == []
 
 

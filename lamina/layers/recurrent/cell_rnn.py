@@ -22,7 +22,7 @@ def check_use_cudnn(layer_name: str, use_cudnn, class_name: str = "RNN"):
         warn_ignored(class_name, "use_cudnn", True,
                      "Lamina has no cuDNN kernels (CuPy ships none); on the CPU the "
                      "sequence runs on oneDNN where it applies (as with 'auto'), the step "
-                     "loop elsewhere", stacklevel=4)
+                     "loop elsewhere")
     return use_cudnn
 
 

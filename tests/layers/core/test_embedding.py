@@ -115,8 +115,8 @@ def test_embedding_rejects_bad_lora_and_quantization_configs():
                                          r"None; received 0"):
         layers.Embedding(4, 2, lora_rank=0)
     # int8 configs are accepted (tests/quantizers); a dict that is not one is an error.
-    with pytest.raises(ValueError, match=r"embedding_q: argument 'quantization_config' is "
-                                         r"not a serialized QuantizationConfig"):
+    with pytest.raises(ValueError, match=r"embedding_q: argument 'quantization_config' must "
+                                         r"be a QuantizationConfig .* received \{'mode'"):
         layers.Embedding(4, 2, quantization_config={"mode": "int8"}, name="embedding_q")
 
 
