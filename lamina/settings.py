@@ -210,3 +210,21 @@ def is_traceback_filtering_enabled() -> bool:
         A bool; see ``enable_traceback_filtering``.
     """
     return _traceback_filtering
+
+
+def env_seconds(variable: str, default: float, owner: str, error: type = ValueError) -> float:
+    """A positive, finite number of seconds from the environment variable ``variable``
+    (``default`` when unset or blank): the bound of a wait (collectives, input workers,
+    TensorBoard's writer, graphviz). Anything else is ``error`` naming ``owner``, the
+    variable and the value."""
+    text = os.environ.get(variable, "")
+    if not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise error(f"{owner}: environment variable {variable} must be a positive number of "
+                    f"seconds; received {text!r}")
+    return value

@@ -61,3 +61,17 @@ def test_flash_attention_and_traceback_switches(restore_config):
     assert config.is_flash_attention_enabled() is True
     config.disable_flash_attention()
     assert config.is_flash_attention_enabled() is False
+
+
+@pytest.mark.parametrize("value, expected", [("", 7.0), ("  ", 7.0), ("2.5", 2.5)])
+def test_env_seconds_reads_a_bound_or_its_default(monkeypatch, value, expected):
+    monkeypatch.setenv("LAMINA_TEST_WAIT", value)
+    assert lamina.settings.env_seconds("LAMINA_TEST_WAIT", 7.0, "test") == expected
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "inf", "nan"])
+def test_env_seconds_refuses_what_is_no_bound(monkeypatch, value):
+    monkeypatch.setenv("LAMINA_TEST_WAIT", value)
+    with pytest.raises(ValueError, match=rf"test: environment variable LAMINA_TEST_WAIT must be "
+                                         rf"a positive number of seconds; received '{value}'"):
+        lamina.settings.env_seconds("LAMINA_TEST_WAIT", 7.0, "test")

@@ -10,13 +10,13 @@ sizes of the allreduces of a step).
 """
 from __future__ import annotations
 
-import os
 import pickle
 import time
 
 import numpy as np
 
 from ..errors import WaitTimeoutError
+from ..settings import env_seconds
 from . import collectives_nccl
 
 INSTALL_HINT = ("install the 'distributed' extra: pip install lamina[distributed] (mpi4py and "
@@ -172,15 +172,7 @@ TIMED_OUT: list = []          # the waits that timed out in this process (their 
 def wait_request(request, what: str = "a collective") -> None:
     if request.Test():
         return
-    text = os.environ.get("LAMINA_COLLECTIVE_TIMEOUT", "600")
-    try:
-        limit = float(text)
-    except ValueError:
-        limit = float("nan")
-    if not limit > 0:
-        raise ValueError(f"lamina.distribution: environment variable "
-                         f"LAMINA_COLLECTIVE_TIMEOUT must be a number of seconds > 0; "
-                         f"received {text!r}")
+    limit = env_seconds("LAMINA_COLLECTIVE_TIMEOUT", 600.0, "lamina.distribution")
     start = time.monotonic()
     while not request.Test():
         waited = time.monotonic() - start

@@ -24,6 +24,7 @@ import threading
 import time
 
 from ..errors import ArgumentTypeError
+from ..settings import env_seconds
 
 TIMEOUT_VARIABLE = "LAMINA_TENSORBOARD_TIMEOUT"
 DEFAULT_TIMEOUT = 60.0
@@ -38,17 +39,7 @@ class TensorBoardWriteWarning(UserWarning):
 
 def writer_timeout() -> float:
     """``LAMINA_TENSORBOARD_TIMEOUT`` in seconds (default 60)."""
-    text = os.environ.get(TIMEOUT_VARIABLE, "")
-    if not text.strip():
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise ArgumentTypeError(f"TensorBoard: environment variable {TIMEOUT_VARIABLE} must "
-                                f"be a positive number of seconds; received {text!r}")
-    return value
+    return env_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, "TensorBoard", ArgumentTypeError)
 
 
 def _masked_crc(data: bytes) -> int:

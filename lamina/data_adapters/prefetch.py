@@ -37,6 +37,7 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import WaitTimeoutError, WorkerError
+from ..settings import env_seconds
 
 # The start method of worker processes: None is the platform's default. Tests set it to
 # check that the design holds under "spawn" as well as "fork".
@@ -66,17 +67,7 @@ def uses_workers(workers: int, use_multiprocessing: bool) -> bool:
 
 def worker_timeout(owner: str) -> float:
     """Seconds the training thread waits for one batch (``LAMINA_WORKER_TIMEOUT``)."""
-    text = os.environ.get(TIMEOUT_VARIABLE)
-    if text is None:
-        return DEFAULT_TIMEOUT_SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0:
-        raise ValueError(f"{owner}: environment variable {TIMEOUT_VARIABLE} must be a "
-                         f"number of seconds > 0; received {text!r}")
-    return value
+    return env_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT_SECONDS, owner)
 
 
 class _ThreadWorkers:

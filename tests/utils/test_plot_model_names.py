@@ -111,6 +111,6 @@ def test_a_graphviz_that_never_finishes_is_stopped(tmp_path, monkeypatch):
     assert time.monotonic() - started < 10
     assert set(_children()) <= before, "the graphviz process was left running"
     monkeypatch.setenv("LAMINA_GRAPHVIZ_TIMEOUT", "soon")
-    with pytest.raises(GraphvizError, match=r"\$LAMINA_GRAPHVIZ_TIMEOUT must be a positive "
+    with pytest.raises(GraphvizError, match=r"variable LAMINA_GRAPHVIZ_TIMEOUT must be a positive "
                                             r"number of seconds; received 'soon'"):
         plot_model(_model("m"), to_file=str(tmp_path / "m.png"))

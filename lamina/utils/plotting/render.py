@@ -2,11 +2,11 @@
 Lamina's own layout written as SVG (no dependency) or through matplotlib (``plot`` extra)."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 
 from ...errors import LaminaError
+from ...settings import env_seconds
 from . import raster
 from .dot_text import graph_attributes, to_dot
 from .place import layout
@@ -29,15 +29,7 @@ def graphviz() -> str | None:
 
 def graphviz_timeout() -> float:
     """Seconds graphviz may take for one picture: ``$LAMINA_GRAPHVIZ_TIMEOUT``, else 120."""
-    raw = os.environ.get(TIMEOUT_ENV, "")
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise GraphvizError(f"plot_model: ${TIMEOUT_ENV} must be a positive number of seconds; "
-                         f"received {raw!r}")
-    return value
+    return env_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT, "plot_model", GraphvizError)
 
 
 def run_graphviz(program: str, text: str, fmt: str) -> bytes:
