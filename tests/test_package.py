@@ -1,4 +1,5 @@
 """Package-level rules: layering, import hygiene, metadata."""
+import os
 import json
 import pathlib
 import re
@@ -107,3 +108,18 @@ def test_the_symbolic_tensor_lives_in_core_and_keeps_its_public_names():
     assert lamina.KerasTensor is SymbolicTensor
     x = SymbolicTensor((None, 3), "float32")
     assert isinstance(lamina.ops.add(x, 1.0), SymbolicTensor)   # ops dispatches to core
+
+
+def test_no_module_is_over_600_lines():
+    """Issue 21: each file small and named for what it does."""
+    root = os.path.join(os.path.dirname(__file__), "..", "lamina")
+    long = []
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    count = sum(1 for _ in f)
+                if count > 600:
+                    long.append(f"{os.path.relpath(path, root)}: {count}")
+    assert not long, long

@@ -64,6 +64,7 @@ from .joining import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .where_clip import *  # noqa: F401,F403
 from ..core.op import OP_REGISTRY, Op, Spec, register_op
 from .pooling import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403

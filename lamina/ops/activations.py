@@ -14,8 +14,9 @@ import numbers
 from ..dtypes import floatx, is_float
 from .compare import greater, greater_equal
 from .core import as_tensor, cast
-from .math import (abs, add, clip, divide, erf, exp, expm1, log1p, maximum, minimum,
-                   multiply, negative, sigmoid, sqrt, square, subtract, tanh, where)
+from .math import (abs, add, divide, erf, exp, expm1, log1p, maximum, minimum, multiply,
+                   negative, sigmoid, sqrt, square, subtract, tanh)
+from .where_clip import clip, where
 from ..core.op import Op, Spec, register_op
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign",

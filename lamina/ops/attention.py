@@ -16,7 +16,8 @@ from .replicate import repeat
 from .compare import logical_and
 from .core import as_tensors, cast, convert_to_tensor
 from .linalg import matmul
-from .math import add, multiply, where
+from .math import add, multiply
+from .where_clip import where
 from .softmax import softmax
 
 __all__ = ["dot_product_attention"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..dtypes import is_float
 from .compare import equal, isfinite, isnan, less_equal, logical_and, logical_or
 from .core import as_tensors, cast
-from .math import abs, add, multiply, subtract, where
+from .math import abs, add, multiply, subtract
+from .where_clip import where
 
 __all__ = ["isclose"]
 

@@ -28,7 +28,7 @@ from .core import arange, cast
 from .loop_tracing import (active_trace, any_symbolic, check_carry, check_same_specs,
                            placeholders, tensors_of, writes)
 from .loops import scan
-from .math import clip, where
+from .where_clip import clip, where
 from ..core.op import Op, Spec, register_op
 from .step_body import capture_step
 from .while_grad import WhileGrad, while_gradient

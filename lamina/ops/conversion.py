@@ -14,7 +14,7 @@ from ..dtypes import FLOAT_MAX, INT_DTYPES, is_float, itemsize, standardize
 from ..errors import ShapeError, describe_shape
 from .compare import isnan
 from .core import as_tensor, cast, unchanged, zeros_like
-from .math import clip, where
+from .where_clip import clip, where
 from ..core.op import Op, Spec, register_op
 
 __all__ = ["saturate_cast", "view"]

@@ -12,7 +12,8 @@ from ..dtypes import floatx, is_float, is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .core import arange, as_tensor, as_tensors, cast
 from .compare import equal
-from .math import add, divide, multiply, subtract, where
+from .math import add, divide, multiply, subtract
+from .where_clip import where
 from ..core.op import Op, Spec, register_op
 from .reduction import max as reduce_max, min as reduce_min
 

@@ -11,7 +11,8 @@ re-exports them as ``lamina.losses.numerics``).
 from __future__ import annotations
 
 from ..settings import epsilon
-from .math import abs, add, clip, divide, exp, log, log1p, multiply, negative, subtract
+from .math import abs, add, divide, exp, log, log1p, multiply, negative, subtract
+from .where_clip import clip
 from .reduction import sum as reduce_sum
 from .softmax import log_softmax
 

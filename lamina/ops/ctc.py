@@ -9,7 +9,8 @@ from .reshaping import concatenate, expand_dims, reshape, stack
 from .compare import less, logical_and, not_equal
 from .core import arange, as_tensor, cast, full, stop_gradient
 from .indexing import take_along_axis
-from .math import add, exp, log, maximum, multiply, negative, subtract, where
+from .math import add, exp, log, maximum, multiply, negative, subtract
+from .where_clip import where
 from ..core.op import Op, Spec, register_op
 from .softmax import log_softmax
 

@@ -14,7 +14,8 @@ from ..dtypes import floatx, is_float
 from .reshaping import reshape
 from .compare import equal, greater, isnan, logical_and, logical_not
 from .core import as_tensor, cast
-from .math import add, divide, multiply, subtract, where
+from .math import add, divide, multiply, subtract
+from .where_clip import where
 from ..core.op import Op, Spec, normalize_axis, register_op
 from .replicate import flip
 from .slicing import getitem

@@ -7,7 +7,8 @@ from ..errors import ShapeError, describe_shape
 from .compare import equal, less_equal
 from .core import arange, as_tensor, cast, full, zeros_like
 from .indexing import take
-from .math import add, multiply, power, where
+from .math import add, multiply, power
+from .where_clip import where
 from ..core.op import normalize_axis
 from .reduction import sum as reduce_sum
 from .reshaping import concatenate, moveaxis, reshape

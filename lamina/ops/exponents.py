@@ -13,7 +13,8 @@ from ..errors import DTypeError
 from .compare import equal
 from .core import as_tensor, cast
 from .elementwise import Binary, unbroadcast
-from .math import FloatUnary, divide, exp, multiply, negative, power, square, subtract, where
+from .math import FloatUnary, divide, exp, multiply, negative, power, square, subtract
+from .where_clip import where
 from ..core.op import register_op
 from .trig import to_float, to_floats
 

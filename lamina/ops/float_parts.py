@@ -11,7 +11,8 @@ from ..errors import DTypeError
 from .compare import Predicate, equal, greater, isinf, isnan, less, logical_and
 from .core import as_tensor, as_tensors, cast, full_like, unchanged
 from .elementwise import Binary, Unary, unbroadcast
-from .math import abs as abs_, divide, maximum, minimum, multiply, negative, where
+from .math import abs as abs_, divide, maximum, minimum, multiply, negative
+from .where_clip import where
 from ..core.op import Spec, register_op
 from .trig import to_float, to_floats
 

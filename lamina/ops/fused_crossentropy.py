@@ -28,7 +28,8 @@ from ..errors import DTypeError, GradientError, ShapeError, describe_shape
 from .reshaping import expand_dims
 from .core import convert_to_tensor, require_float, to_backend_tensor
 from .indexing import check_indices
-from .math import clip, log, multiply, negative
+from .math import log, multiply, negative
+from .where_clip import clip
 from ..core.op import Op, Spec, normalize_axis, register_op
 from .softmax import LogSoftmax
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..errors import GradientError, ShapeError, describe_shape
 from .reshaping import expand_dims
 from .fused_crossentropy import _check, _inside, _keep_axis
-from .math import clip, log, multiply, sigmoid, subtract
+from .math import log, multiply, sigmoid, subtract
+from .where_clip import clip
 from ..core.op import Op, Spec, register_op
 
 

@@ -6,8 +6,10 @@ from .reshaping import squeeze, split, stack
 from .compare import equal, greater, less
 from .core import cast
 from .linalg import tensordot
-from .math import abs as _abs, add, clip, divide, floor, maximum, minimum, multiply
-from .math import subtract, where
+from .math import abs as _abs, add, divide, floor, maximum, minimum, multiply
+from .where_clip import clip
+from .math import subtract
+from .where_clip import where
 from .reshaping import expand_dims
 from .core import convert_to_tensor
 

@@ -14,7 +14,8 @@ from .reshaping import broadcast_to, reshape
 from .compare import greater_equal, less, logical_and
 from .core import cast
 from .indexing import take
-from .math import abs as _abs, add, clip, floor, floor_divide, mod, multiply, subtract, where
+from .math import abs as _abs, add, floor, floor_divide, mod, multiply, subtract
+from .where_clip import clip, where
 from .math import round as _round
 
 FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")

@@ -13,7 +13,8 @@ from .reshaping import reshape
 from .compare import isnan, logical_not
 from .core import as_tensor, cast
 from .compare import equal
-from .math import divide, multiply, sqrt, subtract, where
+from .math import divide, multiply, sqrt, subtract
+from .where_clip import where
 from ..core.op import normalize_axes, normalize_axis
 from .reduction import all as reduce_all, argmax, argmin, max as reduce_max, mean
 from .reduction import min as reduce_min, prod, sum as reduce_sum

@@ -18,9 +18,9 @@ from ..settings import epsilon
 from ..dtypes import floatx, is_float
 from ..errors import ShapeError, describe_shape
 from .core import as_tensor, cast
-from .math import (
-    abs as abs_, add, clip, divide, maximum, minimum, multiply, negative, power, rsqrt, square
-)
+from .math import (abs as abs_, add, divide, maximum, minimum, multiply, negative, power,
+                   rsqrt, square)
+from .where_clip import clip
 from ..core.op import normalize_axes, normalize_axis
 from .reduction import mean, sum as reduce_sum, var
 from .reshaping import reshape, squeeze

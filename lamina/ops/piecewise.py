@@ -10,7 +10,8 @@ from .activations import relu
 from .reshaping import expand_dims, moveaxis, split
 from .compare import greater, greater_equal
 from .core import as_tensor, cast
-from .math import add, clip, divide, multiply, sigmoid, subtract, where
+from .math import add, divide, multiply, sigmoid, subtract
+from .where_clip import clip, where
 from .reduction import sum as reduce_sum
 from .trig import to_float
 

@@ -12,9 +12,8 @@ gradient, so the pair can be differentiated to any order.
 from __future__ import annotations
 
 from ..errors import ShapeError, describe_shape
-from .conv import (image_from_sequence, normalize_padding,
-                   normalize_tuple, resolve_pads, sequence_from_image, spatial_output,
-                   spatial_rank)
+from .conv import image_from_sequence, sequence_from_image, spatial_rank
+from .conv_arguments import normalize_padding, normalize_tuple, resolve_pads, spatial_output
 from .core import as_tensor, require_float
 from .data_format import channels_last
 from ..core.op import Op, Spec, check_rank, register_op

@@ -20,7 +20,8 @@ from ..errors import ShapeError
 from .reshaping import expand_dims, reshape
 from .compare import equal, greater
 from .core import as_tensor, cast, stop_gradient
-from .math import add, divide, multiply, subtract, where
+from .math import add, divide, multiply, subtract
+from .where_clip import where
 from ..core.op import Op, Spec, normalize_axes, register_op
 from .reduction import reduced_shape, sum as reduce_sum
 

@@ -35,7 +35,8 @@ from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, floatx, standardize
 from ..errors import DTypeArgumentError, DTypeError, ShapeError, describe_shape
 from .core import as_tensor, cast, require_float, unchanged, zeros_like
 from .introspection import DynamicDim, resolve_dims
-from .math import add, multiply, subtract, where
+from .math import add, multiply, subtract
+from .where_clip import where
 from .random_rows import draw_by_rows
 from .seed_generator import draw_state
 from ..core.op import Op, Spec, register_op, shape_from_like

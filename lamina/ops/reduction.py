@@ -16,7 +16,8 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from .reshaping import broadcast_like, expand_dims, squeeze
 from .compare import equal, isfinite
 from .core import as_tensor, cast, ones_like, require_float, stop_gradient, unchanged
-from .math import add, divide, exp, log, maximum, minimum, multiply, sqrt, subtract, where
+from .math import add, divide, exp, log, maximum, minimum, multiply, sqrt, subtract
+from .where_clip import where
 from ..core.op import Op, Spec, normalize_axes, normalize_axis, register_op
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin",

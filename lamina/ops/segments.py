@@ -17,7 +17,8 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from .compare import equal, less
 from .core import arange, as_tensor, cast, full_like, to_backend_tensor
 from .indexing import CheckIndexRange, scatter, take
-from .math import add, maximum, minimum, multiply, where
+from .math import add, maximum, minimum, multiply
+from .where_clip import where
 from .reduction import any as reduce_any, argmax, max as reduce_max, min as reduce_min
 from .reduction import prod as reduce_prod, sum as reduce_sum
 from .reshaping import expand_dims, reshape

@@ -12,7 +12,8 @@ from ..core.tensor import Tensor
 from ..dtypes import is_int
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors
-from .math import floor_divide, mod, where
+from .math import floor_divide, mod
+from .where_clip import where
 from ..core.op import Op, Spec, normalize_axis, register_op
 from .slicing import getitem
 

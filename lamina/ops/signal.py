@@ -16,7 +16,8 @@ from .reshaping import reshape
 from .core import as_tensor, convert_to_tensor, ones_like
 from .fft import complex_pair, irfft, rfft
 from .indexing import take
-from .math import add, divide, multiply, where
+from .math import add, divide, multiply
+from .where_clip import where
 from .compare import greater
 from .replicate import pad
 

@@ -11,7 +11,8 @@ from .closeness import isclose
 from .compare import not_equal
 from .core import as_tensor, as_tensors, cast
 from .linalg import matmul
-from .math import clip, divide, multiply, sqrt, subtract
+from .math import divide, multiply, sqrt, subtract
+from .where_clip import clip
 from ..core.op import normalize_axes, normalize_axis
 from .reduction import all as reduce_all, any as reduce_any, max as reduce_max, mean
 from .reduction import min as reduce_min

@@ -12,8 +12,8 @@ from ..dtypes import floatx, is_complex, is_float
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors, cast
 from .elementwise import Binary, unbroadcast
-from .math import (FloatUnary, add, divide, multiply, negative, sin, sqrt, square,
-                   subtract, where)
+from .math import FloatUnary, add, divide, multiply, negative, sin, sqrt, square, subtract
+from .where_clip import where
 from .compare import equal
 from ..core.op import register_op
 

@@ -4,7 +4,7 @@
 ``auto_pad="SAME_UPPER"``."""
 from __future__ import annotations
 
-from ...ops.conv import resolve_pads
+from ...ops.conv_arguments import resolve_pads
 from ..registry import register_onnx_converter
 from .activations import apply_activation
 
