@@ -135,7 +135,14 @@ def _limit(function, arg, value):
 
 def set_max_epochs(max_epochs) -> None:
     """Cap every ``fit`` at ``max_epochs`` epochs (None: no cap), for quick debugging runs;
-    also set by the ``KERAS_MAX_EPOCHS`` environment variable."""
+    also set by the ``KERAS_MAX_EPOCHS`` environment variable.
+
+    Args:
+        max_epochs: a positive int, or None to remove the cap.
+
+    Raises:
+        ValueError: for anything else.
+    """
     global _max_epochs
     _max_epochs = _limit("set_max_epochs", "max_epochs", max_epochs)
 
@@ -151,7 +158,14 @@ def max_epochs():
 
 def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
     """Cap every epoch of fit, validation, evaluate and predict at ``max_steps_per_epoch``
-    steps (None: no cap); also set by ``KERAS_MAX_STEPS_PER_EPOCH``."""
+    steps (None: no cap); also set by ``KERAS_MAX_STEPS_PER_EPOCH``.
+
+    Args:
+        max_steps_per_epoch: a positive int, or None to remove the cap.
+
+    Raises:
+        ValueError: for anything else.
+    """
     global _max_steps_per_epoch
     _max_steps_per_epoch = _limit("set_max_steps_per_epoch", "max_steps_per_epoch",
                                   max_steps_per_epoch)

@@ -85,6 +85,14 @@ class SeedGenerator:
     Pass it as the ``seed`` of random functions: each draw uses the generator's key and the
     current value of ``state``, then advances ``state`` by one.
 
+    Args:
+        seed: an int (the key), or None to draw one from the global generator.
+        name: the name of the generator and of its ``state`` variable's path.
+        **kwargs: Keras's ``backend`` only (where the state variable lives); anything else
+            is an error.
+
+    Example:
+
     >>> gen = SeedGenerator(42)
     >>> a = lamina.random.uniform((2,), seed=gen)
     >>> b = lamina.random.uniform((2,), seed=gen)      # a different draw

@@ -16,7 +16,8 @@ import build_reference  # noqa: E402
 KERAS_FORM = ("keras.datasets", "keras.export", "keras.callbacks", "keras.saving",
               "keras.models", "keras.distribution", "keras.dtype_policies", "keras.backend",
               "keras.preprocessing", "keras.mixed_precision", "keras.optimizers.schedules",
-              "keras.initializers", "keras.activations", "keras.losses")
+              "keras.initializers", "keras.activations", "keras.losses", "keras.tree",
+              "keras.random", "keras.regularizers", "keras.constraints", "keras.config")
 
 
 def test_every_public_name_has_a_docstring():
