@@ -51,13 +51,32 @@ register_family("keras.layers", _layer_table)
 
 
 def serialize(layer) -> dict:
-    """A layer as Keras 3's ``{"module", "class_name", "config", "registered_name"}``."""
+    """A layer as Keras 3's ``{"module", "class_name", "config", "registered_name"}``.
+
+    Args:
+        layer: The layer to serialize.
+
+    Returns:
+        A dict ``{'module', 'class_name', 'config', 'registered_name'}``.
+    """
     return serialize_keras_object(layer)
 
 
 def deserialize(config, custom_objects=None):
     """A layer (or model) from :func:`serialize`'s output; names resolve through Lamina's
-    layer table, ``custom_objects`` and registered classes only."""
+    layer table, ``custom_objects`` and registered classes only.
+
+    Args:
+        config: A dict from :func:`serialize` (``class_name`` and ``config``).
+        custom_objects: Dict of names to custom classes or functions to resolve.
+
+    Returns:
+        The layer (or model).
+
+    Raises:
+        TypeError: if ``config`` is not a string or a dict. UnknownObjectError (a ValueError):
+            if the class name is not known.
+    """
     return deserialize_from("layer", config, _layer_table(), custom_objects)
 
 __all__ = _EXPORTS + ["serialize", "deserialize"]

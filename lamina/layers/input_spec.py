@@ -9,6 +9,18 @@ class InputSpec:
 
     ``layout`` (Lamina's) says in words what the axes mean, for error messages:
     ``InputSpec.described("(batch, height, width, channels)", ndim=4)``.
+
+    Args:
+        dtype: Expected dtype, or None for any.
+        shape: Expected full shape (None entries match any size), or None.
+        ndim: Expected rank, or None.
+        max_ndim: Largest rank allowed, or None.
+        min_ndim: Smallest rank allowed, or None.
+        axes: Dict ``{axis: size}`` of fixed sizes, e.g. ``{-1: 64}``.
+        allow_last_axis_squeeze: Whether a last axis of size 1 may be missing or extra when the
+            rank is checked.
+        name: Name of the input the spec describes (for a dict of inputs).
+        optional: Whether the input may be None.
     """
 
     def __init__(self, dtype=None, shape=None, ndim: int | None = None,

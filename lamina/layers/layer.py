@@ -67,6 +67,15 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
     Layers that produce or pass masks set ``supports_masking = True`` or override
     ``compute_mask(inputs, mask)``. ``input_spec`` (an :class:`InputSpec`) is checked before
     every call, so misuse raises an error that names the layer.
+
+    Args:
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        trainable: Whether the layer's weights are updated in training.
+        dtype: Dtype or dtype policy (e.g. 'float32', 'mixed_float16'); None uses the global
+            policy.
+        autocast: Whether float inputs are cast to the layer's compute dtype.
+        name: Name of the layer; None derives a unique one from the class name.
     """
     saving_kind = "Layer"           # what lamina/saving asks (core/saveable.py)
 

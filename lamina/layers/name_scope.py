@@ -10,7 +10,19 @@ class name_scope:  # noqa: N801  (Keras's spelling: it reads as a function)
     """``name``: the scope's name. Keyword arguments, as Keras: ``deduplicate`` (default
     True: entering a scope of the same name as the current innermost one adds nothing),
     ``override_parent`` (a "/"-separated path that replaces the enclosing scopes while this
-    one is active) and ``caller`` (the object opening the scope, kept as ``.caller``)."""
+    one is active) and ``caller`` (the object opening the scope, kept as ``.caller``).
+
+    Args:
+        name: the scope's name.
+        **kwargs: ``deduplicate``, ``override_parent`` and ``caller``, as above.
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> with keras.name_scope("encoder"):
+    ...     pass
+    """
 
     def __init__(self, name, **kwargs):
         if not isinstance(name, str) or not name:

@@ -36,7 +36,26 @@ class RematMode(NamedTuple):
 
 
 class RematScope:
-    """Within the ``with`` block, layers created are rematerialized as ``mode`` says."""
+    """Within the ``with`` block, layers created are rematerialized as ``mode`` says.
+
+    Args:
+        mode: ``"full"`` (default), ``"activations"``, ``"larger_than"``,
+            ``"list_of_layers"`` or None (switch an outer scope off); see the module
+            docstring.
+        output_size_threshold: int, with ``"larger_than"``: remat a layer whose output
+            has more elements than this (default 1024).
+        layer_names: a list of layer names, with ``"list_of_layers"``.
+
+
+    Raises:
+        ValueError: an unknown ``mode``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> with keras.RematScope(mode="full"):
+    ...     layer = keras.layers.Dense(4)
+    """
 
     def __init__(self, mode="full", output_size_threshold=1024, layer_names=None):
         if mode not in _MODES:

@@ -9,7 +9,11 @@ from ..layer import Layer
 
 
 class ELU(Layer):
-    """Keras 3's ``ELU`` layer."""
+    """Keras 3's ``ELU`` layer.
+
+    Args:
+        alpha: Scale of the negative part: ``alpha * (exp(x) - 1)`` for ``x < 0``.
+    """
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)

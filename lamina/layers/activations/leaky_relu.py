@@ -10,7 +10,11 @@ from .relu import check_non_negative
 
 class LeakyReLU(Layer):
     """Keras 3's ``LeakyReLU`` (default slope 0.3, where ``keras.activations.leaky_relu``
-    uses 0.2). Keras 2's argument name ``alpha`` is accepted, with a warning."""
+    uses 0.2). Keras 2's argument name ``alpha`` is accepted, with a warning.
+
+    Args:
+        negative_slope: Slope for ``x < 0`` (default 0.3).
+    """
 
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:

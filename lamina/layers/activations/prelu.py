@@ -11,7 +11,15 @@ from ..layer import Layer
 class PReLU(Layer):
     """``x`` for ``x >= 0``, ``alpha * x`` below, with ``alpha`` a weight of shape
     ``input_shape[1:]`` that is shared (size 1) along ``shared_axes`` (1-based input axes:
-    ``shared_axes=[1, 2]`` gives one slope per channel after a ``Conv2D``)."""
+    ``shared_axes=[1, 2]`` gives one slope per channel after a ``Conv2D``).
+
+    Args:
+        alpha_initializer: Initializer of the negative slope ``alpha``.
+        alpha_regularizer: Regularizer of ``alpha``, or None.
+        alpha_constraint: Constraint of ``alpha``, or None.
+        shared_axes: 1-based input axes along which ``alpha`` is shared (e.g. ``[1, 2]`` after a
+            Conv2D); None: no sharing.
+    """
 
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs):

@@ -29,7 +29,13 @@ def check_non_negative(layer: Layer, arg: str, value, allow_none: bool = False,
 
 class ReLU(Layer):
     """``max_value`` for ``x >= max_value``, ``x`` for ``threshold <= x < max_value`` and
-    ``negative_slope * (x - threshold)`` below ``threshold`` (Keras 3's ``ReLU``)."""
+    ``negative_slope * (x - threshold)`` below ``threshold`` (Keras 3's ``ReLU``).
+
+    Args:
+        max_value: Largest output value; None: no upper limit.
+        negative_slope: Slope below ``threshold``.
+        threshold: Input value below which the negative slope applies.
+    """
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -22,6 +22,9 @@ class Softmax(Layer):
     be larger nor have more axes). A mask of lower rank that cannot broadcast from the
     trailing axes is aligned with the leading ones (a timestep mask from ``Masking`` or
     ``Embedding(mask_zero=True)`` masks every feature of a step), where Keras would fail.
+
+    Args:
+        axis: Axis or list of axes the softmax normalizes over.
     """
 
     def __init__(self, axis=-1, **kwargs):

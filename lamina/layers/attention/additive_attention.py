@@ -11,6 +11,10 @@ class AdditiveAttention(Attention):
     Scores are ``sum(scale * tanh(query_i + key_j), axis=-1)``; with ``use_scale`` the
     weight ``scale`` has shape ``(dim,)`` (glorot-uniform initialized), else it is 1.
     Masks, causal masking and dropout work as in :class:`Attention`.
+
+    Args:
+        use_scale: Whether to learn the weight ``scale`` (shape ``(dim,)``); else it is 1.
+        dropout: Fraction of the attention weights dropped in training, in [0, 1).
     """
 
     def __init__(self, use_scale=True, dropout=0.0, **kwargs):

@@ -20,6 +20,12 @@ class Attention(Layer):
     (``'concat'``). Masked keys get ``-1e9`` before the softmax over keys; the output is
     ``softmax(scores) @ value``, zero at masked query positions. ``mask=[query_mask,
     value_mask]`` defaults to the inputs' masks; ``use_causal_mask`` hides keys ``j > i``.
+
+    Args:
+        use_scale: Whether to learn a scalar ``scale`` multiplying the scores.
+        score_mode: 'dot' (dot-product scores) or 'concat' (tanh of the sum of query and key).
+        dropout: Fraction of the attention weights dropped in training, in [0, 1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
     """
 
     def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):

@@ -31,6 +31,28 @@ class GroupedQueryAttention(Layer):
     ``num_query_heads // num_key_value_heads`` consecutive query heads. Masks combine as
     in :class:`MultiHeadAttention`; ``return_attention_scores`` gives
     ``(batch, num_query_heads, T, S)``.
+
+    Args:
+        head_dim: Size of each attention head.
+        num_query_heads: Number of query heads.
+        num_key_value_heads: Number of key and value heads; must divide ``num_query_heads``.
+        dropout: Fraction of the attention weights dropped in training, in [0, 1).
+        use_bias: Whether the projections add biases.
+        sliding_window: Int ``w``: each query position ``i`` sees keys with ``|i - j| < w``
+            only; None: all keys.
+        flash_attention: Keras's switch for its fused attention kernel (None, True or False).
+            Lamina computes the same attention either way; True, as in Keras, refuses ``dropout
+            > 0`` (ValueError).
+        kernel_initializer: Initializer of the projection kernels.
+        bias_initializer: Initializer of the projection biases.
+        kernel_regularizer: Regularizer of the projection kernels, or None.
+        bias_regularizer: Regularizer of the projection biases, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint of the projection kernels, or None.
+        bias_constraint: Constraint of the projection biases, or None.
+        use_gate: Whether to add a sublayer ``gate`` whose sigmoid scales the heads' outputs.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
     """
 
     def __init__(self, head_dim, num_query_heads, num_key_value_heads, dropout=0.0,

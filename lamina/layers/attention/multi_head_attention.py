@@ -26,6 +26,39 @@ class MultiHeadAttention(Layer):
     ``i`` see keys ``|i - j| < w`` only. Masks (the inputs' Keras masks, ``attention_mask``
     ``(batch, T, S)``, causal, sliding window) are combined with AND. ``attention_axes``
     selects the axes of N-D inputs to attend over (default all but batch and features).
+
+    Args:
+        num_heads: Number of attention heads.
+        key_dim: Size of each head of the query and key projections.
+        value_dim: Size of each head of the value projection; None means ``key_dim``.
+        dropout: Fraction of the attention weights dropped in training, in [0, 1).
+        use_bias: Whether the projections add biases.
+        output_shape: Size (int or tuple) of the output's trailing axes; None: the query's last
+            size.
+        attention_axes: Axes attended over for N-D inputs (an int or a tuple); None: all but the
+            batch and features axes.
+        sliding_window: Int ``w``: each query position ``i`` sees keys with ``|i - j| < w``
+            only; None: all keys.
+        flash_attention: Keras's switch for its fused attention kernel (None, True or False).
+            Lamina computes the same attention either way; True, as in Keras, refuses ``dropout
+            > 0`` (ValueError).
+        kernel_initializer: Initializer of the projection kernels.
+        bias_initializer: Initializer of the projection biases.
+        kernel_regularizer: Regularizer of the projection kernels, or None.
+        bias_regularizer: Regularizer of the projection biases, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint of the projection kernels, or None.
+        bias_constraint: Constraint of the projection biases, or None.
+        use_gate: Whether to add a sublayer ``gate`` whose sigmoid scales the heads' outputs.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+
+    Example:
+
+    >>> layer = lamina.layers.MultiHeadAttention(num_heads=2, key_dim=8)
+    >>> query, value = np.ones((2, 4, 16)), np.ones((2, 6, 16))
+    >>> layer(query, value).shape
+    (2, 4, 16)
     """
 
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,

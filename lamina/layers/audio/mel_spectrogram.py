@@ -53,6 +53,22 @@ class MelSpectrogram(Layer):
     ``power_to_db`` the result is ``10 log10(max(S, min_power) / max(|ref_power|,
     min_power))`` clipped below at ``max - top_db`` (the maximum over the whole batch, as
     Keras). No weights: the DFT kernels and filters are constants.
+
+    Args:
+        fft_length: Frame size of the FFT, in samples.
+        sequence_stride: Samples between the starts of successive frames.
+        sequence_length: Window length in samples; None means ``fft_length``.
+        window: Window function: 'hann', 'hamming', an array of ``sequence_length`` values, or
+            None.
+        sampling_rate: Sampling rate of the signal, in Hz.
+        num_mel_bins: Number of mel bands.
+        min_freq: Lowest frequency of the mel filters, in Hz.
+        max_freq: Highest frequency of the mel filters, in Hz; None: ``sampling_rate / 2``.
+        power_to_db: Whether to convert the power to decibels.
+        top_db: With ``power_to_db``, values more than ``top_db`` below the maximum are clipped.
+        mag_exp: Exponent applied to the magnitude (2: power spectrum).
+        min_power: Smallest power before the log (avoids log of zero).
+        ref_power: Reference power of 0 dB.
     """
 
     def __init__(self, fft_length=2048, sequence_stride=512, sequence_length=None,

@@ -29,6 +29,22 @@ class STFTSpectrogram(Layer):
     Output ``(batch, frames, channels * bins)`` (channel-major), or
     ``(batch, frames, bins, channels)`` with ``expand_dims``. Weights ``real_kernel`` and
     ``imag_kernel`` ``(frame_length, 1, bins)`` from :class:`~lamina.initializers.STFT`.
+
+    Args:
+        mode: 'log', 'magnitude', 'psd', 'real', 'imag', 'angle' or 'stft'.
+        frame_length: Samples per frame (the window length).
+        frame_step: Samples between frames; None: half a frame.
+        fft_length: FFT size (at least ``frame_length``); None: the next power of two.
+        window: Window function: a name such as 'hann' or 'hamming', an array of
+            ``frame_length`` values, or None (rectangular).
+        periodic: Whether the window is periodic rather than symmetric.
+        scaling: 'density', 'spectrum' or None: the scaling of the kernels.
+        padding: 'valid' or 'same' framing of the signal.
+        expand_dims: Whether to give the output a separate channels axis: ``(batch, frames,
+            bins, channels)``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, mode="log", frame_length=256, frame_step=None, fft_length=None,

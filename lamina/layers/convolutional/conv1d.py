@@ -10,6 +10,41 @@ class Conv1D(BaseConv):
     ``padding`` is 'valid', 'same' or 'causal': ``dilation_rate * (kernel_size - 1)`` zeros
     before the sequence, so output ``t`` depends on inputs up to ``t`` only.
     Weights: ``kernel`` (kernel_size, in_channels // groups, filters), ``bias`` (filters,).
+
+    Args:
+        filters: Number of output channels (filters).
+        kernel_size: Size of the convolution window: an int, or a tuple of one int per spatial
+            axis.
+        strides: Step of the window along each spatial axis: an int or a tuple.
+        padding: 'valid', 'same', or 'causal' (zeros only before the sequence, so step ``t``
+            sees inputs up to ``t``).
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        dilation_rate: Spacing between the window's taps (an int or a tuple); 1 is a dense
+            window.
+        groups: Number of groups the input channels are split into, each convolved with
+            ``filters // groups`` filters; input channels and ``filters`` must both be divisible
+            by it.
+        activation: Activation applied to the output: a name such as 'relu', or a callable; None
+            applies none (linear).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the ``kernel`` weight (a name, instance or callable).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+
+    Example:
+
+    >>> lamina.layers.Conv1D(4, 3, padding="causal")(np.zeros((2, 10, 5))).shape
+    (2, 10, 4)
     """
 
     allow_causal = True

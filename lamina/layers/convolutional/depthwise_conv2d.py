@@ -10,6 +10,31 @@ class DepthwiseConv2D(BaseDepthwiseConv):
 
     Weights: ``kernel`` (*kernel_size, in_channels, depth_multiplier) (Keras 2 called it
     ``depthwise_kernel``), ``bias`` (in_channels * depth_multiplier,).
+
+    Args:
+        kernel_size: Size of the convolution window: an int, or a tuple of one int per spatial
+            axis.
+        strides: Step of the window along each spatial axis: an int or a tuple.
+        padding: 'valid' (no padding) or 'same' (zeros around the input so that the output has
+            ``ceil(size / strides)`` steps per axis).
+        depth_multiplier: Number of depthwise output channels per input channel.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        dilation_rate: Spacing between the window's taps (an int or a tuple); 1 is a dense
+            window.
+        activation: Activation applied to the output: a name such as 'relu', or a callable; None
+            applies none (linear).
+        use_bias: Whether the layer adds a bias vector.
+        depthwise_initializer: Initializer of the depthwise kernel.
+        bias_initializer: Initializer of the ``bias`` weight.
+        depthwise_regularizer: Regularizer of the depthwise kernel, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        depthwise_constraint: Constraint of the depthwise kernel, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
     """
 
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,

@@ -7,7 +7,11 @@ from ..layer import Layer
 
 class Activation(Layer):
     """Applies ``activation`` (a name such as "relu", or a callable) elementwise
-    (Keras 3's ``Activation``). Masks pass through unchanged."""
+    (Keras 3's ``Activation``). Masks pass through unchanged.
+
+    Args:
+        activation: The activation: a name such as 'relu' or 'softmax', or a callable.
+    """
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)

@@ -21,6 +21,37 @@ class Dense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     why ``call`` takes ``training``); GPTQ and AWQ store the kernel transposed in 2 to 8
     bits (``calibrated_weights.py``). ``lora_rank`` (or
     ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
+
+    Args:
+        units: Size of the output's last axis.
+        activation: Activation applied to the output: a name such as 'relu', or a callable; None
+            applies none (linear).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the ``kernel`` weight (a name, instance or callable).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        lora_rank: Rank of a LoRA adapter enabled from the start (trainable low-rank update of
+            the kernel, which is frozen); None: no LoRA (see ``enable_lora``).
+        lora_alpha: LoRA scaling numerator: the update is scaled by ``lora_alpha / lora_rank``;
+            None means ``lora_rank``.
+        quantization_config: A ``QuantizationConfig`` (e.g. ``Int8QuantizationConfig()``) or its
+            serialized dict, used when the layer is quantized; None: the mode's defaults.
+
+    Example:
+
+    >>> layer = lamina.layers.Dense(4, activation="relu")
+    >>> layer(np.ones((2, 3))).shape
+    (2, 4)
+    >>> [w.shape for w in layer.weights]
+    [(3, 4), (4,)]
     """
 
     _lora_quantized = {"int8": int8_dense, "int4": int4_dense}

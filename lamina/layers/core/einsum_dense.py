@@ -25,6 +25,31 @@ class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
     GPTQ's and AWQ's layout is ``calibrated_weights.py`` (``gptq_unpacked_column_size``,
     which Keras writes in the config of a GPTQ layer, is checked against the kernel).
     ``lora_rank`` (or ``enable_lora(rank)``) adapts the kernel by LoRA (``lora.py``).
+
+    Args:
+        equation: Einsum equation such as ``'ab,bc->ac'`` or ``'...ab,bc->...ac'``.
+        output_shape: Output shape without the batch axis (an int or tuple; None where the input
+            gives the size).
+        activation: Activation applied to the output: a name such as 'relu', or a callable; None
+            applies none (linear).
+        bias_axes: Letters of the output indices that get a bias (e.g. ``'c'``); None: no bias.
+        kernel_initializer: Initializer of the ``kernel`` weight (a name, instance or callable).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        lora_rank: Rank of a LoRA adapter enabled from the start (trainable low-rank update of
+            the kernel, which is frozen); None: no LoRA (see ``enable_lora``).
+        lora_alpha: LoRA scaling numerator: the update is scaled by ``lora_alpha / lora_rank``;
+            None means ``lora_rank``.
+        gptq_unpacked_column_size: Unpacked column count of a GPTQ-quantized kernel, as written
+            in Keras configs; checked against the kernel.
+        quantization_config: A ``QuantizationConfig`` (e.g. ``Int8QuantizationConfig()``) or its
+            serialized dict, used when the layer is quantized; None: the mode's defaults.
     """
     _calibrated_zero = "zero_point"           # Keras's name in EinsumDense
 

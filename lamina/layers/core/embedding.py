@@ -24,6 +24,28 @@ class Embedding(LoraMixin, Layer):
     in int4 the variable is packed and ``layer.embeddings`` gives the int4 values
     (``int4_embedding.py``). ``lora_rank`` (or ``enable_lora(rank)``) adapts the
     embeddings by LoRA (``lora.py``).
+
+    Args:
+        input_dim: Vocabulary size: the largest id plus one.
+        output_dim: Size of each embedding vector.
+        embeddings_initializer: Initializer of the ``embeddings`` table (default uniform in
+            [-0.05, 0.05]).
+        embeddings_regularizer: Regularizer of the ``embeddings`` table, or None.
+        embeddings_constraint: Constraint of the ``embeddings`` table, or None.
+        mask_zero: Whether id 0 is padding: the output then carries the mask ``inputs != 0``.
+        weights: Optional ``[array]`` of initial embeddings, shaped ``(input_dim, output_dim)``.
+        lora_rank: Rank of a LoRA adapter enabled from the start (trainable low-rank update of
+            the kernel, which is frozen); None: no LoRA (see ``enable_lora``).
+        lora_alpha: LoRA scaling numerator: the update is scaled by ``lora_alpha / lora_rank``;
+            None means ``lora_rank``.
+        quantization_config: A ``QuantizationConfig`` (e.g. ``Int8QuantizationConfig()``) or its
+            serialized dict, used when the layer is quantized; None: the mode's defaults.
+
+    Example:
+
+    >>> layer = lamina.layers.Embedding(10, 3)
+    >>> layer(np.array([[1, 2, 0]])).shape
+    (1, 3, 3)
     """
 
     _quantized_variable_order = {

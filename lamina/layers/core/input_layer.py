@@ -15,7 +15,21 @@ class InputLayer(Layer):
     ``shape`` (without the batch axis) with ``batch_size``, or ``batch_shape``, or
     ``input_tensor`` (an existing symbolic tensor, which becomes the layer's output; the
     other arguments, when given, must agree with it). Keras 2's ``input_shape`` is
-    accepted with Keras's deprecation warning."""
+    accepted with Keras's deprecation warning.
+
+    Args:
+        shape: Shape of one sample, without the batch axis (None for a variable size).
+        batch_size: Fixed batch size, or None for any.
+        dtype: Dtype of the input (default ``keras.config.floatx()``).
+        sparse: Must be False or None: Lamina has no sparse tensors (True raises ValueError).
+        ragged: Must be False or None: Lamina has no ragged tensors (True raises ValueError).
+        batch_shape: Full shape including the batch axis, instead of ``shape`` and
+            ``batch_size``.
+        input_tensor: An existing symbolic tensor to use as the layer's output; the other
+            arguments must agree with it.
+        optional: Whether the input may be None when the model is called.
+        name: Name of the layer; None derives a unique one from the class name.
+    """
 
     def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, ragged=None,
                  batch_shape=None, input_tensor=None, optional=False, name=None, **kwargs):
@@ -112,7 +126,30 @@ class InputLayer(Layer):
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,
           name=None, tensor=None, optional=False) -> SymbolicTensor:
-    """A symbolic input of shape ``(batch_size, *shape)`` for the functional API."""
+    """A symbolic input of shape ``(batch_size, *shape)`` for the functional API.
+
+    Args:
+        shape: Shape of one sample, without the batch axis (None for a variable size).
+        batch_size: Fixed batch size, or None for any.
+        dtype: Dtype of the input (default ``keras.config.floatx()``).
+        sparse: Must be False or None: Lamina has no sparse tensors (True raises ValueError).
+        ragged: Must be False or None: Lamina has no ragged tensors (True raises ValueError).
+        batch_shape: Full shape including the batch axis, instead of ``shape`` and
+            ``batch_size``.
+        name: Name of the input (unique in the model); None derives one.
+        tensor: An existing symbolic tensor to use as the input; the other arguments must agree
+            with it.
+        optional: Whether the input may be None when the model is called.
+
+    Returns:
+        A symbolic tensor, the input of a functional model.
+
+    Example:
+
+    >>> x = lamina.Input(shape=(16,))
+    >>> x.shape
+    (None, 16)
+    """
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                        ragged=ragged, batch_shape=batch_shape, input_tensor=tensor,
                        optional=optional, name=name)

@@ -43,6 +43,13 @@ class Lambda(Layer):
     Keras's ``__lambda__`` form without its bytecode. ``from_config`` refuses it in safe
     mode; with ``safe_mode=False`` it takes the function passed in ``custom_objects`` under
     the layer's name (``"<name>.output_shape"`` / ``"<name>.mask"`` for those arguments).
+
+    Args:
+        function: The function, called as ``function(inputs, **arguments)``.
+        output_shape: Output shape without the batch axis, a list of them, or a callable from
+            the input shape; None: found by running ``function`` on the symbolic input.
+        mask: Output mask: a tensor, or a callable ``mask(inputs, input_mask)``; None: no mask.
+        arguments: Dict of extra keyword arguments passed to ``function``.
     """
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):

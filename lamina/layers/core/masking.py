@@ -11,6 +11,9 @@ class Masking(Layer):
 
     The output is the input with masked timesteps set to zero; the mask
     ``any(inputs != mask_value, axis=-1)`` is attached for downstream layers.
+
+    Args:
+        mask_value: A timestep is masked when every feature equals this value.
     """
 
     def __init__(self, mask_value=0.0, **kwargs):

@@ -18,6 +18,10 @@ class Pipeline(Layer):
     True in a direct call (augmentations apply) and is inherited inside a model
     (``predict`` runs with False). Unlike ``Sequential`` it is not a model: no ``fit``,
     and its config is only ``{"layers": [...], "name": ...}``.
+
+    Args:
+        layers: The layers, called in order.
+        name: Name of the layer; None derives a unique one from the class name.
     """
 
     def __init__(self, layers, name=None):

@@ -18,6 +18,21 @@ class ReversibleEmbedding(Embedding):
     Quantized to int8, the tables are int8 with per-id scales (``embeddings_scale``,
     ``reverse_embeddings_scale``; see ``int8_reversible_embedding.py``); in int4 they are
     packed, per id or in groups (``int4_reversible_embedding.py``).
+
+    Args:
+        input_dim: Vocabulary size: the largest id plus one.
+        output_dim: Size of each embedding vector.
+        tie_weights: Whether the reverse projection uses the transposed ``embeddings`` (else its
+            own ``reverse_embeddings``).
+        embeddings_initializer: Initializer of the ``embeddings`` table (default uniform in
+            [-0.05, 0.05]).
+        embeddings_regularizer: Regularizer of the ``embeddings`` table, or None.
+        embeddings_constraint: Constraint of the ``embeddings`` table, or None.
+        mask_zero: Whether id 0 is padding: the output then carries the mask ``inputs != 0``.
+        reverse_dtype: Dtype both operands of the reverse product are cast to; None: the compute
+            dtype.
+        logit_soft_cap: Soft cap ``c`` of the reverse logits: ``c * tanh(logits / c)``; None:
+            none.
     """
 
     _lora_quantized = {}      # LoRA is not combined with quantization here

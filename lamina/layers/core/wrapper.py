@@ -10,6 +10,9 @@ class Wrapper(Layer):
     """Holds ``layer`` and builds it on the wrapper's input shape; its config nests the
     wrapped layer's serialized config under ``"layer"``. Subclasses write ``call`` (the
     base class has none, as in Keras: it is not meant to be used as a layer itself).
+
+    Args:
+        layer: The layer to wrap.
     """
 
     def __init__(self, layer, **kwargs):

@@ -16,5 +16,17 @@ class Add(Merge):
 
 
 def add(inputs, **kwargs):
-    """Keras's ``keras.layers.add(inputs)``: ``Add(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.add(inputs)``: ``Add(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: the element-wise sum of the inputs.
+
+    Example:
+
+    >>> lamina.layers.add([np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]])]).numpy()
+    array([[4., 6.]], dtype=float32)
+    """
     return Add(**kwargs)(inputs)

@@ -16,5 +16,12 @@ class Average(Merge):
 
 
 def average(inputs, **kwargs):
-    """Keras's ``keras.layers.average(inputs)``: ``Average(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.average(inputs)``: ``Average(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: the element-wise mean of the inputs.
+    """
     return Average(**kwargs)(inputs)

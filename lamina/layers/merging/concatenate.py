@@ -13,6 +13,14 @@ class Concatenate(Merge):
     Masks (Keras 3): an input without a mask counts as all-valid; the masks are broadcast
     to their inputs' shapes, joined along ``axis`` and reduced with ``any`` over the last
     axis, so a step is valid when any of its features is.
+
+    Args:
+        axis: Axis to join along.
+
+    Example:
+
+    >>> lamina.layers.Concatenate()([np.zeros((2, 3)), np.ones((2, 5))]).shape
+    (2, 8)
     """
 
     def __init__(self, axis=-1, **kwargs):
@@ -58,5 +66,18 @@ class Concatenate(Merge):
 
 
 def concatenate(inputs, axis=-1, **kwargs):
-    """Keras's ``keras.layers.concatenate(inputs, axis=-1)``."""
+    """Keras's ``keras.layers.concatenate(inputs, axis=-1)``.
+
+    Args:
+        inputs: A list of tensors whose sizes match except along ``axis``.
+        axis: Axis to join along.
+
+    Returns:
+        A tensor: the inputs joined along ``axis``.
+
+    Example:
+
+    >>> lamina.layers.concatenate([np.zeros((2, 3)), np.ones((2, 5))]).shape
+    (2, 8)
+    """
     return Concatenate(axis=axis, **kwargs)(inputs)

@@ -14,6 +14,11 @@ class Dot(Merge):
     then the second's (its batch axis excluded); a rank-1 result becomes ``(batch, 1)``.
     ``normalize=True`` L2-normalizes both inputs along their axes first, giving cosine
     similarities. The output has no mask.
+
+    Args:
+        axes: An int (the same axis of both inputs) or a pair, one axis per input; the batch
+            axis cannot be summed.
+        normalize: Whether to L2-normalize both inputs along ``axes`` first (cosine similarity).
     """
 
     min_inputs = max_inputs = 2
@@ -116,5 +121,13 @@ def _l2_normalize(x, axis: int):
 
 def dot(inputs, axes=-1, **kwargs):
     """Keras's ``keras.layers.dot(inputs, axes=-1, **kwargs)``; ``kwargs`` (``normalize``,
-    ``name``, ...) go to the :class:`Dot` layer."""
+    ``name``, ...) go to the :class:`Dot` layer.
+
+    Args:
+        inputs: A list of two tensors.
+        axes: An int, or a pair of axes (one per input), summed over.
+
+    Returns:
+        A tensor: the per-sample dot products.
+    """
     return Dot(axes=axes, **kwargs)(inputs)

@@ -15,5 +15,12 @@ class Maximum(Merge):
 
 
 def maximum(inputs, **kwargs):
-    """Keras's ``keras.layers.maximum(inputs)``: ``Maximum(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.maximum(inputs)``: ``Maximum(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: the element-wise maximum of the inputs.
+    """
     return Maximum(**kwargs)(inputs)

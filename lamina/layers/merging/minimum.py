@@ -15,5 +15,12 @@ class Minimum(Merge):
 
 
 def minimum(inputs, **kwargs):
-    """Keras's ``keras.layers.minimum(inputs)``: ``Minimum(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.minimum(inputs)``: ``Minimum(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: the element-wise minimum of the inputs.
+    """
     return Minimum(**kwargs)(inputs)

@@ -28,5 +28,12 @@ class Multiply(Merge):
 
 
 def multiply(inputs, **kwargs):
-    """Keras's ``keras.layers.multiply(inputs)``: ``Multiply(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.multiply(inputs)``: ``Multiply(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: the element-wise product of the inputs.
+    """
     return Multiply(**kwargs)(inputs)

@@ -15,5 +15,12 @@ class Subtract(Merge):
 
 
 def subtract(inputs, **kwargs):
-    """Keras's ``keras.layers.subtract(inputs)``: ``Subtract(**kwargs)(inputs)``."""
+    """Keras's ``keras.layers.subtract(inputs)``: ``Subtract(**kwargs)(inputs)``.
+
+    Args:
+        inputs: A list of at least two tensors of the same shape.
+
+    Returns:
+        A tensor: ``inputs[0] - inputs[1]``.
+    """
     return Subtract(**kwargs)(inputs)

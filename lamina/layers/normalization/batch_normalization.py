@@ -30,6 +30,37 @@ class BatchNormalization(Layer):
     ``center``), ``moving_mean`` and ``moving_variance`` (non-trainable), all ``(C,)``;
     ``renorm=True`` (batch renormalization, ``batch_renorm.py``) adds ``moving_stddev``,
     ``renorm_mean`` and ``renorm_stddev``.
+
+    Args:
+        axis: The features axis, normalized per channel (-1 for channels_last).
+        momentum: Momentum of the moving mean and variance: ``moving * momentum + batch * (1 -
+            momentum)``.
+        epsilon: Small float added to the variance to avoid dividing by zero.
+        center: Whether to add the learned offset ``beta``.
+        scale: Whether to multiply by the learned scale ``gamma``.
+        beta_initializer: Initializer of ``beta``.
+        gamma_initializer: Initializer of ``gamma``.
+        moving_mean_initializer: Initializer of ``moving_mean``.
+        moving_variance_initializer: Initializer of ``moving_variance``.
+        beta_regularizer: Regularizer of ``beta``, or None.
+        gamma_regularizer: Regularizer of ``gamma``, or None.
+        beta_constraint: Constraint of ``beta``, or None.
+        gamma_constraint: Constraint of ``gamma``, or None.
+        renorm: Whether to use batch renormalization (adds ``moving_stddev``, ``renorm_mean``,
+            ``renorm_stddev``).
+        renorm_clipping: Dict of the renormalization clip limits ``rmax``, ``rmin`` and
+            ``dmax``; None: no clipping.
+        renorm_momentum: Momentum of the renormalization statistics.
+        synchronized: Whether the batch statistics are reduced across the processes of a
+            data-parallel run.
+
+    Example:
+
+    >>> layer = lamina.layers.BatchNormalization()
+    >>> x = np.array([[1.0], [3.0]])
+    >>> layer(x, training=True).numpy().round(4)
+    array([[-0.9995],
+           [ 0.9995]], dtype=float32)
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

@@ -13,6 +13,19 @@ class GroupNormalization(Layer):
     consecutive groups (``groups=-1``: one channel each, instance normalization), and each
     sample is normalized with the mean and (biased) variance of each group over every
     non-batch axis. Weights ``gamma`` and ``beta``, shape ``(C,)``.
+
+    Args:
+        groups: Number of groups the channels are split into; -1 gives one channel per group.
+        axis: The channels axis.
+        epsilon: Small float added to the variance to avoid dividing by zero.
+        center: Whether to add the learned offset ``beta``.
+        scale: Whether to multiply by the learned scale ``gamma``.
+        beta_initializer: Initializer of ``beta``.
+        gamma_initializer: Initializer of ``gamma``.
+        beta_regularizer: Regularizer of ``beta``, or None.
+        gamma_regularizer: Regularizer of ``gamma``, or None.
+        beta_constraint: Constraint of ``beta``, or None.
+        gamma_constraint: Constraint of ``gamma``, or None.
     """
 
     def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,

@@ -38,6 +38,23 @@ class LayerNormalization(Layer):
     and not ``rms_scaling``), shaped like the normalized axes. ``rms_scaling=True`` gives
     ``x / sqrt(var + epsilon) * gamma``, as Keras computes it. As in Keras, ``axis`` is
     stored as a list once the layer is built.
+
+    Args:
+        axis: Axis or list of axes normalized (their mean and variance per sample).
+        epsilon: Small float added to the variance to avoid dividing by zero.
+        center: Whether to add the learned offset ``beta``.
+        scale: Whether to multiply by the learned scale ``gamma``.
+        beta_initializer: Initializer of ``beta``.
+        gamma_initializer: Initializer of ``gamma``.
+        beta_regularizer: Regularizer of ``beta``, or None.
+        gamma_regularizer: Regularizer of ``gamma``, or None.
+        beta_constraint: Constraint of ``beta``, or None.
+        gamma_constraint: Constraint of ``gamma``, or None.
+
+    Example:
+
+    >>> lamina.layers.LayerNormalization()(np.array([[1.0, 3.0]])).numpy().round(4)
+    array([[-0.9995,  0.9995]], dtype=float32)
     """
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,

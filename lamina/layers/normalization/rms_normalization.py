@@ -12,6 +12,10 @@ class RMSNormalization(Layer):
     Weight: ``scale`` (ones), shaped like the normalized axes. As in Keras, ``axis``
     reads back as a sorted list once the layer is built. 16-bit inputs are normalized in
     float32 and cast back.
+
+    Args:
+        axis: Axis or list of axes the mean square is taken over.
+        epsilon: Small float added to the variance to avoid dividing by zero.
     """
 
     def __init__(self, axis=-1, epsilon=1e-6, **kwargs):

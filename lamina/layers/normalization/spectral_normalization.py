@@ -24,6 +24,10 @@ class SpectralNormalization(Wrapper):
     the non-trainable ``vector_u`` ``(1, kernel.shape[-1])``; an all-zero kernel is left
     alone. Inference calls use the kernel as it is. Weights, in Keras's order: the wrapped
     kernel (tracked by the wrapper too), ``vector_u``, the wrapped layer's other weights.
+
+    Args:
+        layer: A layer with a ``kernel`` (or ``embeddings``) weight, e.g. Dense or Conv2D.
+        power_iterations: Power-iteration steps per training call to estimate the spectral norm.
     """
 
     def __init__(self, layer, power_iterations=1, **kwargs):

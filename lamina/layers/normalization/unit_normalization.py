@@ -7,7 +7,11 @@ from .layer_normalization import check_axes, resolve_axes
 
 
 class UnitNormalization(Layer):
-    """``x / sqrt(max(sum(x**2, axis), 1e-12))``, Keras 3's formula. No weights."""
+    """``x / sqrt(max(sum(x**2, axis), 1e-12))``, Keras 3's formula. No weights.
+
+    Args:
+        axis: Axis or list of axes whose L2 norm is made 1.
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)

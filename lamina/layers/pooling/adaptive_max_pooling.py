@@ -11,17 +11,38 @@ class _AdaptiveMax(BaseAdaptivePooling):
 
 class AdaptiveMaxPooling1D(_AdaptiveMax):
     """Max-pools ``(batch, length, channels)`` to ``output_size`` steps (Keras's
-    ``AdaptiveMaxPooling1D``; windows as :func:`lamina.ops.adaptive_max_pool`)."""
+    ``AdaptiveMaxPooling1D``; windows as :func:`lamina.ops.adaptive_max_pool`).
+
+    Args:
+        output_size: Number of output steps (an int).
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
     rank = 1
 
 
 class AdaptiveMaxPooling2D(_AdaptiveMax):
     """Max-pools images to ``output_size`` = (height, width) (Keras's
-    ``AdaptiveMaxPooling2D``)."""
+    ``AdaptiveMaxPooling2D``).
+
+    Args:
+        output_size: Output ``(height, width)``, or an int for both.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
     rank = 2
 
 
 class AdaptiveMaxPooling3D(_AdaptiveMax):
     """Max-pools volumes to ``output_size`` = (depth, height, width) (Keras's
-    ``AdaptiveMaxPooling3D``)."""
+    ``AdaptiveMaxPooling3D``).
+
+    Args:
+        output_size: Output ``(depth, height, width)``, or an int for all three.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
     rank = 3

@@ -12,6 +12,12 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
 
     With a mask (batch, steps) (e.g. from ``Embedding(mask_zero=True)``) the mean is over
     the unmasked steps only, as in Keras; the output carries no mask.
+
+    Args:
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        keepdims: Whether to keep the pooled spatial axes, with size 1.
     """
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):

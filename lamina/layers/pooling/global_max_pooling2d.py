@@ -8,6 +8,12 @@ from .base_global_pooling import BaseGlobalPooling
 class GlobalMaxPooling2D(BaseGlobalPooling):
     """Global max pooling (Keras 3's ``GlobalMaxPooling2D``): (batch, channels) out, or with
     ``keepdims=True`` spatial sizes of 1.
+
+    Args:
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        keepdims: Whether to keep the pooled spatial axes, with size 1.
     """
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):

@@ -9,6 +9,16 @@ from .pooling3d import pool3d
 class MaxPooling3D(BasePooling):
     """3-D max pooling (Keras 3's ``MaxPooling3D``); ``strides=None`` means
     ``pool_size``.
+
+    Args:
+        pool_size: Size of the pooling window: an int, or a tuple of one int per spatial axis.
+        strides: Step of the window (an int or a tuple); None means ``pool_size``.
+        padding: 'valid' (windows inside the input only) or 'same' (padded so that the output
+            has ``ceil(size / strides)`` steps per axis).
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        name: Name of the layer; None derives a unique one from the class name.
     """
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,

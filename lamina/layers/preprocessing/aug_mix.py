@@ -20,7 +20,25 @@ class AugMix(AugmentationLayer):
     first seven, without brightness, colour, contrast and sharpness), one pick per step
     for the whole batch. Keras picks with Python's unseeded ``random``; Lamina draws the
     picks from the layer's seed generator, so seeds repeat and graph mode draws what eager
-    draws."""
+    draws.
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        num_chains: Number of augmentation chains mixed per image.
+        chain_depth: Number of augmentations per chain.
+        factor: Strength of the augmentations: a number ``f`` in [0, 1] for ``(0, f)``, or a
+            pair.
+        alpha: Concentration of the Dirichlet and Beta draws of the mixing weights.
+        all_ops: Whether to use all augmentations, including brightness, colour, contrast and
+            sharpness.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, value_range=(0, 255), num_chains=3, chain_depth=3, factor=0.3,
                  alpha=1.0, all_ops=True, interpolation="bilinear", seed=None,

@@ -77,6 +77,11 @@ class CategoryEncoding(Layer):
     vector per token; a trailing axis of size 1 is replaced) or 'count' (occurrences,
     weighted by ``count_weights`` when given to ``call``). Tokens outside [0, num_tokens)
     encode as zeros. No weights.
+
+    Args:
+        num_tokens: Number of tokens; inputs are ints in ``[0, num_tokens)``.
+        output_mode: 'multi_hot', 'one_hot' or 'count'.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
     """
 
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):

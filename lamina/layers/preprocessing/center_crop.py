@@ -8,7 +8,15 @@ from .image_utils import check_size, crop, hw_axes, smart_resize
 class CenterCrop(BaseImageLayer):
     """Keras 3's ``CenterCrop``: crops the central ``(height, width)`` window, starting at
     ``int((size - target) / 2)``. An image smaller than the target on either axis is
-    instead cropped to the target aspect ratio and resized (bilinear), as Keras does."""
+    instead cropped to the target aspect ratio and resized (bilinear), as Keras does.
+
+    Args:
+        height: Output height in pixels.
+        width: Output width in pixels.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)

@@ -12,7 +12,17 @@ class ContrastLimitedAdaptiveHistogramEqualization(AugmentationLayer):
     each bin clipped at ``clip_limit * tile_pixels / 256`` and the excess spread evenly),
     blending the four nearest tiles' mappings bilinearly, as Keras does. The image is
     padded symmetrically to whole tiles for the histograms. Deterministic: it applies
-    whatever ``training`` is."""
+    whatever ``training`` is.
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        clip_limit: Histogram bins are clipped at ``clip_limit * tile_pixels / 256``.
+        tile_grid_size: ``(rows, cols)`` of the grid of tiles equalized separately.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     deterministic = True
 

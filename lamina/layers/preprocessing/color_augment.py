@@ -22,7 +22,12 @@ def _uniform(layer, images, low, high, shape=None):
 
 class AutoContrast(AugmentationLayer):
     """Stretch each channel of each image to the full ``value_range`` (its minimum to the
-    low end, its maximum to the high end); a constant channel is kept as it is."""
+    low end, its maximum to the high end); a constant channel is kept as it is.
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+    """
 
     deterministic = True
 
@@ -48,7 +53,17 @@ class AutoContrast(AugmentationLayer):
 class Solarization(AugmentationLayer):
     """Add ``uniform(addition_factor[0], 255 * addition_factor[1])`` (in 0..255 units),
     clip, and invert pixels at or above ``uniform(threshold_factor[0],
-    255 * threshold_factor[1])``; a factor ``f`` means ``(0, f)``, as in Keras."""
+    255 * threshold_factor[1])``; a factor ``f`` means ``(0, f)``, as in Keras.
+
+    Args:
+        addition_factor: Range of the value added before inverting: a number ``f`` for ``(0,
+            f)`` or a pair, as a fraction of 255.
+        threshold_factor: Range of the inversion threshold: a number ``f`` for ``(0, f)`` or a
+            pair, as a fraction of 255.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255),
                  seed=None, **kwargs):
@@ -85,7 +100,18 @@ class Solarization(AugmentationLayer):
 
 class RandomInvert(AugmentationLayer):
     """Each image becomes ``value_range[1] - x`` with a probability drawn from
-    ``factor`` (a number ``f`` in [0, 1] for ``(0, f)``, or a pair)."""
+    ``factor`` (a number ``f`` in [0, 1] for ``(0, f)``, or a pair).
+
+    Args:
+        factor: Probability range of inverting: a number ``f`` in [0, 1] for ``(0, f)``, or a
+            pair.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None,
                  **kwargs):
@@ -107,7 +133,15 @@ class RandomInvert(AugmentationLayer):
 
 class RandomGrayscale(AugmentationLayer):
     """Each image turned to grayscale (kept with its channels) with probability
-    ``factor``."""
+    ``factor``.
+
+    Args:
+        factor: Probability that an image is turned to grayscale, in [0, 1].
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -131,7 +165,17 @@ class RandomGrayscale(AugmentationLayer):
 
 class RandomHue(AugmentationLayer):
     """Shift each image's hue by ``±uniform(factor) / 2`` of the colour circle
-    (``factor``: a number in [0, 1] for ``(0, f)``, or a pair)."""
+    (``factor``: a number in [0, 1] for ``(0, f)``, or a pair).
+
+    Args:
+        factor: Range of the hue shift: a number ``f`` in [0, 1] for ``(0, f)``, or a pair.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -157,7 +201,18 @@ class RandomHue(AugmentationLayer):
 class RandomSaturation(AugmentationLayer):
     """Scale each image's saturation by ``f / (1 - f + 1e-7)``, ``f`` drawn from
     ``factor`` (Keras's base rule: a number ``f`` in [-1, 1] for ``(-|f|, |f|)``),
-    clipped to ``value_range``."""
+    clipped to ``value_range``.
+
+    Args:
+        factor: Range of the saturation factor: a number ``f`` in [-1, 1] for ``(-|f|, |f|)``,
+            or a pair.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -179,7 +234,18 @@ class RandomSaturation(AugmentationLayer):
 
 class RandomColorDegeneration(AugmentationLayer):
     """Blend each image toward its grayscale by ``uniform(factor)`` (Keras's base rule
-    for ``factor``), clipped to ``value_range``."""
+    for ``factor``), clipped to ``value_range``.
+
+    Args:
+        factor: Range of the blend toward grayscale: a number ``f`` for ``(0, f)``, or a pair,
+            in [0, 1].
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)

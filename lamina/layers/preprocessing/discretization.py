@@ -19,6 +19,15 @@ class Discretization(Layer):
     quantiles of the data (relative error about ``epsilon``). ``output_mode`` 'int' gives
     the indices (int64); 'one_hot', 'multi_hot' and 'count' encode them as
     ``CategoryEncoding`` does. No weights: the boundaries are part of the config.
+
+    Args:
+        bin_boundaries: Sorted list of boundaries; None: learn them with ``adapt``.
+        num_bins: Number of bins learned by ``adapt`` (with ``bin_boundaries=None``).
+        epsilon: Relative error of the approximate quantiles found by ``adapt``.
+        output_mode: 'int' (bin indices), 'one_hot', 'multi_hot' or 'count'.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
+        dtype: Dtype or dtype policy of the layer (e.g. 'float32'); None uses the global policy.
+        name: Name of the layer; None derives a unique one from the class name.
     """
 
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",

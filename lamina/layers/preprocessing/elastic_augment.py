@@ -17,7 +17,24 @@ class RandomElasticTransform(AugmentationLayer):
     Gaussian of ``sigma``, times alpha (Keras's recipe), resampled with ``fill_mode`` and
     clipped to ``value_range``. Keras sizes the blur kernel from the drawn sigma
     (``int(6 sigma) | 1``); Lamina's kernel has the size that the largest sigma of
-    ``scale`` needs, so that its shape is static (the same Gaussian, a longer tail)."""
+    ``scale`` needs, so that its shape is static (the same Gaussian, a longer tail).
+
+    Args:
+        factor: Probability range of applying the transform: a number ``f`` for ``(0, f)``, or a
+            pair.
+        scale: Range of the displacement strength: a number ``s`` for ``(0, s)``, or a pair.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        fill_mode: How points outside the image are filled: 'constant' (with ``fill_value``),
+            'reflect', 'wrap' or 'nearest'.
+        fill_value: Value of the filled points when ``fill_mode='constant'``.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_mode="reflect",
                  fill_value=0.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
@@ -82,7 +99,12 @@ class MaxNumBoundingBoxes(AugmentationLayer):
     """Keras pads or trims the bounding boxes of a dict input to ``max_number``; images
     pass unchanged. Lamina's image layers do not take bounding boxes yet, so this layer
     returns the images (and labels) and raises NotImplementedError for a
-    ``bounding_boxes`` key."""
+    ``bounding_boxes`` key.
+
+    Args:
+        max_number: Number of boxes to pad or trim to (bounding boxes are not supported yet).
+        fill_value: Value of the padding boxes.
+    """
 
     deterministic = True
 

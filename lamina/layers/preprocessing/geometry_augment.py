@@ -35,7 +35,21 @@ def _choose(layer, arg, value, choices):
 class RandomShear(AugmentationLayer):
     """Shear each image: output (x, y) samples ``(x + s_x y, s_y x + y)`` with
     ``s ~ uniform(factor)`` and one random sign per image (Keras's draw), filling by
-    ``fill_mode``."""
+    ``fill_mode``.
+
+    Args:
+        x_factor: Range of the horizontal shear: a number ``f`` for ``(0, f)``, or a pair.
+        y_factor: Range of the vertical shear: a number ``f`` for ``(0, f)``, or a pair.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        fill_mode: How points outside the image are filled: 'constant' (with ``fill_value``),
+            'reflect', 'wrap' or 'nearest'.
+        fill_value: Value of the filled points when ``fill_mode='constant'``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear",
                  fill_mode="reflect", fill_value=0.0, data_format=None, seed=None, **kwargs):
@@ -74,7 +88,19 @@ class RandomShear(AugmentationLayer):
 
 class RandomPerspective(AugmentationLayer):
     """With probability ``uniform(factor)``, warp each image so that its corners move by
-    ``uniform(-scale/2, scale/2)`` times their coordinates; outside reads ``fill_value``."""
+    ``uniform(-scale/2, scale/2)`` times their coordinates; outside reads ``fill_value``.
+
+    Args:
+        factor: Probability range of warping: a number ``f`` for ``(0, f)``, or a pair.
+        scale: How far the corners may move, as a fraction of their coordinates.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        fill_value: Value of the pixels read from outside the image.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0,
                  seed=None, data_format=None, **kwargs):
@@ -113,7 +139,16 @@ class RandomPerspective(AugmentationLayer):
 
 class Equalization(AugmentationLayer):
     """Histogram equalization of each channel (the histogram of ``bins`` bins pooled over
-    the batch, Keras's way), when ``training``; a channel with one occupied bin stays."""
+    the batch, Keras's way), when ``training``; a channel with one occupied bin stays.
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        bins: Number of histogram bins.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(random=False, data_format=data_format, **kwargs)

@@ -20,6 +20,13 @@ class HashedCrossing(HostLayer):
     from the key 0xDECAFCAFFE, each feature's hash (an int as its own 64 bits, a string as
     its FarmHash64) is folded in with ``FingerprintCat64``; the bin is the result mod
     ``num_bins``. ``output_mode='one_hot'`` one-hot encodes the bins. Runs on the host.
+
+    Args:
+        num_bins: Number of bins of the crossed hash.
+        output_mode: 'int' (bin indices) or 'one_hot'.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
+        name: Name of the layer; None derives a unique one from the class name.
+        dtype: Dtype or dtype policy of the layer (e.g. 'float32'); None uses the global policy.
     """
 
     def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None,

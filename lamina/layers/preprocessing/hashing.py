@@ -16,6 +16,13 @@ class Hashing(HostLayer):
     text, floats truncated to integers first) mod the bins, or SipHash-2-4 keyed by
     ``salt`` when given. With ``mask_value``, that value goes to bin 0 and the others to
     1 + hash mod (num_bins - 1). Runs on the host (see :class:`HostLayer`).
+
+    Args:
+        num_bins: Number of bins, including the mask bin when ``mask_value`` is set.
+        mask_value: Value that goes to bin 0 (the mask); None: no mask bin.
+        salt: Key (an int or a pair of ints) for SipHash-2-4 hashing; None uses FarmHash64.
+        output_mode: 'int' (bin indices), 'one_hot', 'multi_hot' or 'count'.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
     """
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,

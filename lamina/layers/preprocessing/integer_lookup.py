@@ -18,6 +18,29 @@ class IntegerLookup(HostLayer, IndexLookup):
     'floormod'``) or to FarmHash64 of its decimal text (``'farmhash'``, SipHash64 with
     ``salt``). Inputs are ints, lists, numpy arrays or tensors; runs on the host, outside a
     model's graph (see :class:`HostLayer`).
+
+    Args:
+        max_tokens: Largest vocabulary size learned by ``adapt``, counting the mask and OOV
+            indices; None: no limit.
+        num_oov_indices: Number of indices reserved for out-of-vocabulary tokens.
+        mask_token: Token that maps to index 0 (the mask); None: no mask index.
+        oov_token: Token returned for out-of-vocabulary indices by ``invert=True`` (default -1).
+        vocabulary: The vocabulary: a list or array of tokens, or the path of a text file with
+            one token per line; None: learn it with ``adapt``.
+        vocabulary_dtype: Integer dtype of the vocabulary and inputs (default 'int64').
+        idf_weights: With ``output_mode='tf_idf'`` and a given vocabulary: one
+            inverse-document-frequency weight per vocabulary token.
+        invert: Whether to map indices back to tokens instead (output_mode 'int' only).
+        output_mode: 'int' (indices), or 'one_hot', 'multi_hot', 'count', 'tf_idf' (vectors of
+            the vocabulary's size).
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
+        pad_to_max_tokens: With 'multi_hot', 'count' or 'tf_idf', whether to pad the output to
+            ``max_tokens`` columns.
+        oov_method: How unknown values pick an OOV index when there are several: 'floormod' or
+            'farmhash'.
+        salt: Key (an int or a pair of ints) for SipHash hashing of OOV tokens; None uses
+            FarmHash64.
+        name: Name of the layer; None derives a unique one from the class name.
     """
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1,

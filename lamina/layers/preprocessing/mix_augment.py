@@ -18,7 +18,15 @@ def _mix_labels(labels, order, weight):
 
 
 class MixUp(AugmentationLayer):
-    """``w * x + (1 - w) * x[perm]`` with ``w ~ Beta(alpha, alpha)`` per image."""
+    """``w * x + (1 - w) * x[perm]`` with ``w ~ Beta(alpha, alpha)`` per image.
+
+    Args:
+        alpha: Concentration of the Beta distribution the mixing weights are drawn from.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -68,7 +76,15 @@ class MixUp(AugmentationLayer):
 class CutMix(AugmentationLayer):
     """Paste a box of another image of the batch into each image: the box side ratio is
     ``sqrt(1 - w)``, ``w ~ Beta(a, a)`` with ``a ~ uniform(factor) + 1e-6``, at a uniform
-    position; labels mix with the pasted area's share. A single image is left as it is."""
+    position; labels mix with the pasted area's share. A single image is left as it is.
+
+    Args:
+        factor: Range of the Beta concentration: a number ``f`` for ``(0, f)``, or a pair.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)

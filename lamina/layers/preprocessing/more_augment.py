@@ -20,7 +20,20 @@ def _uniform(layer, shape, low, high, dtype):
 
 class RandomColorJitter(AugmentationLayer):
     """RandomBrightness, RandomContrast, RandomSaturation then RandomHue, each only when
-    its factor is given, all drawing from this layer's seed generator."""
+    its factor is given, all drawing from this layer's seed generator.
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        brightness_factor: Factor of a RandomBrightness step; None: skipped.
+        contrast_factor: Factor of a RandomContrast step; None: skipped.
+        saturation_factor: Factor of a RandomSaturation step; None: skipped.
+        hue_factor: Factor of a RandomHue step; None: skipped.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None,
                  saturation_factor=None, hue_factor=None, seed=None, data_format=None,
@@ -58,7 +71,17 @@ class RandomColorJitter(AugmentationLayer):
 class RandomPosterization(AugmentationLayer):
     """Keep ``bits`` high bits of each 0..255 value, ``bits`` drawn from
     ``randint(factor[0], factor[1])`` (one value when the two are equal; a number ``f``
-    in [1, 8] means ``(1, f)``, Keras's rule)."""
+    in [1, 8] means ``(1, f)``, Keras's rule).
+
+    Args:
+        factor: Range of the bits kept: a number ``f`` in [1, 8] for ``(1, f)``, or a pair.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -86,7 +109,18 @@ class RandomPosterization(AugmentationLayer):
 class RandomSharpness(AugmentationLayer):
     """``x + (1 - 2 f) * (smooth(x) - x)`` with ``f ~ uniform(factor)`` per image
     (``f = 0.5`` is the identity, 0 the 3x3 smoothing ``[1 1 1; 1 5 1; 1 1 1] / 13``,
-    1 doubles the detail), clipped to ``value_range``."""
+    1 doubles the detail), clipped to ``value_range``.
+
+    Args:
+        factor: Range of the sharpness: a number ``f`` for ``(0, f)``, or a pair (0.5 is the
+            identity).
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
@@ -110,7 +144,19 @@ class RandomErasing(AugmentationLayer):
     """With probability ``uniform(factor)``, fill a box of each image (sides
     ``sqrt(uniform(scale))`` of the image's, at a uniform place) with ``fill_value`` (a
     number or an RGB triple; None: normal noise times ``value_range[1]``), clipped to
-    ``value_range``."""
+    ``value_range``.
+
+    Args:
+        factor: Probability range of erasing: a number ``f`` for ``(0, f)``, or a pair.
+        scale: Range of the erased area as a fraction of the image's, ``(low, high)``.
+        fill_value: Value of the erased box (a number or an RGB triple); None: normal noise.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255),
                  seed=None, data_format=None, **kwargs):
@@ -165,7 +211,20 @@ class RandomErasing(AugmentationLayer):
 class RandomGaussianBlur(AugmentationLayer):
     """With probability ``uniform(factor)``, blur each image with a ``kernel_size``
     Gaussian whose two sigmas (one draw per batch) are ``uniform(sigma) + 1e-6``; clipped
-    to ``value_range``. ``kernel_size``: an odd int or a pair of odd ints."""
+    to ``value_range``. ``kernel_size``: an odd int or a pair of odd ints.
+
+    Args:
+        factor: Probability range of blurring: a number ``f`` for ``(0, f)``, or a pair.
+        kernel_size: Size of the Gaussian kernel: an odd int or a pair of odd ints.
+        sigma: Range of the Gaussian's standard deviation: a number for ``(0, sigma)``, or a
+            pair.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255),
                  data_format=None, seed=None, **kwargs):

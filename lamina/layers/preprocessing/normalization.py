@@ -20,6 +20,14 @@ class Normalization(Layer):
     Without ``mean``/``variance`` the layer has the non-trainable weights ``mean`` and
     ``variance`` (the kept axes' shape) and ``count`` (an int scalar Keras 3 keeps for old
     files and leaves at 0), and starts as the identity until :meth:`adapt` sets them.
+
+    Args:
+        axis: Axis or tuple of axes that keep their own mean and variance (default -1); None:
+            one for everything.
+        mean: Mean to use instead of ``adapt``'s (a number or array broadcast over the kept
+            axes).
+        variance: Variance to use with ``mean``.
+        invert: Whether to undo the normalization: ``mean + x * sqrt(variance)``.
     """
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):

@@ -60,7 +60,21 @@ class RandAugment(AugmentationLayer):
     Solarization, RandomPosterization (``max(1, int(8 * factor[1]))`` bits), AutoContrast,
     Equalization. ``factor``: a number ``f`` in [0, 1] for ``(0, f)``, or a pair. Every
     draw comes from this layer's seed generator; each op draws its own parameters (Keras
-    draws each augmentation's parameters once per call and reuses them across ops)."""
+    draws each augmentation's parameters once per call and reuses them across ops).
+
+    Args:
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        num_ops: Number of augmentations applied to each image.
+        factor: Strength of the augmentations: a number ``f`` in [0, 1] for ``(0, f)``, or a
+            pair.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, value_range=(0, 255), num_ops=2, factor=0.5, interpolation="bilinear",
                  seed=None, data_format=None, **kwargs):

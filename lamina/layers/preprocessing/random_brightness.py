@@ -10,7 +10,15 @@ class RandomBrightness(RandomImageLayer):
     """Keras 3's ``RandomBrightness``: when ``training``, each image gets
     ``delta * (high - low)`` added, ``delta`` drawn uniformly from ``factor`` (a number
     ``f`` for ``(-f, f)`` or a pair, in [-1, 1]), and is clipped to
-    ``value_range = (low, high)``."""
+    ``value_range = (low, high)``.
+
+    Args:
+        factor: Range of the brightness delta, as a fraction of the value range: a number ``f``
+            for ``(-f, f)`` or a pair, in [-1, 1].
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)          # data_format arrives in kwargs

@@ -11,7 +11,15 @@ class RandomContrast(RandomImageLayer):
     drawn uniformly from ``[1 - lower, 1 + upper]`` and each channel becomes
     ``(x - mean) * c + mean`` (``mean`` over the image's pixels), clipped to
     ``value_range``. ``factor``: a number ``f`` in [0, 1] (``lower = upper = f``, as
-    Keras documents) or a pair of them."""
+    Keras documents) or a pair of them.
+
+    Args:
+        factor: A number ``f`` in [0, 1] (contrast factors from ``[1 - f, 1 + f]``) or a pair
+            ``(lower, upper)``.
+        value_range: ``(low, high)``, the range of the input pixel values (e.g. ``(0, 255)`` or
+            ``(0, 1)``); the output is clipped to it.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)          # data_format arrives in kwargs

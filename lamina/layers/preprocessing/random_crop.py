@@ -11,7 +11,17 @@ class RandomCrop(RandomImageLayer):
     """Keras 3's ``RandomCrop``: when ``training``, every image of the batch is cropped at
     one random offset (drawn uniformly, rows then columns). Otherwise, and when an image
     is not larger than the target on both axes, the largest centered window with the
-    target aspect ratio is resized (bilinear) to ``(height, width)``."""
+    target aspect ratio is resized (bilinear) to ``(height, width)``.
+
+    Args:
+        height: Output height in pixels.
+        width: Output width in pixels.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        name: Name of the layer; None derives a unique one from the class name.
+    """
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)

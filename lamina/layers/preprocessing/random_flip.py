@@ -12,7 +12,15 @@ HORIZONTAL_AND_VERTICAL = "horizontal_and_vertical"
 class RandomFlip(RandomImageLayer):
     """Keras 3's ``RandomFlip``: when ``training``, each image is flipped with probability
     1/2 (a uniform draw ``<= 0.5``), left-right ("horizontal"), top-bottom ("vertical") or
-    both at once ("horizontal_and_vertical": one draw decides both, as in Keras)."""
+    both at once ("horizontal_and_vertical": one draw decides both, as in Keras).
+
+    Args:
+        mode: 'horizontal', 'vertical' or 'horizontal_and_vertical'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, mode=HORIZONTAL_AND_VERTICAL, seed=None, data_format=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)

@@ -12,7 +12,21 @@ class RandomRotation(AffineImageLayer):
     """Keras 3's ``RandomRotation``: when ``training``, each image is rotated by an angle
     drawn uniformly from ``[lower, upper] * 2 pi`` (``factor``: a fraction of a full turn,
     a number ``f`` for ``(-f, f)`` or a pair; positive is counter-clockwise), about the
-    pixel-grid center ``((width - 1) / 2, (height - 1) / 2)``."""
+    pixel-grid center ``((width - 1) / 2, (height - 1) / 2)``.
+
+    Args:
+        factor: Angle range as a fraction of a full turn: a number ``f`` for ``(-f, f)``, or a
+            pair; positive is counter-clockwise.
+        fill_mode: How points outside the image are filled: 'constant' (with ``fill_value``),
+            'reflect', 'wrap' or 'nearest'.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        fill_value: Value of the filled points when ``fill_mode='constant'``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):

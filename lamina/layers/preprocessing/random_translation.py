@@ -10,7 +10,23 @@ class RandomTranslation(AffineImageLayer):
     """Keras 3's ``RandomTranslation``: when ``training``, each image is shifted down by
     a fraction of its height drawn uniformly from ``height_factor`` and right by a fraction
     of its width from ``width_factor`` (a number ``f`` for ``(-f, f)`` or a pair, in
-    [-1, 1]; negative values shift up / left); uncovered pixels follow ``fill_mode``."""
+    [-1, 1]; negative values shift up / left); uncovered pixels follow ``fill_mode``.
+
+    Args:
+        height_factor: Vertical shift as a fraction of the height: a number ``f`` for ``(-f,
+            f)`` or a pair, in [-1, 1].
+        width_factor: Horizontal shift as a fraction of the width: a number ``f`` for ``(-f,
+            f)`` or a pair, in [-1, 1].
+        fill_mode: How points outside the image are filled: 'constant' (with ``fill_value``),
+            'reflect', 'wrap' or 'nearest'.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        fill_value: Value of the filled points when ``fill_mode='constant'``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, height_factor, width_factor, fill_mode="reflect",
                  interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,

@@ -11,7 +11,22 @@ class RandomZoom(AffineImageLayer):
     ``zoom * (p - c) + c`` about the pixel-grid center ``c``, with ``zoom`` drawn uniformly
     from ``1 + [lower, upper]`` of ``height_factor`` (then of ``width_factor``; None keeps
     the aspect ratio). A positive factor zooms out, a negative one in; factors are a number
-    ``f`` for ``(-f, f)`` or a pair, in [-1, 1]."""
+    ``f`` for ``(-f, f)`` or a pair, in [-1, 1].
+
+    Args:
+        height_factor: Vertical zoom range: a number ``f`` for ``(-f, f)`` or a pair, in [-1,
+            1]; positive zooms out.
+        width_factor: Horizontal zoom range, as ``height_factor``; None keeps the aspect ratio.
+        fill_mode: How points outside the image are filled: 'constant' (with ``fill_value``),
+            'reflect', 'wrap' or 'nearest'.
+        interpolation: Interpolation of pixel values between grid points: 'bilinear' or
+            'nearest'.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        fill_value: Value of the filled points when ``fill_mode='constant'``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
                  interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,

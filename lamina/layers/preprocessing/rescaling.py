@@ -12,6 +12,15 @@ class Rescaling(Layer):
     last axis; a sequence ``scale`` against the channel axis -3 when the image data format
     is 'channels_first', as in Keras). Integer inputs (uint8 images) are cast to the
     compute dtype first.
+
+    Args:
+        scale: Factor multiplying the inputs (a number or a per-channel sequence).
+        offset: Value added after scaling (a number or a per-channel sequence).
+
+    Example:
+
+    >>> lamina.layers.Rescaling(1 / 255)(np.array([[0.0, 255.0]])).numpy()
+    array([[0., 1.]], dtype=float32)
     """
 
     def __init__(self, scale, offset=0.0, **kwargs):

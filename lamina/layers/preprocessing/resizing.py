@@ -15,6 +15,21 @@ class Resizing(BaseImageLayer):
     Interpolation is any method of ``ops.image.resize`` ("bilinear", "nearest", "bicubic",
     "lanczos3", "lanczos5"; half-pixel centers); ``antialias`` widens the kernel when
     downsampling, as ``jax.image.resize`` does.
+
+    Args:
+        height: Output height in pixels.
+        width: Output width in pixels.
+        interpolation: 'bilinear', 'nearest', 'bicubic', 'lanczos3' or 'lanczos5'.
+        crop_to_aspect_ratio: Whether to crop the largest centred window with the target aspect
+            ratio first.
+        pad_to_aspect_ratio: Whether to pad both sides equally with ``fill_value`` to the target
+            aspect ratio first.
+        fill_mode: How the padding of ``pad_to_aspect_ratio`` is filled ('constant').
+        fill_value: Value of the padding of ``pad_to_aspect_ratio``.
+        antialias: Whether to widen the kernel when downsampling, to avoid aliasing.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,

@@ -21,6 +21,28 @@ class StringLookup(HostLayer, IndexLookup):
     Inputs are strings on the host: a str, nested lists, a numpy array of str or bytes.
     The output is a tensor; with ``invert=True`` (int indices in) it is a numpy array of str,
     since Lamina tensors hold numbers only. Use it on the data before ``fit``/``predict``.
+
+    Args:
+        max_tokens: Largest vocabulary size learned by ``adapt``, counting the mask and OOV
+            indices; None: no limit.
+        num_oov_indices: Number of indices reserved for out-of-vocabulary tokens.
+        mask_token: Token that maps to index 0 (the mask); None: no mask index.
+        oov_token: Token of the OOV indices, returned for them by ``invert=True`` (default
+            '[UNK]').
+        vocabulary: The vocabulary: a list or array of tokens, or the path of a text file with
+            one token per line; None: learn it with ``adapt``.
+        idf_weights: With ``output_mode='tf_idf'`` and a given vocabulary: one
+            inverse-document-frequency weight per vocabulary token.
+        invert: Whether to map indices back to tokens instead (output_mode 'int' only).
+        output_mode: 'int' (indices), or 'one_hot', 'multi_hot', 'count', 'tf_idf' (vectors of
+            the vocabulary's size).
+        pad_to_max_tokens: With 'multi_hot', 'count' or 'tf_idf', whether to pad the output to
+            ``max_tokens`` columns.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
+        encoding: Text encoding of bytes inputs (default 'utf-8').
+        name: Name of the layer; None derives a unique one from the class name.
+        salt: Key (an int or a pair of ints) for SipHash hashing of OOV tokens; None uses
+            FarmHash64.
     """
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",

@@ -24,6 +24,29 @@ class TextVectorization(HostLayer):
     Lamina has no string tensors: call it on lists or numpy arrays of str, in the input
     pipeline (``dataset.map(layer)``, or ``x = layer(texts)`` before ``fit``), and feed the
     model the result. In a functional model it raises an error saying so.
+
+    Args:
+        max_tokens: Largest vocabulary size learned by ``adapt``, counting the mask and OOV
+            indices; None: no limit.
+        standardize: 'lower_and_strip_punctuation', 'lower', 'strip_punctuation', None, or a
+            callable on a numpy array of str.
+        split: 'whitespace', 'character', None, or a callable returning one token list per
+            string.
+        ngrams: None, an int n (all ngrams up to n) or a tuple of ngram sizes.
+        output_mode: 'int' (token indices), or 'multi_hot', 'count', 'tf_idf' (vectors of the
+            vocabulary's size).
+        output_sequence_length: With output_mode 'int', pad or truncate each sequence to this
+            length; None: the longest sample.
+        pad_to_max_tokens: With 'multi_hot', 'count' or 'tf_idf', whether to pad the output to
+            ``max_tokens`` columns.
+        vocabulary: The vocabulary: a list or array of tokens, or the path of a text file with
+            one token per line; None: learn it with ``adapt``.
+        idf_weights: With ``output_mode='tf_idf'`` and a given vocabulary: one
+            inverse-document-frequency weight per vocabulary token.
+        sparse: Must be False: Lamina tensors are dense, and True raises ValueError.
+        ragged: Must be False: Lamina has no ragged tensors (True raises ValueError).
+        encoding: Text encoding of bytes inputs (default 'utf-8').
+        name: Name of the layer; None derives a unique one from the class name.
     """
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",

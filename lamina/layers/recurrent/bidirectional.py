@@ -21,6 +21,14 @@ class Bidirectional(Layer):
     (Keras forces ``zero_output_for_mask`` when returning sequences). With
     ``return_state`` the output is followed by the forward states, then the backward ones;
     an ``initial_state`` list gives its first half to the forward layer.
+
+    Args:
+        layer: The recurrent layer (e.g. ``LSTM``) run forwards; a copy runs backwards.
+        merge_mode: How the two outputs combine: 'concat', 'sum', 'mul', 'ave', or None (a list
+            of both).
+        weights: Initial weights: the forward layer's, then the backward layer's.
+        backward_layer: The recurrent layer to run backwards; None: a copy of ``layer`` with
+            ``go_backwards=True``.
     """
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None,

@@ -84,17 +84,140 @@ class ConvLSTM(CellRNN):
 
 class ConvLSTM1D(ConvLSTM):
     """A convolutional LSTM over ``(batch, time, steps, channels)`` (Keras's
-    ``ConvLSTM1D``); see :class:`ConvLSTM`."""
+    ``ConvLSTM1D``); see :class:`ConvLSTM`.
+
+    Args:
+        filters: Number of output channels of the convolutions.
+        kernel_size: Size of the convolution window: an int or a tuple of one int per spatial
+            axis.
+        strides: Step of the input convolution's window (an int or a tuple).
+        padding: 'valid' or 'same' padding of the input convolution.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        dilation_rate: Dilation of the input convolution (an int or a tuple).
+        activation: Activation of the output and candidate state (default tanh).
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        unit_forget_bias: Whether to add 1 to the forget gate's bias at initialization (the
+            other biases then start at zero, whatever ``bias_initializer`` says).
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+    """
     rank = 1
 
 
 class ConvLSTM2D(ConvLSTM):
     """A convolutional LSTM over ``(batch, time, rows, cols, channels)`` (Keras's
-    ``ConvLSTM2D``); see :class:`ConvLSTM`."""
+    ``ConvLSTM2D``); see :class:`ConvLSTM`.
+
+    Args:
+        filters: Number of output channels of the convolutions.
+        kernel_size: Size of the convolution window: an int or a tuple of one int per spatial
+            axis.
+        strides: Step of the input convolution's window (an int or a tuple).
+        padding: 'valid' or 'same' padding of the input convolution.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        dilation_rate: Dilation of the input convolution (an int or a tuple).
+        activation: Activation of the output and candidate state (default tanh).
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        unit_forget_bias: Whether to add 1 to the forget gate's bias at initialization (the
+            other biases then start at zero, whatever ``bias_initializer`` says).
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+    """
     rank = 2
 
 
 class ConvLSTM3D(ConvLSTM):
     """A convolutional LSTM over ``(batch, time, dim1, dim2, dim3, channels)`` (Keras's
-    ``ConvLSTM3D``); see :class:`ConvLSTM`."""
+    ``ConvLSTM3D``); see :class:`ConvLSTM`.
+
+    Args:
+        filters: Number of output channels of the convolutions.
+        kernel_size: Size of the convolution window: an int or a tuple of one int per spatial
+            axis.
+        strides: Step of the input convolution's window (an int or a tuple).
+        padding: 'valid' or 'same' padding of the input convolution.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        dilation_rate: Dilation of the input convolution (an int or a tuple).
+        activation: Activation of the output and candidate state (default tanh).
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        unit_forget_bias: Whether to add 1 to the forget gate's bias at initialization (the
+            other biases then start at zero, whatever ``bias_initializer`` says).
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+    """
     rank = 3

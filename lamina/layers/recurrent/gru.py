@@ -18,6 +18,30 @@ class GRUCell(RNNCellBase):
     Weights: ``kernel`` (input_dim, 3*units), ``recurrent_kernel`` (units, 3*units),
     ``bias`` (2, 3*units) (input and recurrent biases) with ``reset_after``, else
     (3*units,).
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        reset_after: Whether the reset gate applies after the recurrent matrix product (Keras
+            3's and cuDNN's convention, bias of shape ``(2, 3 * units)``) or before it.
+        seed: Integer seed of the dropout masks; None draws a random seed.
     """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
@@ -93,6 +117,47 @@ class GRU(CellRNN):
     Weights (in the ``gru_cell`` sublayer): ``kernel`` (features, 3*units),
     ``recurrent_kernel`` (units, 3*units), ``bias`` (2, 3*units) with ``reset_after``
     (Keras 3's default), else (3*units,). ``use_cudnn=True`` warns once: no cuDNN kernels.
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+        unroll: Whether to unroll the time loop into one step per timestep (same numbers; needs
+            a known number of timesteps).
+        reset_after: Whether the reset gate applies after the recurrent matrix product (Keras
+            3's and cuDNN's convention, bias of shape ``(2, 3 * units)``) or before it.
+        use_cudnn: 'auto', True or False. Lamina has no cuDNN kernels: True warns once and the
+            layer runs its ordinary kernels.
+
+    Example:
+
+    >>> lamina.layers.GRU(4)(np.zeros((2, 7, 5))).shape
+    (2, 4)
     """
 
     cell_class = GRUCell

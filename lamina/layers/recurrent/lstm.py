@@ -18,6 +18,30 @@ class LSTMCell(RNNCellBase):
     (``activation`` replaces tanh, ``recurrent_activation`` sigmoid). Weights: ``kernel``
     (input_dim, 4*units), ``recurrent_kernel`` (units, 4*units), ``bias`` (4*units,), whose
     forget block starts at 1 with ``unit_forget_bias``.
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        unit_forget_bias: Whether to add 1 to the forget gate's bias at initialization (the
+            other biases then start at zero, whatever ``bias_initializer`` says).
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the dropout masks; None draws a random seed.
     """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
@@ -81,6 +105,50 @@ class LSTM(CellRNN):
     Weights (in the ``lstm_cell`` sublayer): ``kernel`` (features, 4*units),
     ``recurrent_kernel`` (units, 4*units), ``bias`` (4*units,). ``return_state`` returns
     ``[output, h, c]``. ``use_cudnn=True`` warns once: Lamina has no cuDNN kernels.
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        recurrent_activation: Activation of the gates (default sigmoid).
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        unit_forget_bias: Whether to add 1 to the forget gate's bias at initialization (the
+            other biases then start at zero, whatever ``bias_initializer`` says).
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+        unroll: Whether to unroll the time loop into one step per timestep (same numbers; needs
+            a known number of timesteps).
+        use_cudnn: 'auto', True or False. Lamina has no cuDNN kernels: True warns once and the
+            layer runs its ordinary kernels.
+
+    Example:
+
+    >>> x = np.zeros((2, 7, 5))
+    >>> lamina.layers.LSTM(4)(x).shape
+    (2, 4)
+    >>> lamina.layers.LSTM(4, return_sequences=True)(x).shape
+    (2, 7, 4)
     """
 
     cell_class = LSTMCell

@@ -31,6 +31,19 @@ class RNN(Layer):
     states until :meth:`reset_state`. ``unroll=True`` traces one copy of the step per
     timestep into a compiled graph (Keras's unrolled loop) instead of one ``scan`` node;
     the numbers are the same.
+
+    Args:
+        cell: A cell (``call(inputs, states)`` and ``state_size``) or a list of cells, stacked.
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+        unroll: Whether to unroll the time loop into one step per timestep (same numbers; needs
+            a known number of timesteps).
+        zero_output_for_mask: Whether masked steps output zeros instead of repeating the
+            previous output.
     """
 
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,

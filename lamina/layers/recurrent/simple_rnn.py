@@ -11,6 +11,27 @@ class SimpleRNNCell(RNNCellBase):
 
     Weights: ``kernel`` (input_dim, units), ``recurrent_kernel`` (units, units),
     ``bias`` (units,). One state, equal to the output.
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        seed: Integer seed of the dropout masks; None draws a random seed.
     """
 
     def __init__(self, units, activation="tanh", use_bias=True,
@@ -51,6 +72,37 @@ class SimpleRNN(CellRNN):
 
     Weights (in the ``simple_rnn_cell`` sublayer): ``kernel`` (features, units),
     ``recurrent_kernel`` (units, units), ``bias`` (units,).
+
+    Args:
+        units: Size of the output and of the hidden state.
+        activation: Activation of the output and candidate state (default tanh); None is linear.
+        use_bias: Whether the layer adds a bias vector to its output.
+        kernel_initializer: Initializer of the input ``kernel``.
+        recurrent_initializer: Initializer of the ``recurrent_kernel`` (default orthogonal).
+        bias_initializer: Initializer of the ``bias`` weight.
+        kernel_regularizer: Regularizer applied to the ``kernel`` (added to ``layer.losses``),
+            or None.
+        recurrent_regularizer: Regularizer of the ``recurrent_kernel``, or None.
+        bias_regularizer: Regularizer applied to the ``bias``, or None.
+        activity_regularizer: Regularizer applied to the layer's output (added to
+            ``layer.losses``), or None.
+        kernel_constraint: Constraint applied to the ``kernel`` after each optimizer update, or
+            None.
+        recurrent_constraint: Constraint of the ``recurrent_kernel``, or None.
+        bias_constraint: Constraint applied to the ``bias`` after each optimizer update, or
+            None.
+        dropout: Fraction of the input units dropped in training, a float in [0, 1).
+        recurrent_dropout: Fraction of the recurrent state's units dropped in training, in [0,
+            1).
+        return_sequences: Whether to return the output of every step ``(batch, timesteps, ...)``
+            instead of the last one.
+        return_state: Whether to return the final states after the output, as a list.
+        go_backwards: Whether to read the sequence backwards and return the reversed sequence.
+        stateful: Whether each batch starts from the final states of the previous one (sample i
+            continues sample i) until ``reset_state()``.
+        unroll: Whether to unroll the time loop into one step per timestep (same numbers; needs
+            a known number of timesteps).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
     """
 
     cell_class = SimpleRNNCell

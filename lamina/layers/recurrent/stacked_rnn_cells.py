@@ -26,7 +26,11 @@ def check_cell(layer_name: str, cell, argument: str = "cell") -> None:
 
 class StackedRNNCells(Layer):
     """Cells stacked in depth (Keras's ``StackedRNNCells``): ``RNN([cell1, cell2])`` makes
-    one. The states are one entry per cell, in order; the output is the last cell's."""
+    one. The states are one entry per cell, in order; the output is the last cell's.
+
+    Args:
+        cells: List of RNN cells, run in depth order.
+    """
 
     def __init__(self, cells, **kwargs):
         super().__init__(**kwargs)

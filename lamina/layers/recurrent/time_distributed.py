@@ -22,6 +22,9 @@ class TimeDistributed(Layer):
     ``(batch * timesteps, ...)`` and the result is split back into
     ``(batch, timesteps, ...)``. A ``(batch, timesteps)`` mask reaches ``layer`` merged the
     same way (when its ``call`` takes one) and passes through unchanged.
+
+    Args:
+        layer: The layer applied to every timestep.
     """
 
     def __init__(self, layer, **kwargs):

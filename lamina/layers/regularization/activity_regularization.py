@@ -11,7 +11,12 @@ from ..layer import Layer
 class ActivityRegularization(Layer):
     """Keras 3's ``ActivityRegularization``: returns its input and adds
     ``l1 * sum(|x|) + l2 * sum(x**2)`` to ``layer.losses`` (through the base class's
-    ``activity_regularizer``, an ``L1L2(l1, l2)``)."""
+    ``activity_regularizer``, an ``L1L2(l1, l2)``).
+
+    Args:
+        l1: L1 factor: adds ``l1 * sum(|x|)`` to the losses.
+        l2: L2 factor: adds ``l2 * sum(x ** 2)`` to the losses.
+    """
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -14,7 +14,14 @@ _SCALE = 1.0507009873554804934193349852946
 class AlphaDropout(Layer):
     """Keras 3's ``AlphaDropout``: when ``training``, units are kept where a uniform draw is
     ``>= rate``, dropped ones are set to ``-alpha * scale`` of SELU, and the result
-    ``a * x + b`` has the inputs' mean and variance (for standard-normal inputs)."""
+    ``a * x + b`` has the inputs' mean and variance (for standard-normal inputs).
+
+    Args:
+        rate: Fraction of the input units to drop, a float in [0, 1).
+        noise_shape: Shape of the drop mask, broadcast against the input; None: the input's
+            shape.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)

@@ -60,6 +60,19 @@ class Dropout(Layer):
     ``noise_shape``) is zeroed with probability ``rate`` and the rest are scaled by
     ``1 / (1 - rate)``; otherwise the inputs pass unchanged. Draws come from the layer's
     own ``SeedGenerator(seed)``, so a seeded layer drops the same units in every program.
+
+    Args:
+        rate: Fraction of the input units to drop, a float in [0, 1).
+        noise_shape: Shape of the binary drop mask, broadcast against the input (e.g. ``(batch,
+            1, features)`` drops the same features at every step); None: the input's shape.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+
+    Example:
+
+    >>> layer = lamina.layers.Dropout(0.5, seed=1)
+    >>> layer(np.ones((2, 2))).numpy()      # inference: unchanged
+    array([[1., 1.],
+           [1., 1.]], dtype=float32)
     """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):

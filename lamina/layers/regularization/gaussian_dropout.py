@@ -10,7 +10,12 @@ from .dropout import check_rate, is_concrete, make_seed_generator
 
 class GaussianDropout(Layer):
     """When ``training``, ``inputs * N(1, rate / (1 - rate))`` (the variance of inverted
-    dropout with the same ``rate``); otherwise the inputs unchanged."""
+    dropout with the same ``rate``); otherwise the inputs unchanged.
+
+    Args:
+        rate: Drop probability ``p``: the multiplicative noise has variance ``p / (1 - p)``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(**kwargs)

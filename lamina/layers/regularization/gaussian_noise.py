@@ -11,7 +11,12 @@ from .dropout import is_concrete, make_seed_generator
 
 class GaussianNoise(Layer):
     """When ``training``, ``inputs + N(0, stddev**2)`` drawn from the layer's own
-    ``SeedGenerator(seed)``; otherwise the inputs unchanged."""
+    ``SeedGenerator(seed)``; otherwise the inputs unchanged.
+
+    Args:
+        stddev: Standard deviation of the added noise.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+    """
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)

@@ -70,7 +70,14 @@ class _SpatialDropout(Layer):
 
 class SpatialDropout1D(_SpatialDropout):
     """Keras 3's ``SpatialDropout1D``: input ``(batch, steps, channels)``; noise shape
-    ``(batch, 1, channels)``."""
+    ``(batch, 1, channels)``.
+
+    Args:
+        rate: Fraction of the channels to drop, in [0, 1).
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        name: Name of the layer; None derives a unique one from the class name.
+        dtype: Dtype or dtype policy of the layer (e.g. 'float32'); None uses the global policy.
+    """
     spatial_rank = 1
 
     def __init__(self, rate, seed=None, name=None, dtype=None):
@@ -79,10 +86,30 @@ class SpatialDropout1D(_SpatialDropout):
 
 class SpatialDropout2D(_SpatialDropout):
     """Keras 3's ``SpatialDropout2D``: noise shape ``(batch, 1, 1, channels)``
-    (``(batch, channels, 1, 1)`` for ``data_format='channels_first'``)."""
+    (``(batch, channels, 1, 1)`` for ``data_format='channels_first'``).
+
+    Args:
+        rate: Fraction of the channels to drop, in [0, 1).
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        name: Name of the layer; None derives a unique one from the class name.
+        dtype: Dtype or dtype policy of the layer (e.g. 'float32'); None uses the global policy.
+    """
     spatial_rank = 2
 
 
 class SpatialDropout3D(_SpatialDropout):
-    """Keras 3's ``SpatialDropout3D``: noise shape ``(batch, 1, 1, 1, channels)``."""
+    """Keras 3's ``SpatialDropout3D``: noise shape ``(batch, 1, 1, 1, channels)``.
+
+    Args:
+        rate: Fraction of the channels to drop, in [0, 1).
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        seed: Integer seed of the layer's random draws; None draws a random seed.
+        name: Name of the layer; None derives a unique one from the class name.
+        dtype: Dtype or dtype policy of the layer (e.g. 'float32'); None uses the global policy.
+    """
     spatial_rank = 3

@@ -10,6 +10,9 @@ class Cropping1D(Layer):
     """Crops the steps axis of a (batch, steps, features) input (Keras 3's ``Cropping1D``).
 
     ``cropping``: an int (the same at both ends) or a pair ``(start, end)``.
+
+    Args:
+        cropping: Steps cropped: an int (both ends) or a pair ``(start, end)``.
     """
 
     def __init__(self, cropping=(1, 1), **kwargs):

@@ -11,6 +11,13 @@ class Cropping2D(Layer):
 
     ``cropping``: an int (the same on all four sides), a pair ``(rows, cols)`` (symmetric)
     or a pair of pairs ``((top, bottom), (left, right))``.
+
+    Args:
+        cropping: An int (all four sides), a pair ``(rows, cols)`` (symmetric) or ``((top,
+            bottom), (left, right))``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):

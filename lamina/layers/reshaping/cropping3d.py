@@ -11,6 +11,12 @@ class Cropping3D(Layer):
 
     ``cropping``: an int, three ints (symmetric per axis) or three ``(before, after)``
     pairs.
+
+    Args:
+        cropping: An int, three ints (symmetric per axis) or three ``(before, after)`` pairs.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):

@@ -13,6 +13,15 @@ class Flatten(Layer):
     With ``data_format="channels_first"`` the channels axis is moved last before
     flattening, so a channels-first model feeds a following ``Dense`` the features in the
     order a channels-last one would. A rank-1 input becomes ``(batch, 1)``.
+
+    Args:
+        data_format: With 'channels_first', the channels axis is moved last before flattening;
+            None: the global setting.
+
+    Example:
+
+    >>> lamina.layers.Flatten()(np.zeros((2, 3, 4))).shape
+    (2, 12)
     """
 
     def __init__(self, data_format=None, **kwargs):

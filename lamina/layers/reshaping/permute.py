@@ -8,7 +8,11 @@ from ..layer import Layer
 
 class Permute(Layer):
     """Permutes the non-batch axes (Keras 3's ``Permute``). ``dims`` is 1-indexed: the
-    batch axis is 0 and stays first, e.g. ``Permute((2, 1))`` swaps steps and features."""
+    batch axis is 0 and stays first, e.g. ``Permute((2, 1))`` swaps steps and features.
+
+    Args:
+        dims: Permutation of the non-batch axes, 1-indexed, e.g. ``(2, 1)``.
+    """
 
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)

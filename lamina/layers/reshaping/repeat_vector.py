@@ -8,7 +8,11 @@ from ..layer import Layer
 
 class RepeatVector(Layer):
     """Repeats each sample ``n`` times: (batch, features) -> (batch, n, features)
-    (Keras 3's ``RepeatVector``)."""
+    (Keras 3's ``RepeatVector``).
+
+    Args:
+        n: Number of repetitions.
+    """
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)

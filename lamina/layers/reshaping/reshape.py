@@ -9,7 +9,16 @@ from ..layer import Layer
 class Reshape(Layer):
     """Reshapes every sample to ``target_shape`` (Keras 3's ``Reshape``); the batch axis is
     kept. One entry of ``target_shape`` may be -1: it is inferred from the input's size.
-    A size may be 0 (an empty sample), as in Keras."""
+    A size may be 0 (an empty sample), as in Keras.
+
+    Args:
+        target_shape: Shape of each sample, without the batch axis; one entry may be -1.
+
+    Example:
+
+    >>> lamina.layers.Reshape((3, -1))(np.zeros((2, 12))).shape
+    (2, 3, 4)
+    """
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)

@@ -9,7 +9,11 @@ from ..layer import Layer
 
 class UpSampling1D(Layer):
     """Repeats each step of a (batch, steps, features) input ``size`` times along the steps
-    axis (Keras 3's ``UpSampling1D``)."""
+    axis (Keras 3's ``UpSampling1D``).
+
+    Args:
+        size: Repetitions of each step.
+    """
 
     def __init__(self, size=2, **kwargs):
         super().__init__(**kwargs)

@@ -22,6 +22,13 @@ class UpSampling2D(Layer):
     ``(o + 0.5) / size - 0.5``, clamped to the edge pixels. "bicubic", "lanczos3" and
     "lanczos5" resize with ``ops.image.resize`` (no antialiasing), as Keras does. An integer
     input is interpolated in the layer's compute dtype.
+
+    Args:
+        size: Factors ``(rows, cols)``, or an int for both.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+        interpolation: 'nearest', 'bilinear', 'bicubic', 'lanczos3' or 'lanczos5'.
     """
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):

@@ -9,7 +9,14 @@ from .spatial import int_tuple, layout, spatial_axes, standardize_data_format
 
 class UpSampling3D(Layer):
     """Repeats the depth, height and width of a 5-D input ``size[i]`` times each
-    (Keras 3's ``UpSampling3D``)."""
+    (Keras 3's ``UpSampling3D``).
+
+    Args:
+        size: Factors ``(depth, rows, cols)``, or an int for all three.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
+    """
 
     def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
         super().__init__(**kwargs)

@@ -10,6 +10,11 @@ class ZeroPadding1D(Layer):
     """Pads the steps axis of a 3-D input with zeros (Keras 3's ``ZeroPadding1D``).
 
     ``padding``: an int (the same before and after) or a pair ``(before, after)``.
+
+    Args:
+        padding: An int (both ends) or a pair ``(before, after)``.
+        data_format: Where the steps axis is: 'channels_last' ``(batch, steps, features)`` or
+            'channels_first'; None: the global setting.
     """
 
     def __init__(self, padding=1, data_format=None, **kwargs):

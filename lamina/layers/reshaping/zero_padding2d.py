@@ -11,6 +11,13 @@ class ZeroPadding2D(Layer):
 
     ``padding``: an int (the same on all four sides), a pair ``(rows, cols)`` (symmetric)
     or a pair of pairs ``((top, bottom), (left, right))``.
+
+    Args:
+        padding: An int (all four sides), a pair ``(rows, cols)`` or ``((top, bottom), (left,
+            right))``.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):

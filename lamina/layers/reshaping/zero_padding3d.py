@@ -10,6 +10,12 @@ class ZeroPadding3D(Layer):
     """Pads the three spatial axes of a 5-D input with zeros (Keras 3's ``ZeroPadding3D``).
 
     ``padding``: an int, three ints (symmetric per axis) or three ``(before, after)`` pairs.
+
+    Args:
+        padding: An int, three ints (symmetric per axis) or three ``(before, after)`` pairs.
+        data_format: 'channels_last' (inputs shaped ``(batch, ..., channels)``) or
+            'channels_first' (``(batch, channels, ...)``); None uses
+            ``keras.config.image_data_format()``.
     """
 
     def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
