@@ -73,7 +73,38 @@ def DenseNet121(include_top=True, weights="imagenet", input_tensor=None, input_s
     """DenseNet121 (8,062,504 parameters at 224x224). Inputs:
     ``densenet.preprocess_input`` (torch mode). ``weights``: None, ``"imagenet"`` (Keras's
     file from the models cache folder) or a weights file path; ``input_shape`` and
-    ``pooling`` as for :func:`lamina.applications.VGG16`."""
+    ``pooling`` as for :func:`lamina.applications.VGG16`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"densenet121"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.DenseNet121(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_densenet("DenseNet121", (6, 12, 24, 16), include_top, weights,
                           input_tensor, input_shape, pooling, classes,
                           classifier_activation, name)
@@ -82,7 +113,38 @@ def DenseNet121(include_top=True, weights="imagenet", input_tensor=None, input_s
 def DenseNet169(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                 pooling=None, classes=1000, classifier_activation="softmax",
                 name="densenet169"):
-    """DenseNet169 (14,307,880 parameters). Arguments as :func:`DenseNet121`."""
+    """DenseNet169 (14,307,880 parameters). Arguments as :func:`DenseNet121`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"densenet169"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.DenseNet169(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_densenet("DenseNet169", (6, 12, 32, 32), include_top, weights,
                           input_tensor, input_shape, pooling, classes,
                           classifier_activation, name)
@@ -91,7 +153,38 @@ def DenseNet169(include_top=True, weights="imagenet", input_tensor=None, input_s
 def DenseNet201(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                 pooling=None, classes=1000, classifier_activation="softmax",
                 name="densenet201"):
-    """DenseNet201 (20,242,984 parameters). Arguments as :func:`DenseNet121`."""
+    """DenseNet201 (20,242,984 parameters). Arguments as :func:`DenseNet121`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"densenet201"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.DenseNet201(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_densenet("DenseNet201", (6, 12, 48, 32), include_top, weights,
                           input_tensor, input_shape, pooling, classes,
                           classifier_activation, name)

@@ -176,7 +176,27 @@ def _builder(variant):
         f"x{depth}, default input {size}x{size}, dropout {dropout} before the classifier.\n\n"
         "Takes pixels in [0, 255] (rescaling and normalization are its first layers). "
         "`weights` is None, \"imagenet\" (the file Keras publishes, placed in "
-        "`$LAMINA_HOME/models`) or the path of a weights file.")
+        "`$LAMINA_HOME/models`) or the path of a weights file.\n\n"
+        "Args:\n"
+        "    include_top: bool; end with the fully connected classifier (default True).\n"
+        "    weights: None (random initialization), \"imagenet\" or the path of a weights\n"
+        "        file.\n"
+        "    input_tensor: an optional tensor (a `keras.Input` output) to use as the\n"
+        "        model's input.\n"
+        "    input_shape: an optional `(height, width, channels)` tuple, at least 32x32;\n"
+        f"        with the top and \"imagenet\" weights only {size}x{size}x3.\n"
+        "    pooling: without the top, None (a 4-D feature map out), \"avg\" or \"max\"\n"
+        "        (global pooling to a 2-D output).\n"
+        "    classes: int, the number of classes of the top (default 1000).\n"
+        "    classifier_activation: the activation of the top layer, a name or callable\n"
+        "        (default \"softmax\"; None gives logits).\n"
+        f"    name: the model's name (default \"efficientnet{variant}\").\n\n"
+        "Returns:\n"
+        "    A functional `Model`.\n\n"
+        "Example:\n\n"
+        ">>> import lamina as keras\n"
+        f">>> model = keras.applications.EfficientNet{variant.upper()}(weights=None,\n"
+        "...     include_top=False, input_shape=(32, 32, 3), pooling=\"avg\")\n")
     return build
 
 

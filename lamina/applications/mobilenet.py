@@ -29,6 +29,41 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=0.001,
     Inputs are expected in [-1, 1]: pass images through
     `lamina.applications.mobilenet.preprocess_input`. `weights` is None, "imagenet" (the file
     Keras publishes, placed in `$LAMINA_HOME/models`) or the path of a weights file.
+
+    Args:
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        alpha: float, the width multiplier of every layer's filters (default 1.0;
+            the ImageNet weights exist for 0.35 up to 1.4, depending on the model).
+        depth_multiplier: int, the depthwise convolutions' depth multiplier
+            (default 1).
+        dropout: float, the dropout rate before the top (default 0.001).
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``None: an automatic name``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.MobileNet(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
     """
     check_weights_argument("MobileNet", weights, include_top, classes)
     default_size = 224

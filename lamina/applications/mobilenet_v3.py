@@ -193,6 +193,43 @@ def MobileNetV3Small(input_shape=None, alpha=1.0, minimalistic=False, include_to
     Takes pixels in [0, 255] when `include_preprocessing` (the default), else in [-1, 1].
     `weights` is None, "imagenet" (the file Keras publishes, placed in `$LAMINA_HOME/models`)
     or the path of a weights file.
+
+    Args:
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        alpha: float, the width multiplier of every layer's filters (default 1.0;
+            the ImageNet weights exist for 0.35 up to 1.4, depending on the model).
+        minimalistic: bool; drop squeeze-and-excite, hard-swish and 5x5
+            convolutions (default False).
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        dropout_rate: float, the dropout rate before the top (default 0.2).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        include_preprocessing: bool; start with a Rescaling layer mapping [0, 255]
+            to [-1, 1] (default True).
+        name: the model's name (default ``"MobileNetV3Small"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.MobileNetV3Small(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
     """
     return _mobilenet_v3("MobileNetV3Small", _SMALL, 1024, input_shape, alpha, "small",
                          minimalistic, include_top, weights, input_tensor, classes, pooling,
@@ -208,6 +245,43 @@ def MobileNetV3Large(input_shape=None, alpha=1.0, minimalistic=False, include_to
     Takes pixels in [0, 255] when `include_preprocessing` (the default), else in [-1, 1].
     `weights` is None, "imagenet" (the file Keras publishes, placed in `$LAMINA_HOME/models`)
     or the path of a weights file.
+
+    Args:
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        alpha: float, the width multiplier of every layer's filters (default 1.0;
+            the ImageNet weights exist for 0.35 up to 1.4, depending on the model).
+        minimalistic: bool; drop squeeze-and-excite, hard-swish and 5x5
+            convolutions (default False).
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        dropout_rate: float, the dropout rate before the top (default 0.2).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        include_preprocessing: bool; start with a Rescaling layer mapping [0, 255]
+            to [-1, 1] (default True).
+        name: the model's name (default ``"MobileNetV3Large"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.MobileNetV3Large(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
     """
     return _mobilenet_v3("MobileNetV3Large", _LARGE, 1280, input_shape, alpha, "large",
                          minimalistic, include_top, weights, input_tensor, classes, pooling,

@@ -103,7 +103,38 @@ def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shap
     """ResNet50 (25,636,712 parameters at 224x224). Inputs:
     ``resnet.preprocess_input`` (caffe mode). ``weights``: None, ``"imagenet"`` (Keras's
     file from the models cache folder) or a weights file path; ``input_shape`` and
-    ``pooling`` as for :func:`lamina.applications.VGG16`."""
+    ``pooling`` as for :func:`lamina.applications.VGG16`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"resnet50"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.ResNet50(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_resnet("ResNet50", (3, 4, 6, 3), False, include_top, weights,
                         input_tensor, input_shape, pooling, classes, classifier_activation,
                         name)
@@ -111,7 +142,38 @@ def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shap
 
 def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
               pooling=None, classes=1000, classifier_activation="softmax", name="resnet101"):
-    """ResNet101 (44,707,176 parameters). Arguments as :func:`ResNet50`."""
+    """ResNet101 (44,707,176 parameters). Arguments as :func:`ResNet50`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"resnet101"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.ResNet101(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_resnet("ResNet101", (3, 4, 23, 3), False, include_top, weights,
                         input_tensor, input_shape, pooling, classes, classifier_activation,
                         name)
@@ -119,7 +181,38 @@ def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_sha
 
 def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
               pooling=None, classes=1000, classifier_activation="softmax", name="resnet152"):
-    """ResNet152 (60,419,944 parameters). Arguments as :func:`ResNet50`."""
+    """ResNet152 (60,419,944 parameters). Arguments as :func:`ResNet50`.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"resnet152"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.ResNet152(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
+    """
     return build_resnet("ResNet152", (3, 8, 36, 3), False, include_top, weights,
                         input_tensor, input_shape, pooling, classes, classifier_activation,
                         name)

@@ -57,6 +57,36 @@ def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
     ``weights``: None (random), ``"imagenet"`` (Keras's file from the models cache folder,
     see :mod:`lamina.applications.weights`) or a weights file path. ``input_shape`` only
     without the top (at least 32x32); ``pooling`` (``"avg"``/``"max"``) only without it.
+
+    Args:
+        include_top: bool; end with the fully connected classifier (default True).
+        weights: None (random initialization), ``"imagenet"`` (the file Keras
+            publishes, read from the models cache folder) or the path of a weights file.
+        input_tensor: an optional tensor (a ``keras.Input`` output) to use as the
+            model's input.
+        input_shape: an optional ``(height, width, channels)`` tuple (channels first
+            under ``channels_first``); at least 32x32; with the top and
+            ``"imagenet"`` weights only 224x224x3.
+        pooling: without the top, None (a 4-D feature map out), ``"avg"`` or ``"max"``
+            (global pooling to a 2-D output).
+        classes: int, the number of classes of the top (default 1000; 1000 with
+            ``"imagenet"`` weights).
+        classifier_activation: the activation of the top layer, a name or
+            callable (default ``"softmax"``; None gives logits).
+        name: the model's name (default ``"vgg16"``).
+
+    Returns:
+        A functional ``Model``.
+
+    Raises:
+        ValueError: an argument out of range, such as ``weights="imagenet"`` with
+            ``include_top=True`` and ``classes`` other than 1000.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> model = keras.applications.VGG16(weights=None, include_top=False,
+    ...     input_shape=(32, 32, 3), pooling="avg")
     """
     return build_vgg("VGG16", VGG16_BLOCKS, include_top, weights, input_tensor, input_shape,
                      pooling, classes, classifier_activation, name)

@@ -67,7 +67,21 @@ class _Reads:
 
 def remat(f):
     """``f`` with rematerialization: the same values and gradients, with ``f``'s
-    intermediates recomputed in the backward pass instead of kept from the forward."""
+    intermediates recomputed in the backward pass instead of kept from the forward.
+
+    Args:
+        f: the function to rematerialize.
+
+    Returns:
+        A function with the signature and results of ``f``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> f = keras.remat(lambda x: keras.ops.sin(x) * 2)
+    >>> f(keras.ops.convert_to_tensor([0.0])).numpy()
+    array([0.], dtype=float32)
+    """
     if not callable(f):
         raise TypeError(f"remat: argument 'f' must be callable; received {f!r}")
 

@@ -45,7 +45,30 @@ def _on_terminal() -> bool:
 
 
 class Progbar:
-    """A progress bar over ``target`` steps (None if unknown)."""
+    """A progress bar over ``target`` steps (None if unknown).
+
+    Args:
+        target: int, the total number of steps expected, or None if unknown.
+        width: int, the bar's width in characters (default 20).
+        verbose: 0 (silent), 1 (the bar, redrawn in place) or 2 (one line at the end)
+            (default 1).
+        interval: float, the least number of seconds between redraws (default 0.05).
+        stateful_metrics: names of metrics shown as given rather than averaged over
+            steps (not with ``stateless_metrics``).
+        stateless_metrics: names of the only metrics averaged over steps; the others
+            are shown as given (not with ``stateful_metrics``).
+        unit_name: the step's name in the time per step (default ``"step"``).
+
+    Raises:
+        ValueError: both metric lists given, or ``verbose`` not 0, 1 or 2.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> bar = keras.utils.Progbar(3, verbose=0)
+    >>> for step in range(3):
+    ...     bar.update(step + 1, values=[("loss", 0.5)])
+    """
 
     def __init__(self, target, width=20, verbose=1, interval=0.05, stateful_metrics=None,
                  stateless_metrics=None, unit_name="step"):

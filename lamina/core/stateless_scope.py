@@ -46,9 +46,17 @@ class StatelessScope:
 
     >>> v = Variable([1.0, 2.0])
     >>> with StatelessScope([(v, [10.0, 20.0])]) as scope:
-    ...     v.assign_add([1.0, 1.0])
+    ...     _ = v.assign_add([1.0, 1.0])
     >>> scope.get_current_value(v).numpy(), v.numpy()
     (array([11., 21.], dtype=float32), array([1., 2.], dtype=float32))
+
+    Args:
+        state_mapping: a list of ``(variable, value)`` pairs read instead of the
+            variables inside the scope (default None).
+        collect_losses: bool; keep the losses added by ``add_loss`` inside the scope in
+            ``scope.losses`` (default False: they are dropped).
+        initialize_variables: bool, as Keras (default True); Lamina gives a variable its
+            value when it is created, so one made in the scope is ready either way.
     """
 
     def __init__(self, state_mapping=None, collect_losses=False, initialize_variables=True):

@@ -45,7 +45,26 @@ class Node:
 
 
 class SymbolicTensor(TensorBase):
-    """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input)."""
+    """A tensor known only by shape and dtype, produced by ``node`` (None for a graph input).
+
+    Args:
+        shape: a tuple of ints, None for an unknown size.
+        dtype: the dtype name (default ``"float32"``).
+        sparse: must be False (Lamina has no sparse tensors; True raises ValueError).
+        ragged: must be False (Lamina has no ragged tensors; True raises ValueError).
+        record_history: bool; record the operation that produced the tensor
+            (default True).
+        name: an optional name.
+        **kwargs: Lamina's own ``node`` and ``index`` (the producing node and output
+            position); anything else raises TypeError.
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.KerasTensor((None, 3)).shape
+    (None, 3)
+    """
     # ``history``: (layer, node index, output index) when a layer call made this tensor
     # (the functional API's graph); ``node``: the op node, for ops applied between layers.
     is_symbolic_tensor = True      # what keras.backend.is_keras_tensor asks (backend/)

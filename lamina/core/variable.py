@@ -42,6 +42,24 @@ class Variable(Tensor):
     >>> v = Variable([1.0, 2.0], name="w")
     >>> v.assign_add([1.0, 1.0]).numpy()
     array([2., 3.], dtype=float32)
+
+    Args:
+        initializer: the initial value (array-like or tensor), or an initializer
+            (instance, name or callable ``(shape, dtype)``) used with ``shape``.
+        shape: the variable's shape; required with an initializer.
+        dtype: the variable's dtype (None: from the value, or ``floatx()``).
+        trainable: bool; whether gradients update it (default True).
+        autocast: bool; read it in the compute dtype under mixed precision
+            (default True).
+        aggregation: how replicas combine it, kept for Keras compatibility: ``"none"``
+            (default), ``"mean"``, ``"sum"`` or ``"only_first_replica"``.
+        synchronization: when replicas synchronize it, kept for Keras compatibility
+            (default ``"auto"``).
+        name: the variable's name (None: an automatic one).
+        layout: None, or a replicated ``TensorLayout`` (every axis None); anything else
+            raises ValueError.
+        **kwargs: Lamina's own ``backend`` (which backend holds the value); anything
+            else raises TypeError.
     """
     __slots__ = ("_trainable", "name", "path", "autocast", "aggregation", "synchronization",
                  "regularizer", "constraint", "_uid", "_version", "_views", "_views_limit",

@@ -15,6 +15,13 @@ class PyDataset:
     ``max_queue_size`` batches are fetched ahead of training, and batches arrive in index
     order either way. ``workers=0`` (or 1 without multiprocessing) fetches in the training
     thread.
+
+    Args:
+        workers: int, the threads (or processes) fetching batches in parallel
+            (default 1).
+        use_multiprocessing: bool; fetch in ``workers`` processes rather than threads
+            (default False).
+        max_queue_size: int, the most batches fetched ahead (default 10).
     """
 
     def __init__(self, workers: int = 1, use_multiprocessing: bool = False,

@@ -87,12 +87,27 @@ _COMPILE_ONLY = ("acc",)
 
 def serialize(metric) -> Any:
     """``{"module": "keras.metrics", "class_name", "config", "registered_name"}``; a
-    metric function becomes its name."""
+    metric function becomes its name.
+
+    Args:
+        metric: a ``Metric`` instance or a metric function.
+
+    Returns:
+        A JSON-ready dict (or, for a function, its name).
+    """
     return serialize_keras_object(metric)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Any:
-    """A metric from its config dict (or the class a name stands for)."""
+    """A metric from its config dict (or the class a name stands for).
+
+    Args:
+        config: the dict ``serialize`` returned, or a metric's name.
+        custom_objects: a dict ``{name: class or function}`` for custom metrics.
+
+    Returns:
+        A ``Metric`` instance or a metric function.
+    """
     return deserialize_from("metric", config, ALL_OBJECTS, custom_objects)
 
 
@@ -102,6 +117,16 @@ def get(identifier) -> Metric | Any:
 
     "acc" is not a metric on its own: ``compile`` resolves it (and "accuracy") from the
     shapes with :func:`resolve_accuracy`, as Keras 3 does.
+
+    Args:
+        identifier: None, a name, a config dict, a ``Metric`` (instance or class) or a
+            function.
+
+    Returns:
+        A ``Metric`` instance, a metric function or None.
+
+    Raises:
+        ValueError: ``identifier`` names no metric.
     """
     if identifier is None:
         return None

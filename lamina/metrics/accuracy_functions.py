@@ -31,7 +31,16 @@ def accuracy(y_true, y_pred):
 @register_builtin
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
     """1.0 where ``y_pred > threshold`` equals the 0/1 label, else 0.0, element by element
-    (as Keras 3)."""
+    (as Keras 3).
+
+    Args:
+        y_true: the labels.
+        y_pred: the predicted probabilities, the same shape as ``y_true``.
+        threshold: float; a prediction above it counts as 1 (default 0.5).
+
+    Returns:
+        A float tensor of 1.0 and 0.0, the shape of ``y_true``.
+    """
     y_true, y_pred = same_rank(*as_pair(y_true, y_pred, true_dtype_from_pred=False))
     y_pred = ops.cast(ops.greater(y_pred, threshold), y_true.dtype)
     return _hits(y_true, y_pred)
@@ -39,7 +48,15 @@ def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
 
 @register_builtin
 def categorical_accuracy(y_true, y_pred):
-    """Whether the argmax of ``y_pred`` is the argmax of the one-hot ``y_true``."""
+    """Whether the argmax of ``y_pred`` is the argmax of the one-hot ``y_true``.
+
+    Args:
+        y_true: one-hot labels ``(batch, classes)``.
+        y_pred: the scores ``(batch, classes)``.
+
+    Returns:
+        A float tensor ``(batch,)`` of 1.0 and 0.0.
+    """
     y_true, y_pred = as_pair(y_true, y_pred, true_dtype_from_pred=False)
     true_shape, pred_shape = y_true.shape, y_pred.shape
     labels = ops.argmax(y_true, axis=-1)
@@ -55,7 +72,15 @@ def categorical_accuracy(y_true, y_pred):
 @register_builtin
 def sparse_categorical_accuracy(y_true, y_pred):
     """Whether the argmax of ``y_pred`` is the integer label ``y_true``; labels may have
-    shape ``(batch,)`` or ``(batch, 1)``."""
+    shape ``(batch,)`` or ``(batch, 1)``.
+
+    Args:
+        y_true: integer labels ``(batch,)`` or ``(batch, 1)``.
+        y_pred: the scores ``(batch, classes)``.
+
+    Returns:
+        A float tensor ``(batch,)`` of 1.0 and 0.0.
+    """
     y_true, y_pred = as_pair(y_true, y_pred, true_dtype_from_pred=False)
     true_shape, pred_shape = y_true.shape, y_pred.shape
     if y_true.ndim == y_pred.ndim and y_true.shape[-1] == 1:
@@ -113,7 +138,16 @@ def _top_k_hits(name, labels, y_pred, k):
 
 @register_builtin
 def top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
-    """Whether the class of the one-hot ``y_true`` is among the ``k`` top scores."""
+    """Whether the class of the one-hot ``y_true`` is among the ``k`` top scores.
+
+    Args:
+        y_true: one-hot labels ``(batch, classes)``.
+        y_pred: the scores ``(batch, classes)``.
+        k: int, how many of the top scores count (default 5).
+
+    Returns:
+        A float tensor ``(batch,)`` of 1.0 and 0.0.
+    """
     y_true, y_pred = as_pair(y_true, y_pred, true_dtype_from_pred=False)
     check_matching("top_k_categorical_accuracy", "one-hot y_true of the shape of y_pred",
                    y_true, y_pred, y_true.shape, y_pred.shape)
@@ -126,7 +160,25 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_sorted_id
 
     With ``from_sorted_ids=True``, ``y_pred`` holds instead the ids of the top categories
     from best to worst (shape ``(batch, N)``, ``N >= k``): a hit is ``y_true`` among the
-    first ``k`` of them."""
+    first ``k`` of them.
+
+    Args:
+        y_true: integer labels ``(batch,)`` or ``(batch, 1)``.
+        y_pred: the scores ``(batch, classes)``, or the sorted ids with ``from_sorted_ids``.
+        k: int, how many of the top scores count (default 5).
+        from_sorted_ids: bool; ``y_pred`` holds the top category ids, best first, instead
+            of scores (default False).
+
+    Returns:
+        A float tensor ``(batch,)`` of 1.0 and 0.0.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.metrics.sparse_top_k_categorical_accuracy(
+    ...     [2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]], k=1).numpy()
+    array([0., 1.], dtype=float32)
+    """
     name = "sparse_top_k_categorical_accuracy"
     y_true, y_pred = as_pair(y_true, y_pred, true_dtype_from_pred=False)
     labels = y_true

@@ -31,7 +31,22 @@ class _AccuracyMetric(MeanMetricWrapper):
 @register_builtin
 class Accuracy(_AccuracyMetric):
     """How often predictions equal labels exactly: ``[[1], [2], [3], [4]]`` against
-    ``[[0], [2], [3], [4]]`` gives 0.75."""
+    ``[[0], [2], [3], [4]]`` gives 0.75.
+
+    Args:
+        name: the metric's name (default ``"accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.Accuracy()
+    >>> m.update_state([[1], [2], [3], [4]], [[0], [2], [3], [4]])
+    >>> float(m.result())
+    0.75
+    """
 
     def __init__(self, name: str = "accuracy", dtype=None):
         super().__init__(accuracy, name, dtype)
@@ -39,7 +54,23 @@ class Accuracy(_AccuracyMetric):
 
 @register_builtin
 class BinaryAccuracy(_AccuracyMetric):
-    """How often ``y_pred > threshold`` matches the 0/1 label."""
+    """How often ``y_pred > threshold`` matches the 0/1 label.
+
+    Args:
+        name: the metric's name (default ``"binary_accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        threshold: float; a prediction above it counts as 1 (default 0.5).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.BinaryAccuracy()
+    >>> m.update_state([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])
+    >>> float(m.result())
+    0.75
+    """
 
     def __init__(self, name: str = "binary_accuracy", dtype=None, threshold: float = 0.5):
         if threshold is not None and not 0 < threshold < 1:
@@ -51,7 +82,13 @@ class BinaryAccuracy(_AccuracyMetric):
 
 @register_builtin
 class CategoricalAccuracy(_AccuracyMetric):
-    """How often the argmax of ``y_pred`` is the argmax of the one-hot ``y_true``."""
+    """How often the argmax of ``y_pred`` is the argmax of the one-hot ``y_true``.
+
+    Args:
+        name: the metric's name (default ``"categorical_accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "categorical_accuracy", dtype=None):
         super().__init__(categorical_accuracy, name, dtype)
@@ -60,7 +97,13 @@ class CategoricalAccuracy(_AccuracyMetric):
 @register_builtin
 class SparseCategoricalAccuracy(_AccuracyMetric):
     """How often the argmax of ``y_pred`` is the integer label (shape ``(batch,)`` or
-    ``(batch, 1)``)."""
+    ``(batch, 1)``).
+
+    Args:
+        name: the metric's name (default ``"sparse_categorical_accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "sparse_categorical_accuracy", dtype=None):
         super().__init__(sparse_categorical_accuracy, name, dtype)
@@ -68,7 +111,14 @@ class SparseCategoricalAccuracy(_AccuracyMetric):
 
 @register_builtin
 class TopKCategoricalAccuracy(_AccuracyMetric):
-    """How often the one-hot label's class is among the ``k`` largest scores."""
+    """How often the one-hot label's class is among the ``k`` largest scores.
+
+    Args:
+        k: int, how many of the top scores count (default 5).
+        name: the metric's name (default ``"top_k_categorical_accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy", dtype=None):
         super().__init__(top_k_categorical_accuracy, name, dtype,
@@ -79,7 +129,16 @@ class TopKCategoricalAccuracy(_AccuracyMetric):
 @register_builtin
 class SparseTopKCategoricalAccuracy(_AccuracyMetric):
     """How often the integer label is among the ``k`` largest scores (or, with
-    ``from_sorted_ids=True``, among the first ``k`` of the sorted ids in ``y_pred``)."""
+    ``from_sorted_ids=True``, among the first ``k`` of the sorted ids in ``y_pred``).
+
+    Args:
+        k: int, how many of the top scores count (default 5).
+        name: the metric's name (default ``"sparse_top_k_categorical_accuracy"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        from_sorted_ids: bool; ``y_pred`` holds the top category ids, best first, instead
+            of scores (default False).
+    """
 
     def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy",
                  dtype=None, from_sorted_ids: bool = False):

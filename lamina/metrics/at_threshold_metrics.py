@@ -71,7 +71,17 @@ class _RateAtRate(Metric):
 
 @register_builtin
 class SensitivityAtSpecificity(_RateAtRate):
-    """The best sensitivity (recall) where the specificity is >= ``specificity``."""
+    """The best sensitivity (recall) where the specificity is >= ``specificity``.
+
+    Args:
+        specificity: float in [0, 1], the specificity to reach.
+        num_thresholds: int > 1, the number of thresholds used to search (default 200).
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _target = "specificity"
 
     def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -83,7 +93,17 @@ class SensitivityAtSpecificity(_RateAtRate):
 
 @register_builtin
 class SpecificityAtSensitivity(_RateAtRate):
-    """The best specificity where the sensitivity is >= ``sensitivity``."""
+    """The best specificity where the sensitivity is >= ``sensitivity``.
+
+    Args:
+        sensitivity: float in [0, 1], the sensitivity to reach.
+        num_thresholds: int > 1, the number of thresholds used to search (default 200).
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _target = "sensitivity"
 
     def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -95,7 +115,17 @@ class SpecificityAtSensitivity(_RateAtRate):
 
 @register_builtin
 class PrecisionAtRecall(_RateAtRate):
-    """The best precision where the recall is >= ``recall``."""
+    """The best precision where the recall is >= ``recall``.
+
+    Args:
+        recall: float in [0, 1], the recall to reach.
+        num_thresholds: int > 1, the number of thresholds used to search (default 200).
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _target = "recall"
 
     def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
@@ -107,7 +137,17 @@ class PrecisionAtRecall(_RateAtRate):
 
 @register_builtin
 class RecallAtPrecision(_RateAtRate):
-    """The best recall where the precision is >= ``precision``."""
+    """The best recall where the precision is >= ``precision``.
+
+    Args:
+        precision: float in [0, 1], the precision to reach.
+        num_thresholds: int > 1, the number of thresholds used to search (default 200).
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _target = "precision"
 
     def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):

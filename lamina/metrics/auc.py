@@ -37,6 +37,32 @@ class AUC(Metric):
     labels)``) and averages their areas, weighted by ``label_weights`` when given;
     otherwise every element is one (label, prediction) pair and ``label_weights`` weighs
     the columns. ``from_logits=True`` applies a sigmoid to ``y_pred`` first.
+
+    Args:
+        num_thresholds: int > 1, the number of thresholds of the curve's discretization
+            (default 200).
+        curve: ``"ROC"`` (default) or ``"PR"`` (precision-recall).
+        summation_method: ``"interpolation"`` (default), ``"minoring"`` or ``"majoring"``
+            (left or right Riemann sums).
+        name: the metric's name (default ``auc``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        thresholds: an optional list of thresholds in [0, 1]; used instead of
+            ``num_thresholds`` (0 - epsilon and 1 + epsilon are added).
+        multi_label: bool; one curve per label column, the areas averaged (default False).
+        num_labels: int or None; the number of label columns with ``multi_label``.
+        label_weights: optional per-label weights of the average (not with ROC's
+            ``multi_label=False``).
+        from_logits: bool; apply a sigmoid to ``y_pred`` first (default False).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.AUC(num_thresholds=3)
+    >>> m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9])
+    >>> float(m.result())
+    0.75
     """
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC",

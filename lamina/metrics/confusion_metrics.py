@@ -43,25 +43,57 @@ class _ConfusionMatrixConditionCount(Metric):
 
 @register_builtin
 class TruePositives(_ConfusionMatrixConditionCount):
-    """The weighted number of positive labels predicted above the threshold."""
+    """The weighted number of positive labels predicted above the threshold.
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _kind = "tp"
 
 
 @register_builtin
 class FalsePositives(_ConfusionMatrixConditionCount):
-    """The weighted number of negative labels predicted above the threshold."""
+    """The weighted number of negative labels predicted above the threshold.
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _kind = "fp"
 
 
 @register_builtin
 class TrueNegatives(_ConfusionMatrixConditionCount):
-    """The weighted number of negative labels predicted at or below the threshold."""
+    """The weighted number of negative labels predicted at or below the threshold.
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _kind = "tn"
 
 
 @register_builtin
 class FalseNegatives(_ConfusionMatrixConditionCount):
-    """The weighted number of positive labels predicted at or below the threshold."""
+    """The weighted number of positive labels predicted at or below the threshold.
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
     _kind = "fn"
 
 
@@ -115,12 +147,52 @@ class _PrecisionRecall(Metric):
 @register_builtin
 class Precision(_PrecisionRecall):
     """Of the predictions above the threshold, the weighted fraction whose label is
-    positive: ``tp / (tp + fp)`` (0 when nothing was predicted positive)."""
+    positive: ``tp / (tp + fp)`` (0 when nothing was predicted positive).
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        top_k: int or None; only the ``top_k`` largest predictions of each row may count
+            as positive.
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.Precision()
+    >>> m.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    >>> round(float(m.result()), 4)
+    0.6667
+    """
     _other = "fp"
 
 
 @register_builtin
 class Recall(_PrecisionRecall):
     """Of the positive labels, the weighted fraction predicted above the threshold:
-    ``tp / (tp + fn)`` (0 when there were no positive labels)."""
+    ``tp / (tp + fn)`` (0 when there were no positive labels).
+
+    Args:
+        thresholds: a float in [0, 1] or a list of them; a prediction above it counts
+            as positive (default 0.5); a list gives one result per threshold.
+        top_k: int or None; only the ``top_k`` largest predictions of each row may count
+            as positive.
+        class_id: int or None; compute the metric for this class (a column of 2-D
+            inputs) only.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.Recall()
+    >>> m.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    >>> round(float(m.result()), 4)
+    0.6667
+    """
     _other = "fn"

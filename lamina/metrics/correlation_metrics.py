@@ -17,7 +17,16 @@ def _pair(y_true, y_pred):
 @register_builtin
 def pearson_correlation(y_true, y_pred, axis=-1):
     """``mean(z(y_true) * z(y_pred), axis)`` with ``z(x) = (x - mean(x)) / std(x)`` along
-    ``axis``: the Pearson coefficient of each sample, in [-1, 1]."""
+    ``axis``: the Pearson coefficient of each sample, in [-1, 1].
+
+    Args:
+        y_true: the labels.
+        y_pred: the predictions, the same shape as ``y_true``.
+        axis: the axis along which each sample is compared (default -1).
+
+    Returns:
+        A tensor of one coefficient per sample (``axis`` removed).
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     true_c = ops.subtract(y_true, ops.mean(y_true, axis=axis, keepdims=True))
     pred_c = ops.subtract(y_pred, ops.mean(y_pred, axis=axis, keepdims=True))
@@ -30,7 +39,16 @@ def pearson_correlation(y_true, y_pred, axis=-1):
 def concordance_correlation(y_true, y_pred, axis=-1):
     """Lin's concordance coefficient of each sample along ``axis``, as Keras 3.15 computes
     it: ``mean(2 (y_true - mean(y_pred)) (y_pred - mean(y_pred)) / (var(y_true) +
-    var(y_pred) + (mean(y_true) - mean(y_pred))^2 + epsilon), axis)``."""
+    var(y_pred) + (mean(y_true) - mean(y_pred))^2 + epsilon), axis)``.
+
+    Args:
+        y_true: the labels.
+        y_pred: the predictions, the same shape as ``y_true``.
+        axis: the axis along which each sample is compared (default -1).
+
+    Returns:
+        A tensor of one coefficient per sample (``axis`` removed).
+    """
     y_true, y_pred = _pair(y_true, y_pred)
     true_mean = ops.mean(y_true, axis=axis, keepdims=True)
     pred_mean = ops.mean(y_pred, axis=axis, keepdims=True)
@@ -45,7 +63,14 @@ def concordance_correlation(y_true, y_pred, axis=-1):
 
 @register_builtin
 class PearsonCorrelation(FixedFunctionMetric):
-    """The weighted mean of :func:`pearson_correlation` over the samples seen."""
+    """The weighted mean of :func:`pearson_correlation` over the samples seen.
+
+    Args:
+        name: the metric's name (default ``"pearson_correlation"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        axis: the axis along which each sample is compared (default -1).
+    """
 
     config_keys = ("axis",)
 
@@ -55,7 +80,14 @@ class PearsonCorrelation(FixedFunctionMetric):
 
 @register_builtin
 class ConcordanceCorrelation(FixedFunctionMetric):
-    """The weighted mean of :func:`concordance_correlation` over the samples seen."""
+    """The weighted mean of :func:`concordance_correlation` over the samples seen.
+
+    Args:
+        name: the metric's name (default ``"concordance_correlation"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        axis: the axis along which each sample is compared (default -1).
+    """
 
     config_keys = ("axis",)
 

@@ -20,6 +20,15 @@ class FBetaScore(Metric):
     score per class), "micro" (from the counts summed over classes), "macro" (the mean of
     the class scores) or "weighted" (weighted by each class's label total). The state is
     created by the first ``update_state`` (its size is the number of classes).
+
+    Args:
+        average: None (one score per class), ``"micro"``, ``"macro"`` or ``"weighted"``.
+        beta: float > 0, the weight of recall relative to precision (default 1.0).
+        threshold: float in (0, 1] or None; a prediction above it is positive (None: the
+            row's largest value).
+        name: the metric's name (default ``"fbeta_score"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
     """
 
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
@@ -110,7 +119,16 @@ class FBetaScore(Metric):
 
 @register_builtin
 class F1Score(FBetaScore):
-    """:class:`FBetaScore` with ``beta=1``: the harmonic mean of precision and recall."""
+    """:class:`FBetaScore` with ``beta=1``: the harmonic mean of precision and recall.
+
+    Args:
+        average: None (one score per class), ``"micro"``, ``"macro"`` or ``"weighted"``.
+        threshold: float in (0, 1] or None; a prediction above it is positive (None: the
+            row's largest value).
+        name: the metric's name (default ``"f1_score"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name,

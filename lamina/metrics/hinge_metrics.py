@@ -11,7 +11,13 @@ from .loss_wrappers import FixedFunctionMetric, register_metric
 
 @register_metric
 class Hinge(FixedFunctionMetric):
-    """The weighted mean of :func:`lamina.losses.hinge`."""
+    """The weighted mean of :func:`lamina.losses.hinge`.
+
+    Args:
+        name: the metric's name (default ``"hinge"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name="hinge", dtype=None):
         super().__init__(hinge, name, dtype)
@@ -19,7 +25,13 @@ class Hinge(FixedFunctionMetric):
 
 @register_metric
 class SquaredHinge(FixedFunctionMetric):
-    """The weighted mean of :func:`lamina.losses.squared_hinge`."""
+    """The weighted mean of :func:`lamina.losses.squared_hinge`.
+
+    Args:
+        name: the metric's name (default ``"squared_hinge"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name="squared_hinge", dtype=None):
         super().__init__(squared_hinge, name, dtype)
@@ -27,7 +39,13 @@ class SquaredHinge(FixedFunctionMetric):
 
 @register_metric
 class CategoricalHinge(FixedFunctionMetric):
-    """The weighted mean of :func:`lamina.losses.categorical_hinge`."""
+    """The weighted mean of :func:`lamina.losses.categorical_hinge`.
+
+    Args:
+        name: the metric's name (default ``"categorical_hinge"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name="categorical_hinge", dtype=None):
         super().__init__(categorical_hinge, name, dtype)
@@ -42,7 +60,14 @@ def cosine_similarity(y_true, y_pred, axis=-1):
 @register_metric
 class CosineSimilarity(FixedFunctionMetric):
     """The weighted mean cosine between labels and predictions along ``axis``. As in Keras,
-    the config holds only ``name`` and ``dtype``."""
+    the config holds only ``name`` and ``dtype``.
+
+    Args:
+        name: the metric's name (default ``"cosine_similarity"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        axis: the axis along which each sample is compared (default -1).
+    """
 
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         super().__init__(cosine_similarity, name, dtype, direction="up", axis=axis)
@@ -50,7 +75,13 @@ class CosineSimilarity(FixedFunctionMetric):
 
 @register_metric
 class LogCoshError(FixedFunctionMetric):
-    """The weighted mean of :func:`lamina.losses.log_cosh`."""
+    """The weighted mean of :func:`lamina.losses.log_cosh`.
+
+    Args:
+        name: the metric's name (default ``"logcosh"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(log_cosh, name, dtype)

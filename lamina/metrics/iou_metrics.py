@@ -81,7 +81,20 @@ class _IoUBase(Metric):
 @register_builtin
 class IoU(_IoUBase):
     """The mean IoU of the classes ``target_class_ids`` (classes that never occur, whose
-    denominator is 0, are left out of the mean)."""
+    denominator is 0, are left out of the mean).
+
+    Args:
+        num_classes: int, the number of classes the predictions may take.
+        target_class_ids: a list or tuple of the class ids whose IoU is averaged.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        ignore_class: int or None; the label value left out of the metric.
+        sparse_y_true: bool; labels are integers (True) or one-hot/scores (False).
+        sparse_y_pred: bool; predictions are class ids (True) or per-class scores whose
+            argmax is taken along ``axis`` (False).
+        axis: the class axis of dense inputs (default -1).
+    """
 
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
@@ -118,7 +131,15 @@ class IoU(_IoUBase):
 
 @register_builtin
 class BinaryIoU(IoU):
-    """IoU of two classes: a prediction ``>= threshold`` is class 1."""
+    """IoU of two classes: a prediction ``>= threshold`` is class 1.
+
+    Args:
+        target_class_ids: the class ids (0 and/or 1) averaged (default ``(0, 1)``).
+        threshold: float; a prediction at or above it is class 1 (default 0.5).
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
         super().__init__(2, target_class_ids, name=name, dtype=dtype)
@@ -136,7 +157,28 @@ class BinaryIoU(IoU):
 
 @register_builtin
 class MeanIoU(IoU):
-    """The mean IoU over all ``num_classes`` classes."""
+    """The mean IoU over all ``num_classes`` classes.
+
+    Args:
+        num_classes: int, the number of classes the predictions may take.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        ignore_class: int or None; the label value left out of the metric.
+        sparse_y_true: bool; labels are integers (True) or one-hot/scores (False).
+        sparse_y_pred: bool; predictions are class ids (True) or per-class scores whose
+            argmax is taken along ``axis`` (False).
+        axis: the class axis of dense inputs (default -1).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.MeanIoU(num_classes=2)
+    >>> m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
+    >>> round(float(m.result()), 4)
+    0.3333
+    """
 
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_true=True, sparse_y_pred=True, axis=-1):
@@ -152,7 +194,19 @@ class MeanIoU(IoU):
 
 @register_builtin
 class OneHotIoU(IoU):
-    """:class:`IoU` for one-hot labels (and, unless ``sparse_y_pred``, per-class scores)."""
+    """:class:`IoU` for one-hot labels (and, unless ``sparse_y_pred``, per-class scores).
+
+    Args:
+        num_classes: int, the number of classes the predictions may take.
+        target_class_ids: a list or tuple of the class ids whose IoU is averaged.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        ignore_class: int or None; the label value left out of the metric.
+        sparse_y_pred: bool; predictions are class ids (True) or per-class scores whose
+            argmax is taken along ``axis`` (False).
+        axis: the class axis of dense inputs (default -1).
+    """
 
     def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):
@@ -168,7 +222,18 @@ class OneHotIoU(IoU):
 
 @register_builtin
 class OneHotMeanIoU(MeanIoU):
-    """:class:`MeanIoU` for one-hot labels (and, unless ``sparse_y_pred``, scores)."""
+    """:class:`MeanIoU` for one-hot labels (and, unless ``sparse_y_pred``, scores).
+
+    Args:
+        num_classes: int, the number of classes the predictions may take.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        ignore_class: int or None; the label value left out of the metric.
+        sparse_y_pred: bool; predictions are class ids (True) or per-class scores whose
+            argmax is taken along ``axis`` (False).
+        axis: the class axis of dense inputs (default -1).
+    """
 
     def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
                  sparse_y_pred=False, axis=-1):

@@ -40,6 +40,11 @@ class Metric:
     >>> m = BinaryTruePositives()
     >>> float(m([0, 1, 1, 1], [1, 0, 1, 1]))
     2.0
+
+    Args:
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        name: the metric's name (default: the class name in snake_case).
     """
 
     _keras_module = "keras.metrics"

@@ -25,6 +25,15 @@ class R2Score(Metric):
     with a warning, as in Keras (in a compiled step the fallback happens without one).
     The state variables are created by the first ``update_state`` (their size is the
     number of columns).
+
+    Args:
+        class_aggregation: ``"uniform_average"`` (default), ``"variance_weighted_average"``
+            or None (one score per output column).
+        num_regressors: int >= 0, the number of regressors for the adjusted score
+            (default 0: the plain score).
+        name: the metric's name (default ``"r2_score"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
     """
 
     def __init__(self, class_aggregation="uniform_average", num_regressors=0,

@@ -14,7 +14,21 @@ from .metrics_utils import divide_no_nan, reduce_to_samplewise_values
 @register_builtin
 class Sum(Metric):
     """The (weighted) sum of the values seen: ``[1, 3, 5, 7]`` gives 16, and with
-    ``sample_weight=[1, 1, 0, 0]`` gives 4. State: ``total``."""
+    ``sample_weight=[1, 1, 0, 0]`` gives 4. State: ``total``.
+
+    Args:
+        name: the metric's name (default ``"sum"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.Sum()
+    >>> m.update_state([1, 3, 5, 7])
+    >>> float(m.result())
+    16.0
+    """
 
     def __init__(self, name: str = "sum", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -36,6 +50,19 @@ class Mean(Metric):
     ``[1, 3, 5, 7]`` gives 4; with ``sample_weight=[1, 1, 0, 0]``, 2. Values of rank > 1
     are averaged per sample first; a weight of rank 0 weighs the whole batch as one sample
     (as in Keras). State: ``total`` and ``count``.
+
+    Args:
+        name: the metric's name (default ``"mean"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> m = keras.metrics.Mean()
+    >>> m.update_state([1, 3, 5, 7], sample_weight=[1, 1, 0, 0])
+    >>> float(m.result())
+    2.0
     """
 
     def __init__(self, name: str = "mean", dtype=None):
@@ -64,6 +91,13 @@ class MeanMetricWrapper(Mean):
     ``fn`` is stored in the config by its registered name, so a config round-trips when
     ``fn`` is a Lamina function, was registered with
     ``lamina.saving.register_keras_serializable``, or is passed in ``custom_objects``.
+
+    Args:
+        fn: a function ``fn(y_true, y_pred, **kwargs)`` giving one value per sample.
+        name: the metric's name (default ``None: an automatic name``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+        **kwargs: keyword arguments passed on to ``fn``.
     """
 
     def __init__(self, fn: Callable, name: str | None = None, dtype=None, **kwargs):

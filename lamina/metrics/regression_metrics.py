@@ -31,7 +31,13 @@ class _ErrorMetric(MeanMetricWrapper):
 
 @register_builtin
 class MeanSquaredError(_ErrorMetric):
-    """The weighted mean of ``mean_squared_error``."""
+    """The weighted mean of ``mean_squared_error``.
+
+    Args:
+        name: the metric's name (default ``"mean_squared_error"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "mean_squared_error", dtype=None):
         super().__init__(mean_squared_error, name, dtype)
@@ -39,7 +45,13 @@ class MeanSquaredError(_ErrorMetric):
 
 @register_builtin
 class MeanAbsoluteError(_ErrorMetric):
-    """The weighted mean of ``mean_absolute_error``."""
+    """The weighted mean of ``mean_absolute_error``.
+
+    Args:
+        name: the metric's name (default ``"mean_absolute_error"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "mean_absolute_error", dtype=None):
         super().__init__(mean_absolute_error, name, dtype)
@@ -47,7 +59,13 @@ class MeanAbsoluteError(_ErrorMetric):
 
 @register_builtin
 class MeanAbsolutePercentageError(_ErrorMetric):
-    """The weighted mean of ``mean_absolute_percentage_error`` (in percent)."""
+    """The weighted mean of ``mean_absolute_percentage_error`` (in percent).
+
+    Args:
+        name: the metric's name (default ``"mean_absolute_percentage_error"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "mean_absolute_percentage_error", dtype=None):
         super().__init__(mean_absolute_percentage_error, name, dtype)
@@ -55,7 +73,13 @@ class MeanAbsolutePercentageError(_ErrorMetric):
 
 @register_builtin
 class MeanSquaredLogarithmicError(_ErrorMetric):
-    """The weighted mean of ``mean_squared_logarithmic_error``."""
+    """The weighted mean of ``mean_squared_logarithmic_error``.
+
+    Args:
+        name: the metric's name (default ``"mean_squared_logarithmic_error"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "mean_squared_logarithmic_error", dtype=None):
         super().__init__(mean_squared_logarithmic_error, name, dtype)
@@ -64,7 +88,13 @@ class MeanSquaredLogarithmicError(_ErrorMetric):
 @register_builtin
 class RootMeanSquaredError(Mean):
     """``sqrt`` of the weighted mean squared error over every element seen (not the mean
-    of per-batch roots)."""
+    of per-batch roots).
+
+    Args:
+        name: the metric's name (default ``"root_mean_squared_error"``).
+        dtype: the dtype of the metric's state and result (default: the float type,
+            ``keras.config.floatx()``).
+    """
 
     def __init__(self, name: str = "root_mean_squared_error", dtype=None):
         super().__init__(name=name, dtype=dtype)

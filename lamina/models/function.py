@@ -18,7 +18,22 @@ from .functional import _topological_steps
 class Function:
     """``Function(inputs, outputs, name=None)``; ``function(x)`` or ``function.call(x)``
     evaluates ``outputs`` (same nesting) for concrete (or symbolic) ``x`` of the inputs'
-    structure. ``operations`` lists the layers and ops the graph calls, inputs first."""
+    structure. ``operations`` lists the layers and ops the graph calls, inputs first.
+
+    Args:
+        inputs: a symbolic tensor from ``keras.Input``, or a nested structure of them.
+        outputs: a symbolic tensor computed from ``inputs``, or a nested structure of them.
+        name: the function's name (None: an automatic one).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> x = keras.Input((2,))
+    >>> f = keras.Function(x, keras.ops.sum(x, axis=-1))
+    >>> f(keras.ops.convert_to_tensor([[1.0, 2.0]])).numpy()
+    array([3.], dtype=float32)
+    """
 
     def __init__(self, inputs, outputs, name=None):
         self.name = name or unique_name("function")

@@ -61,7 +61,21 @@ class _RecordsArguments:
 
 
 class Operation(_RecordsArguments):
-    """``Operation(name=None)``; subclass and define ``call``."""
+    """``Operation(name=None)``; subclass and define ``call``.
+
+    Args:
+        name: the operation's name (None: the class name in snake_case, made unique).
+
+
+    Example:
+
+    >>> import lamina as keras
+    >>> class Double(keras.Operation):
+    ...     def call(self, x):
+    ...         return x * 2
+    >>> Double()(keras.ops.convert_to_tensor([1.0, 2.0])).numpy()
+    array([2., 4.], dtype=float32)
+    """
 
     def __init__(self, name=None):
         if name is not None and (not isinstance(name, str) or not name or "/" in name):

@@ -46,12 +46,27 @@ def _canonical(name: str) -> str:
 
 
 def serialize(optimizer: Optimizer) -> dict:
-    """``{"module": "keras.optimizers", "class_name", "config", "registered_name"}``."""
+    """``{"module": "keras.optimizers", "class_name", "config", "registered_name"}``.
+
+    Args:
+        optimizer: an ``Optimizer`` instance.
+
+    Returns:
+        A JSON-ready dict.
+    """
     return serialize_keras_object(optimizer)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Optimizer:
-    """An optimizer from its config dict (a name gives a new one with default arguments)."""
+    """An optimizer from its config dict (a name gives a new one with default arguments).
+
+    Args:
+        config: the dict ``serialize`` returned, or an optimizer's name.
+        custom_objects: a dict ``{name: class}`` for custom optimizers.
+
+    Returns:
+        An ``Optimizer`` instance.
+    """
     if isinstance(config, str):
         config = {"class_name": config, "config": {}}
     if isinstance(config, dict) and isinstance(config.get("class_name"), str):
@@ -61,7 +76,20 @@ def deserialize(config, custom_objects: dict | None = None) -> Optimizer:
 
 def get(identifier) -> Optimizer | None:
     """An optimizer from None (returned as None), a name such as "adam", a config dict or
-    an instance (returned as is)."""
+    an instance (returned as is).
+
+    Args:
+        identifier: None, a string such as ``"adam"``, a config dict or an ``Optimizer``.
+
+    Returns:
+        An ``Optimizer`` (or None).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.optimizers.get("sgd").learning_rate.numpy()
+    array(0.01, dtype=float32)
+    """
     if identifier is None:
         return None
     if isinstance(identifier, str):

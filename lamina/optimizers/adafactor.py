@@ -23,7 +23,35 @@ def _rms(x):
 class Adafactor(Optimizer):
     """Adafactor. Per variable, in Keras's order: the factored row and column statistics
     (named like the variable; for a vector two int32 scalar placeholders, as Keras keeps
-    them), then ``<var>_velocity``."""
+    them), then ``<var>_velocity``.
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.001).
+        beta_2_decay: float, the exponent of the step that sets the second-moment decay
+            (default -0.8).
+        epsilon_1: float, the regularization added to squared gradients (default 1e-30).
+        epsilon_2: float, the lower bound of the parameter scale (default 1e-3).
+        clip_threshold: float, the bound on the update's root mean square (default 1.0).
+        relative_step: bool; cap the rate by ``1 / sqrt(step)`` (default True).
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+    """
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30,
                  epsilon_2=1e-3, clip_threshold=1.0, relative_step=True, weight_decay=None,

@@ -16,7 +16,40 @@ from .optimizer import Optimizer
 @register_builtin
 class Adam(Optimizer):
     """Adam; slots ``<var>_momentum`` and ``<var>_velocity`` per variable (interleaved),
-    then ``<var>_velocity_hat`` per variable with ``amsgrad``."""
+    then ``<var>_velocity_hat`` per variable with ``amsgrad``.
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.001).
+        beta_1: float in [0, 1), decay rate of the first-moment estimate (default 0.9).
+        beta_2: float in [0, 1), decay rate of the second-moment estimate (default 0.999).
+        epsilon: a small float added to the denominator for stability (default 1e-7).
+        amsgrad: bool; use the running maximum of the second moment (AMSGrad).
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> opt = keras.optimizers.Adam(learning_rate=0.1)
+    >>> w = keras.Variable([1.0, 2.0])
+    >>> opt.apply([keras.ops.convert_to_tensor([0.5, -0.5])], [w])
+    """
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,

@@ -16,7 +16,25 @@ from .optimizer_map import OptimizerMap, check_inner_optimizer
 
 @register_builtin
 class MultiOptimizer(Optimizer):
-    """Delegates each variable to one inner optimizer; see the module docstring."""
+    """Delegates each variable to one inner optimizer; see the module docstring.
+
+    Args:
+        optimizer_map: an ``OptimizerMap``, a single ``Optimizer`` (used for every
+            variable), or a callable ``variable -> optimizer``.
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it.
+        name: a string, or None for an automatic unique name.
+
+    Raises:
+        TypeError: ``optimizer_map`` is none of the above.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> mapping = keras.optimizers.OptimizerMap(keras.optimizers.Adam(),
+    ...                                         {"dense/.*": keras.optimizers.SGD()})
+    >>> opt = keras.optimizers.MultiOptimizer(mapping)
+    """
 
     _is_multi_optimizer = True
 

@@ -43,7 +43,48 @@ def newton_schulz(x, steps: int, a: float, b: float, c: float):
 
 @register_builtin
 class Muon(Optimizer):
-    """Muon; per variable ``<var>_momentum``, then ``<var>_velocity`` for AdamW's."""
+    """Muon; per variable ``<var>_momentum``, then ``<var>_velocity`` for AdamW's.
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.001).
+        adam_beta_1: float, AdamW's first-moment decay for non-Muon variables
+            (default 0.9).
+        adam_beta_2: float, AdamW's second-moment decay (default 0.999).
+        adam_weight_decay: float, AdamW's decoupled weight decay (default 0.004).
+        epsilon: a small float added to the denominator for stability (default 1e-7).
+        exclude_layers: a list of regular expressions; variables whose path matches one
+            take the AdamW step (default None).
+        exclude_embeddings: bool; embedding tables take the AdamW step (default True).
+        muon_a: float, first Newton-Schulz coefficient (default 3.4445).
+        muon_b: float, second Newton-Schulz coefficient (default -4.775).
+        muon_c: float, third Newton-Schulz coefficient (default 2.0315).
+        adam_lr_ratio: float, the AdamW step's rate as a fraction of ``learning_rate``
+            (default 1).
+        momentum: float, the Muon momentum (default 0.95).
+        ns_steps: int, Newton-Schulz iterations that orthogonalize the update (default 5).
+        nesterov: bool; use Nesterov momentum for the Muon step (default True).
+        rms_rate: float or None, scales the update's RMS to match AdamW's (default 0.2;
+            None: no scaling).
+        weight_decay: a float, the Muon variables' weight decay (default 0.004); each
+            step first shrinks every such variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+    """
 
     def __init__(self, learning_rate=0.001, adam_beta_1=0.9, adam_beta_2=0.999,
                  adam_weight_decay=0.004, epsilon=1e-7, weight_decay=0.004, clipnorm=None,

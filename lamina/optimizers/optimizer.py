@@ -53,7 +53,37 @@ def _is_schedule_or_callable(value) -> bool:
 
 
 class Optimizer(WeightDecay, OptimizerState):
-    """Base class of optimizers. See the module docstring for the subclass contract."""
+    """Base class of optimizers. See the module docstring for the subclass contract.
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate.
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> class PlainSGD(keras.optimizers.Optimizer):
+    ...     def update_step(self, gradient, variable, learning_rate):
+    ...         variable.assign(variable - learning_rate * gradient)
+    >>> opt = PlainSGD(learning_rate=0.1)
+    """
     saving_kind = "Optimizer"       # what lamina/saving asks (core/saveable.py)
 
     _keras_module = "keras.optimizers"

@@ -36,7 +36,19 @@ def check_inner_optimizer(owner: str, optimizer, what: str) -> None:
 
 @register_builtin
 class OptimizerMap(MutableMapping):
-    """A mapping ``{path or pattern: optimizer}`` with a default for unmatched paths."""
+    """A mapping ``{path or pattern: optimizer}`` with a default for unmatched paths.
+
+    Args:
+        default_optimizer: the ``Optimizer`` for variables no key matches (not a
+            MultiOptimizer nor a LossScaleOptimizer).
+        optimizer_map: a dict ``{variable path or regular expression: optimizer}``, or
+            None (default).
+
+    Raises:
+        TypeError: ``default_optimizer`` is not an optimizer, or ``optimizer_map`` is not a
+            dict.
+        ValueError: an optimizer is a MultiOptimizer or a LossScaleOptimizer.
+    """
 
     _keras_module = "keras.optimizers"
 

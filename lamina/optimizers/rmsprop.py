@@ -15,7 +15,34 @@ from .optimizer import Optimizer
 @register_builtin
 class RMSprop(Optimizer):
     """RMSprop; slots ``<var>_velocity`` for every variable, then ``<var>_momentum``
-    (when ``momentum > 0``), then ``<var>_average_gradient`` (when ``centered``)."""
+    (when ``momentum > 0``), then ``<var>_average_gradient`` (when ``centered``).
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.001).
+        rho: float, decay rate of the moving average of squared gradients (default 0.9).
+        momentum: float >= 0; when > 0, a momentum slot is kept (default 0.0).
+        epsilon: a small float added to the denominator for stability (default 1e-7).
+        centered: bool; normalize by the estimated variance of the gradient instead of
+            its second moment (default False).
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+    """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, weight_decay=None, clipnorm=None, clipvalue=None,

@@ -19,7 +19,33 @@ from .optimizer import Optimizer
 
 @register_builtin
 class ScheduleFreeAdamW(Optimizer):
-    """Schedule-free AdamW; slots ``<var>_momentum`` and ``<var>_velocity`` (interleaved)."""
+    """Schedule-free AdamW; slots ``<var>_momentum`` and ``<var>_velocity`` (interleaved).
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.0025).
+        beta_1: float in [0, 1), decay rate of the first-moment estimate (default 0.9).
+        beta_2: float in [0, 1), decay rate of the second-moment estimate (default 0.999).
+        epsilon: a small float added to the denominator for stability (default 1e-8).
+        warmup_steps: int >= 0, steps of linear learning-rate warm-up (default 0).
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+    """
 
     def __init__(self, learning_rate=0.0025, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
                  warmup_steps=0, weight_decay=None, clipnorm=None, clipvalue=None,

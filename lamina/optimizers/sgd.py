@@ -13,7 +13,41 @@ from .optimizer import Optimizer
 
 @register_builtin
 class SGD(Optimizer):
-    """Stochastic gradient descent; slots ``<var>_momentum`` only when ``momentum > 0``."""
+    """Stochastic gradient descent; slots ``<var>_momentum`` only when ``momentum > 0``.
+
+    Args:
+        learning_rate: a float, a ``LearningRateSchedule`` or a callable taking no
+            arguments and returning the rate (default 0.01).
+        momentum: float >= 0 that accelerates descent along consistent directions
+            (default 0.0: plain SGD).
+        nesterov: bool; use Nesterov momentum (default False).
+        weight_decay: a float; when set, each step first shrinks every variable by
+            ``learning_rate * weight_decay`` times itself (decoupled weight decay).
+        clipnorm: a float; clip each gradient so that its own L2 norm is at most this.
+        clipvalue: a float; clip each gradient element into ``[-clipvalue, clipvalue]``.
+        global_clipnorm: a float; clip all gradients together so that their joint L2
+            norm is at most this (not with ``clipnorm``).
+        use_ema: bool; keep an exponential moving average of the weights (default False).
+        ema_momentum: float in [0, 1], the moving average's momentum (default 0.99).
+        ema_overwrite_frequency: int or None; every this many steps, write the moving
+            average into the variables (None: only at ``finalize_variable_values``).
+        loss_scale_factor: a float or None; the loss is multiplied by it and the gradients
+            divided by it (for mixed precision).
+        gradient_accumulation_steps: int > 1 or None; apply the mean gradient once every
+            this many calls to ``apply``.
+        name: a string, or None for the snake_case class name made unique (``adam_1``).
+        **kwargs: Keras 2's ``lr`` (an alias of ``learning_rate``, with a warning) and
+            ``decay`` (ignored, with a warning); any other keyword raises ValueError.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> opt = keras.optimizers.SGD(learning_rate=0.1)
+    >>> w = keras.Variable([1.0, 2.0])
+    >>> opt.apply([keras.ops.convert_to_tensor([0.5, -0.5])], [w])
+    >>> w.numpy()
+    array([0.95, 2.05], dtype=float32)
+    """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
                  clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,

@@ -34,18 +34,47 @@ ALL_OBJECTS = {**{cls.__name__: cls for cls in _CLASSES},
 
 def serialize(initializer):
     """Keras's ``{"module", "class_name", "config", "registered_name"}`` of a quantizer or
-    quantization config."""
+    quantization config.
+
+    Args:
+        initializer: the quantizer or quantization config to serialize.
+
+    Returns:
+        A JSON-ready dict.
+    """
     return serialize_keras_object(initializer)
 
 
 def deserialize(config, custom_objects=None):
-    """The quantizer (or config) that :func:`serialize`'s ``config`` describes."""
+    """The quantizer (or config) that :func:`serialize`'s ``config`` describes.
+
+    Args:
+        config: the dict ``serialize`` returned.
+        custom_objects: a dict ``{name: class}`` for custom quantizers.
+
+    Returns:
+        A quantizer or quantization config.
+    """
     return deserialize_keras_object(config, custom_objects)
 
 
 def get(identifier, **kwargs):
     """None -> None; a config dict -> its object; a name (``"AbsMaxQuantizer"`` or
-    ``"abs_max_quantizer"``) -> an instance made with ``kwargs``; a quantizer -> itself."""
+    ``"abs_max_quantizer"``) -> an instance made with ``kwargs``; a quantizer -> itself.
+
+    Args:
+        identifier: None, a config dict, a quantizer's name or a quantizer.
+        **kwargs: the constructor's arguments, used with a name.
+
+    Returns:
+        A quantizer (or None).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.quantizers.get("abs_max_quantizer", axis=0).axis
+    (0,)
+    """
     if identifier is None:
         return None
     if isinstance(identifier, dict):

@@ -20,7 +20,11 @@ EPSILON = 1e-07          # keras.backend.epsilon() when Keras defines the defaul
 @register_builtin
 class Quantizer:
     """The base of quantizers: called on a tensor, returns its quantized form (the base
-    returns the input unchanged)."""
+    returns the input unchanged).
+
+    Args:
+        output_dtype: the dtype of the quantized values (default ``"int8"``).
+    """
 
     _keras_module = "keras.quantizers"
 
@@ -58,7 +62,21 @@ def _abs_max(x, axis, value_range, dtype, epsilon):
 def abs_max_quantize(inputs, axis, value_range=(-127, 127), dtype="int8", epsilon=EPSILON,
                      to_numpy=False):
     """``(quantized, scale)``: ``inputs`` quantized symmetrically along ``axis`` (the
-    reduced axes keep size 1 in ``scale``). ``to_numpy=True`` computes on the host."""
+    reduced axes keep size 1 in ``scale``). ``to_numpy=True`` computes on the host.
+
+    Args:
+        inputs: the float tensor to quantize.
+        axis: int or tuple of ints, the axes over which each scale's maximum is taken.
+        value_range: a ``(min, max)`` pair of the quantized values (default
+            ``(-127, 127)``).
+        dtype: the dtype of the quantized values (default ``"int8"``).
+        epsilon: a small float keeping the scale finite for all-zero inputs
+            (default 1e-7).
+        to_numpy: bool; compute on the host with numpy (default False).
+
+    Returns:
+        A tuple ``(quantized, scale)``; ``inputs ~ quantized / scale``.
+    """
     inputs = ops.convert_to_tensor(inputs)
     if to_numpy:
         return _on_host(lambda x: _abs_max(x, axis, value_range, dtype, epsilon), inputs)
@@ -88,7 +106,20 @@ def abs_max_quantize_grouped_with_zero_point(inputs, block_size, value_range=(-8
                                              dtype="int8", epsilon=EPSILON, to_numpy=False):
     """Asymmetric quantization of a 2-D ``(input_dim, output_dim)`` tensor in groups of
     ``block_size`` rows: ``(quantized, scale, zero_point)``, the last two of shape
-    ``(ceil(input_dim / block_size), output_dim)``; ``x ~ (q - zero_point) * scale``."""
+    ``(ceil(input_dim / block_size), output_dim)``; ``x ~ (q - zero_point) * scale``.
+
+    Args:
+        inputs: a 2-D float tensor ``(input_dim, output_dim)``.
+        block_size: int, the rows sharing a scale and zero point.
+        value_range: a ``(min, max)`` pair of the quantized values (default ``(-8, 7)``).
+        dtype: the dtype of the quantized values (default ``"int8"``).
+        epsilon: a small float keeping the scale finite for constant groups
+            (default 1e-7).
+        to_numpy: bool; compute on the host with numpy (default False).
+
+    Returns:
+        A tuple ``(quantized, scale, zero_point)``.
+    """
     inputs = ops.convert_to_tensor(inputs)
     if len(inputs.shape) != 2:
         raise ValueError(f"abs_max_quantize_grouped_with_zero_point: argument 'inputs' must "
@@ -104,7 +135,25 @@ def abs_max_quantize_grouped_with_zero_point(inputs, block_size, value_range=(-8
 @register_builtin
 class AbsMaxQuantizer(Quantizer):
     """Calls :func:`abs_max_quantize` along ``axis`` (the call's ``axis``, else the
-    constructor's, else -1); returns ``(quantized, scale)``."""
+    constructor's, else -1); returns ``(quantized, scale)``.
+
+    Args:
+        axis: int or tuple of ints, the axes reduced to find each scale's absolute
+            maximum (None: the call's ``axis``, else -1).
+        value_range: a ``(min, max)`` pair of the quantized values (default
+            ``(-127, 127)``).
+        epsilon: a small float keeping the scale finite for all-zero inputs
+            (default 1e-7).
+        output_dtype: the dtype of the quantized values (default ``"int8"``).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> q = keras.quantizers.AbsMaxQuantizer(axis=-1)
+    >>> values, scale = q(keras.ops.convert_to_tensor([[1.0, -2.0, 0.5]]))
+    >>> values.numpy()
+    array([[ 64, -127,  32]], dtype=int8)
+    """
 
     def __init__(self, axis=None, value_range=(-127, 127), epsilon=EPSILON,
                  output_dtype="int8"):

@@ -19,7 +19,23 @@ class AWQConfig(QuantizationConfig):
     zero point (-1: one per output channel), ``num_grid_points`` ratios tried between 0
     and 1 in the scale search, and the calibration data (``num_samples`` windows of
     ``sequence_length`` tokens from ``dataset``) with the blocks to quantize
-    (``quantization_layer_structure``, as for GPTQConfig; left out of ``get_config``)."""
+    (``quantization_layer_structure``, as for GPTQConfig; left out of ``get_config``).
+
+    Args:
+        dataset: the calibration text: a list of strings, or an iterable of token arrays.
+        tokenizer: an object whose ``tokenize`` maps a string to token ids (used for
+            string data only).
+        weight_bits: int, the bits per weight (4 only; default 4).
+        num_samples: int, the number of calibration windows (default 128).
+        sequence_length: int, the tokens per calibration window (default 512).
+        group_size: int, input columns sharing a scale and zero point (default 128;
+            -1: one per output channel).
+        num_grid_points: int, the ratios between 0 and 1 tried by the scale search
+            (default 20).
+        quantization_layer_structure: a dict ``{"pre_block_layers": [...],
+            "sequential_blocks": [...]}`` naming the layers run before the blocks and the
+            blocks to quantize (default None: found from the model).
+    """
 
     def __init__(self, dataset, tokenizer, *, weight_bits: int = 4, num_samples: int = 128,
                  sequence_length: int = 512, group_size: int = 128,

@@ -25,7 +25,26 @@ def fake_quant_with_min_max_vars(inputs, min_vals, max_vals, num_bits=8, narrow_
                                  axis=None):
     """``inputs`` clamped to ``[min_vals, max_vals]`` (scalars, or per channel along
     ``axis``) and rounded to one of the ``2**num_bits`` (less one with ``narrow_range``)
-    levels of that range; the result keeps the input's dtype."""
+    levels of that range; the result keeps the input's dtype.
+
+    Args:
+        inputs: the float tensor.
+        min_vals: the lower end of the range, a scalar or one value per channel.
+        max_vals: the upper end of the range, the shape of ``min_vals``.
+        num_bits: int, the bits of the levels (default 8).
+        narrow_range: bool; use ``2**num_bits - 1`` levels (default False).
+        axis: int or None, the channel axis of per-channel ranges (default None).
+
+    Returns:
+        A tensor the shape and dtype of ``inputs``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.quantizers.fake_quant_with_min_max_vars(
+    ...     keras.ops.convert_to_tensor([-1.0, 0.3, 2.0]), 0.0, 1.0, num_bits=2).numpy()
+    array([0.        , 0.33333334, 1.        ], dtype=float32)
+    """
     inputs = ops.convert_to_tensor(inputs)
     min_vals = ops.convert_to_tensor(min_vals)
     max_vals = ops.convert_to_tensor(max_vals)

@@ -17,7 +17,17 @@ FLOAT8_FORMATS = {"float8_e4m3fn": (3, -6, 448.0), "float8_e5m2": (2, -14, 57344
 
 def compute_float8_scale(amax, scale, dtype_max, margin=0):
     """The new scale of delayed scaling (Transformer Engine's rule): ``amax`` maps to
-    ``dtype_max / 2**margin``; where ``amax`` is 0 or not finite the scale is kept."""
+    ``dtype_max / 2**margin``; where ``amax`` is 0 or not finite the scale is kept.
+
+    Args:
+        amax: the tensor's recent absolute maximum.
+        scale: the current scale.
+        dtype_max: the largest value of the float8 dtype (448 for e4m3fn).
+        margin: int, a power-of-two headroom below ``dtype_max`` (default 0).
+
+    Returns:
+        The new scale, a float tensor.
+    """
     amax = ops.convert_to_tensor(amax)
     old = ops.reciprocal(scale)
     positive = ops.greater(amax, 0.0)
@@ -29,7 +39,15 @@ def compute_float8_scale(amax, scale, dtype_max, margin=0):
 
 
 def compute_float8_amax_history(x, amax_history):
-    """``amax_history`` rolled by one with ``max|x|`` written at the front."""
+    """``amax_history`` rolled by one with ``max|x|`` written at the front.
+
+    Args:
+        x: the tensor just seen.
+        amax_history: a 1-D tensor of the recent absolute maxima, newest first.
+
+    Returns:
+        The updated history, same shape as ``amax_history``.
+    """
     amax_history = ops.convert_to_tensor(amax_history)
     amax = ops.cast(ops.max(ops.abs(x)), amax_history.dtype)
     return ops.scatter_update(ops.roll(amax_history, shift=-1), [[0]],
@@ -52,7 +70,17 @@ def _round_to_grid(x, mantissa, min_exponent):
 def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
     """``inputs / scale`` (``scale`` cast to ``compute_dtype``) clipped to the float8
     range, rounded to ``quantized_dtype`` (``"float8_e4m3fn"`` or ``"float8_e5m2"``) and
-    multiplied back by ``scale``, in ``compute_dtype``."""
+    multiplied back by ``scale``, in ``compute_dtype``.
+
+    Args:
+        inputs: the float tensor.
+        scale: the scale (a scalar tensor).
+        quantized_dtype: ``"float8_e4m3fn"`` or ``"float8_e5m2"``.
+        compute_dtype: the float dtype of the result, such as ``"float32"``.
+
+    Returns:
+        A tensor of ``compute_dtype``, the shape of ``inputs``.
+    """
     if quantized_dtype not in FLOAT8_FORMATS:
         raise ValueError(f"quantize_and_dequantize: argument 'quantized_dtype' must be one of "
                          f"{sorted(FLOAT8_FORMATS)}; received {quantized_dtype!r}")

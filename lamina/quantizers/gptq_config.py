@@ -27,7 +27,28 @@ class GPTQConfig(QuantizationConfig):
 
     Like ``dataset`` and ``tokenizer``, the structure (layers) is used once, for the
     calibration, and is left out of ``get_config`` (Keras 3.15.1 writes it and then cannot
-    save the model)."""
+    save the model).
+
+    Args:
+        dataset: the calibration text: a list of strings, or an iterable of token arrays.
+        tokenizer: an object whose ``tokenize`` maps a string to token ids (used for
+            string data only).
+        weight_bits: int, the bits per weight: 2, 3, 4 or 8 (default 4).
+        num_samples: int, the number of calibration windows (default 128).
+        per_channel: bool; one scale per output channel rather than per tensor
+            (default True).
+        sequence_length: int, the tokens per calibration window (default 512).
+        hessian_damping: float, the fraction of the mean Hessian diagonal added for
+            stability (default 0.01).
+        group_size: int, input columns sharing a scale and zero point (default 128;
+            -1: one per output channel).
+        symmetric: bool; symmetric ranges without zero point (default False).
+        activation_order: bool; quantize the columns with the largest Hessian diagonal
+            first (default False).
+        quantization_layer_structure: a dict ``{"pre_block_layers": [...],
+            "sequential_blocks": [...]}`` naming the layers run before the blocks and the
+            blocks to quantize (default None: found from the model).
+    """
 
     def __init__(self, dataset, tokenizer, *, weight_bits: int = 4, num_samples: int = 128,
                  per_channel: bool = True, sequence_length: int = 512,

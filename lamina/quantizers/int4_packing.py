@@ -13,7 +13,16 @@ def _check_dtype(dtype) -> None:
 
 def pack_int4(arr, axis=0, dtype="int8"):
     """``(packed, packed_shape, orig_len)``: ``arr`` (int4 values held in ``dtype``)
-    packed along ``axis``; ``orig_len`` is that axis's length before padding."""
+    packed along ``axis``; ``orig_len`` is that axis's length before padding.
+
+    Args:
+        arr: an integer tensor of int4 values, in [-8, 7].
+        axis: int, the axis along which pairs are packed into a byte (default 0).
+        dtype: the dtype holding the values, ``"int8"`` (default) or ``"uint8"``.
+
+    Returns:
+        A tuple ``(packed, packed_shape, orig_len)``.
+    """
     _check_dtype(dtype)
     arr = ops.convert_to_tensor(arr)
     if arr.dtype != dtype:
@@ -35,7 +44,25 @@ def pack_int4(arr, axis=0, dtype="int8"):
 
 def unpack_int4(packed, orig_len, axis=0, dtype="int8"):
     """The inverse of :func:`pack_int4`: ``packed`` unpacked along ``axis`` to its first
-    ``orig_len`` values, in [-8, 7] for ``dtype="int8"`` (the nibbles 0..15 for uint8)."""
+    ``orig_len`` values, in [-8, 7] for ``dtype="int8"`` (the nibbles 0..15 for uint8).
+
+    Args:
+        packed: the packed tensor from ``pack_int4``.
+        orig_len: int, the length of ``axis`` before packing.
+        axis: int, the packed axis (default 0).
+        dtype: ``"int8"`` (default: values in [-8, 7]) or ``"uint8"`` (nibbles 0..15).
+
+    Returns:
+        The unpacked tensor.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> packed, shape, n = keras.quantizers.pack_int4(
+    ...     keras.ops.convert_to_tensor([1, -2, 3], dtype="int8"))
+    >>> keras.quantizers.unpack_int4(packed, n).numpy()
+    array([ 1, -2,  3], dtype=int8)
+    """
     _check_dtype(dtype)
     packed = ops.convert_to_tensor(packed)
     if packed.dtype not in ("int8", "uint8"):

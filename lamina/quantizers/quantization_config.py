@@ -16,7 +16,13 @@ from .abs_max import AbsMaxQuantizer
 @register_builtin
 class QuantizationConfig:
     """The base config: ``weight_quantizer`` and ``activation_quantizer`` (None: the
-    layer's defaults for the weights; no input quantization). Subclasses give ``mode``."""
+    layer's defaults for the weights; no input quantization). Subclasses give ``mode``.
+
+    Args:
+        weight_quantizer: a ``Quantizer`` for the kernels, or None for the layer's default.
+        activation_quantizer: a ``Quantizer`` for the layer inputs, or None (no input
+            quantization).
+    """
 
     _keras_module = "keras.quantizers"
 
@@ -54,7 +60,19 @@ class QuantizationConfig:
 class Int8QuantizationConfig(QuantizationConfig):
     """int8: weights by abs-max per output channel unless ``weight_quantizer`` says
     otherwise; inputs by abs-max per row (``activation_quantizer="default"``), or not at
-    all (None: the int8 kernel is dequantized and the product runs in float)."""
+    all (None: the int8 kernel is dequantized and the product runs in float).
+
+    Args:
+        weight_quantizer: a ``Quantizer`` for the kernels, or None for the layer's default.
+        activation_quantizer: a ``Quantizer`` for the layer inputs, ``"default"`` (abs-max
+            per row) or None (inputs stay float).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> config = keras.quantizers.Int8QuantizationConfig(
+    ...     weight_quantizer=keras.quantizers.AbsMaxQuantizer(axis=0))
+    """
 
     def __init__(self, weight_quantizer=None, activation_quantizer="default"):
         if isinstance(activation_quantizer, str) and activation_quantizer == "default":
@@ -76,7 +94,15 @@ class Int4QuantizationConfig(QuantizationConfig):
     groups of that many input rows with a scale and a zero point each (sub-channel,
     asymmetric); None or -1 gives one abs-max scale per output channel, the only scheme
     that takes custom quantizers. Inputs are not quantized unless ``activation_quantizer``
-    is given ("default" means none for int4)."""
+    is given ("default" means none for int4).
+
+    Args:
+        weight_quantizer: a ``Quantizer`` for the kernels, or None for the layer's default.
+        activation_quantizer: a ``Quantizer`` for the layer inputs, or ``"default"``/None
+            (inputs stay float).
+        block_size: int, input rows per scale and zero point (default 128); None or -1
+            gives one scale per output channel.
+    """
 
     def __init__(self, weight_quantizer=None, activation_quantizer="default", block_size=128):
         if isinstance(activation_quantizer, str) and activation_quantizer == "default":

@@ -51,7 +51,30 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
     class sub-folders of ``.wav`` files. Clips are cut or zero-padded to
     ``output_sequence_length``, else padded to the batch's longest (``ragged=True``
     gives a list of unpadded clips per batch). Lamina does not resample:
-    ``sampling_rate`` is checked against every file's rate."""
+    ``sampling_rate`` is checked against every file's rate.
+
+    Args:
+        directory: the folder holding one sub-folder of ``.wav`` files per class.
+        labels: ``"inferred"`` (from the sub-folders, default), None, or a list of
+            integer labels, one per file in sorted order.
+        label_mode: ``"int"`` (default), ``"categorical"``, ``"binary"`` or None.
+        class_names: an explicit list of sub-folder names (sets the order).
+        batch_size: int, or None for unbatched samples (default 32).
+        sampling_rate: int or None; every file must have this rate (Lamina does not
+            resample).
+        output_sequence_length: int or None; cut or zero-pad clips to this length.
+        ragged: bool; give lists of unpadded clips (default False).
+        shuffle: bool; shuffle the files (default True).
+        seed: int, the seed of shuffling and splitting.
+        validation_split: float in (0, 1), the fraction held out for validation.
+        subset: ``"training"``, ``"validation"`` or ``"both"`` (with
+            ``validation_split``).
+        follow_links: bool; follow symbolic links to sub-folders (default False).
+        verbose: bool; print the number of files and classes found (default True).
+
+    Returns:
+        A dataset of ``(audio, label)`` batches (two with ``subset="both"``).
+    """
     check_labels(WHAT, labels, label_mode, class_names)
     if ragged and output_sequence_length is not None:
         raise ValueError(f"{WHAT}: 'ragged' and 'output_sequence_length' cannot both be "

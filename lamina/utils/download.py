@@ -91,7 +91,30 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
              archive_format="auto", cache_dir=None, force_download=False) -> str:
     """The local path of the file at ``origin`` (downloaded into
     ``cache_dir/cache_subdir`` unless already there with the right hash); with
-    ``extract=True`` (or ``untar=True``) the folder it was extracted into."""
+    ``extract=True`` (or ``untar=True``) the folder it was extracted into.
+
+    Args:
+        fname: the file's name in the cache (None: the last part of ``origin``).
+        origin: the URL to download from.
+        untar: bool; deprecated form of ``extract=True`` for tar files (default False).
+        md5_hash: deprecated; an MD5 hash to check (use ``file_hash``).
+        file_hash: the expected SHA-256 or MD5 hash of the file.
+        cache_subdir: the sub-folder of ``cache_dir`` to save into (default
+            ``"datasets"``).
+        hash_algorithm: ``"auto"`` (from the hash's length, default), ``"sha256"`` or
+            ``"md5"``.
+        extract: bool; extract the archive (default False).
+        archive_format: ``"auto"`` (default), ``"tar"``, ``"zip"``, a list of them, or
+            None (no extraction).
+        cache_dir: the cache folder (None: ``$KERAS_HOME`` or ``~/.keras``).
+        force_download: bool; download again even when cached (default False).
+
+    Returns:
+        The local path of the file (or of the extracted folder).
+
+    Raises:
+        ValueError: a bad argument, or a downloaded file whose hash does not match.
+    """
     if origin is None:
         raise ValueError('get_file: please specify the "origin" argument (URL of the file to '
                          'download)')

@@ -38,7 +38,18 @@ def _data_format(what, data_format):
 
 def array_to_img(x, data_format=None, scale=True, dtype=None):
     """A PIL image from a rank-3 array (height, width, channels) with 1, 3 or 4 channels.
-    ``scale`` stretches the values to 0..255 first."""
+    ``scale`` stretches the values to 0..255 first.
+
+    Args:
+        x: a rank-3 array ``(height, width, channels)`` with 1, 3 or 4 channels.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: the global
+            ``keras.config.image_data_format()``).
+        scale: bool; stretch the values to 0..255 first (default True).
+        dtype: the array dtype used for the conversion (None: ``floatx()``).
+
+    Returns:
+        A ``PIL.Image.Image``.
+    """
     image = pil_image("array_to_img")
     data_format = _data_format("array_to_img", data_format)
     x = np.array(x, dtype=dtype or _backend.floatx())
@@ -65,7 +76,17 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
 
 
 def img_to_array(img, data_format=None, dtype=None):
-    """A PIL image (or anything array-like) as a rank-3 array in ``data_format``."""
+    """A PIL image (or anything array-like) as a rank-3 array in ``data_format``.
+
+    Args:
+        img: a PIL image, or anything array-like.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: the global
+            ``keras.config.image_data_format()``).
+        dtype: the dtype of the result (None: ``floatx()``).
+
+    Returns:
+        A rank-3 numpy array.
+    """
     data_format = _data_format("img_to_array", data_format)
     x = np.asarray(img, dtype=dtype or _backend.floatx())
     if x.ndim == 2:
@@ -81,7 +102,17 @@ def img_to_array(img, data_format=None, dtype=None):
 
 def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
     """Write the array ``x`` as an image file; the format comes from the file's suffix
-    unless ``file_format`` names it. ``kwargs`` go to Pillow's ``Image.save``."""
+    unless ``file_format`` names it. ``kwargs`` go to Pillow's ``Image.save``.
+
+    Args:
+        path: the file path (or a file object).
+        x: a rank-3 array.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: the global
+            ``keras.config.image_data_format()``).
+        file_format: the format, such as ``"png"`` (None: from the file's suffix).
+        scale: bool; stretch the values to 0..255 first (default True).
+        **kwargs: passed on to Pillow's ``Image.save``.
+    """
     data_format = _data_format("save_img", data_format)
     if file_format is None and isinstance(path, (str, pathlib.Path)):
         file_format = pathlib.Path(path).suffix[1:].lower()
@@ -99,7 +130,20 @@ def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",
              keep_aspect_ratio=False):
     """A PIL image read from ``path`` (a path or ``io.BytesIO``), converted to
     ``color_mode`` and resized to ``target_size`` (height, width) when given;
-    ``keep_aspect_ratio`` first crops the centered window of the target's aspect ratio."""
+    ``keep_aspect_ratio`` first crops the centered window of the target's aspect ratio.
+
+    Args:
+        path: a file path or ``io.BytesIO``.
+        color_mode: ``"rgb"`` (default), ``"rgba"`` or ``"grayscale"``.
+        target_size: None (the file's size) or ``(height, width)``.
+        interpolation: the resampling method when resizing: ``"nearest"`` (default),
+            ``"bilinear"``, ``"bicubic"``, ``"lanczos"``, ``"box"`` or ``"hamming"``.
+        keep_aspect_ratio: bool; crop the centered window of the target's aspect ratio
+            before resizing (default False).
+
+    Returns:
+        A ``PIL.Image.Image``.
+    """
     image = pil_image("load_img")
     if isinstance(path, io.BytesIO):
         img = image.open(path)

@@ -33,6 +33,20 @@ def to_categorical(x, num_classes: int | None = None):
     (n, num_classes)). ``num_classes`` defaults to ``max(x) + 1``. Host data (lists,
     numpy arrays) gives a float32 numpy array; a Lamina tensor gives a tensor of
     ``floatx()`` on its backend.
+
+    Args:
+        x: integer labels (array-like or tensor).
+        num_classes: int, the number of classes (None: ``max(x) + 1``).
+
+    Returns:
+        A one-hot array of shape ``x.shape + (num_classes,)``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.utils.to_categorical([0, 2], num_classes=3)
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)
     """
     num_classes = _check_num_classes(num_classes)
     if isinstance(x, TensorBase):

@@ -18,6 +18,13 @@ def set_random_seed(seed: int) -> None:
     Afterwards initializers, dropout, ``fit``'s shuffling and anything else drawing with
     ``seed=None`` repeat from run to run. GPU (cupy) reductions may still differ in their
     last bits between runs.
+
+    Args:
+        seed: int, the seed.
+
+    Raises:
+        TypeError: ``seed`` is not an int.
+        ValueError: ``seed`` is outside [0, 2**32 - 1].
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"set_random_seed: argument 'seed' must be an int; received "

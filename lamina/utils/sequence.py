@@ -10,6 +10,24 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
 
     Shorter sequences are padded with ``value`` and longer ones truncated, at the start
     (``"pre"``, the default) or the end (``"post"``); ``maxlen=None`` uses the longest.
+
+    Args:
+        sequences: a list of sequences (lists or arrays).
+        maxlen: int or None, the length of the result (None: the longest sequence).
+        dtype: the result's dtype (default ``"int32"``).
+        padding: ``"pre"`` (default) or ``"post"``: where to pad.
+        truncating: ``"pre"`` (default) or ``"post"``: where to cut.
+        value: the padding value (default 0.0).
+
+    Returns:
+        A numpy array ``(len(sequences), maxlen, ...)``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.utils.pad_sequences([[1, 2], [3]], maxlen=3)
+    array([[0, 1, 2],
+           [0, 0, 3]], dtype=int32)
     """
     for name, choice in (("padding", padding), ("truncating", truncating)):
         if choice not in ("pre", "post"):
@@ -51,7 +69,22 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
 
 
 def normalize(x, axis=-1, order=2) -> np.ndarray:
-    """``x`` divided by its ``order``-norm along ``axis`` (zero vectors stay zero)."""
+    """``x`` divided by its ``order``-norm along ``axis`` (zero vectors stay zero).
+
+    Args:
+        x: an array.
+        axis: the axis to normalize along (default -1).
+        order: the norm's order (default 2).
+
+    Returns:
+        A numpy array the shape of ``x``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.utils.normalize([[3.0, 4.0]])
+    array([[0.6, 0.8]], dtype=float32)
+    """
     array = np.asarray(x.numpy() if hasattr(x, "numpy") else x, dtype=np.float32)
     norm = np.atleast_1d(np.linalg.norm(array, order, axis))
     norm[norm == 0] = 1

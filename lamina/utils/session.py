@@ -8,7 +8,11 @@ from ..backend import clear_session as reset
 
 def clear_session(free_memory=True) -> None:
     """Reset Lamina's global state (auto-name counters, compiled-function caches); with
-    ``free_memory`` also run Python's garbage collector so the freed arrays go."""
+    ``free_memory`` also run Python's garbage collector so the freed arrays go.
+
+    Args:
+        free_memory: bool; also run Python's garbage collector (default True).
+    """
     reset()
     if free_memory:
         gc.collect()

@@ -87,7 +87,21 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
     ones (ints are counts, floats fractions), after Python's ``random.shuffle`` seeded
     with ``seed`` when ``shuffle``. A batched SampleDataset gives batched halves; arrays
     give single samples (``.batch(n)`` batches them, as tf.data's does).
-    ``preferred_backend`` chooses Keras's tf.data or torch result; Lamina has one kind."""
+    ``preferred_backend`` chooses Keras's tf.data or torch result; Lamina has one kind.
+
+    Args:
+        dataset: a ``SampleDataset``, an array, or a tuple or list of arrays.
+        left_size: int (samples) or float in (0, 1) (fraction) of the first part
+            (None: the complement of ``right_size``).
+        right_size: int or float of the second part (None: the complement).
+        shuffle: bool; shuffle the samples first (default False).
+        seed: int, the shuffle's seed.
+        preferred_backend: Keras's choice of tf.data or torch result; Lamina has one kind
+            and warns that it ignores a value.
+
+    Returns:
+        A tuple ``(left, right)`` of datasets.
+    """
     if preferred_backend is not None:
         warn_ignored(WHAT, "preferred_backend", preferred_backend, "Lamina returns its own "
                      "SampleDataset, not a tf.data or torch dataset")

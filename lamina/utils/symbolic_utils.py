@@ -8,13 +8,33 @@ from ..layers.core.input_layer import InputLayer
 
 
 def is_keras_tensor(x) -> bool:
-    """Whether ``x`` is a symbolic tensor (from ``lamina.Input`` or a layer called on one)."""
+    """Whether ``x`` is a symbolic tensor (from ``lamina.Input`` or a layer called on one).
+
+    Args:
+        x: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.utils.is_keras_tensor(keras.Input((3,)))
+    True
+    """
     return isinstance(x, SymbolicTensor)
 
 
 def get_source_inputs(tensor) -> list:
     """The ``Input`` tensors that ``tensor`` is computed from (a list, without repeats).
-    A tensor with no history (a concrete tensor) is returned as it is."""
+    A tensor with no history (a concrete tensor) is returned as it is.
+
+    Args:
+        tensor: a symbolic tensor.
+
+    Returns:
+        A list of ``Input`` tensors.
+    """
     if not isinstance(tensor, SymbolicTensor):
         return tensor
     sources: list = []
@@ -51,7 +71,20 @@ _PYTHON_TYPES = {bool: "bool", int: "int32", float: "float32", "int": "int32"}
 
 def standardize_dtype(dtype) -> str:
     """A dtype's name as Keras writes it: None is ``floatx()``, Python ``int``/``float``
-    are int32/float32, numpy dtypes and types by their name."""
+    are int32/float32, numpy dtypes and types by their name.
+
+    Args:
+        dtype: a dtype name, numpy dtype, Python type or None.
+
+    Returns:
+        A string such as ``"float32"``.
+
+    Example:
+
+    >>> import lamina as keras
+    >>> keras.utils.standardize_dtype(int)
+    'int32'
+    """
     if dtype is None:
         return floatx()
     if isinstance(dtype, str) and dtype == "float":

@@ -31,7 +31,31 @@ ADAPT_BATCH = 32          # Keras adapts from a dataset batched by 32
 
 
 class FeatureSpace(Layer):
-    """Preprocess and encode structured-data columns (Keras 3's ``FeatureSpace``)."""
+    """Preprocess and encode structured-data columns (Keras 3's ``FeatureSpace``).
+
+    Args:
+        features: a dict ``{column name: feature}``: a ``FeatureSpace.float(...)``-style
+            feature object or one of the names ``"float"``, ``"float_normalized"``,
+            ``"float_discretized"``, ``"integer_categorical"``, ``"string_categorical"``,
+            ``"integer_hashed"``, ``"string_hashed"`` and ``"float_rescaled"``.
+        output_mode: ``"concat"`` (one 2-D tensor, default) or ``"dict"`` (one encoded
+            tensor per feature).
+        crosses: a list of ``FeatureSpace.cross(...)`` objects, or of tuples of feature
+            names, to hash together (default None).
+        crossing_dim: int, the hashing space of tuple-given crosses (default 32).
+        hashing_dim: int, the hashing space of features named ``"..._hashed"``
+            (default 32).
+        num_discretization_bins: int, the bins of features named
+            ``"float_discretized"`` (default 32).
+        name: the layer's name (None: an automatic one).
+
+    Example:
+
+    >>> import lamina as keras
+    >>> space = keras.utils.FeatureSpace(
+    ...     {"age": "float_normalized", "city": "string_categorical"})
+    >>> space.adapt([{"age": 30.0, "city": "a"}, {"age": 50.0, "city": "b"}])
+    """
 
     # ------------------------------------------------------------------ feature kinds
     @classmethod

@@ -44,7 +44,33 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
     """The model's graph in graphviz's DOT form: a ``pydot.Dot`` (``pydot.Cluster`` with
     ``subgraph=True``) when pydot is installed, else a :class:`DotGraph` offering
     ``to_string()``, ``create(format=...)``, ``write(path, format=...)``, ``get_nodes()``,
-    ``get_edges()`` and ``get_subgraphs()``."""
+    ``get_edges()`` and ``get_subgraphs()``.
+
+    Args:
+        model: a built model.
+        show_shapes: bool; show each layer's input and output shapes (default False).
+        show_dtype: bool; show each layer's dtype (default False).
+        show_layer_names: bool; show layer names (default True).
+        rankdir: ``"TB"`` (top to bottom, default), ``"LR"`` (left to right), ``"BT"``
+            or ``"RL"``.
+        expand_nested: bool; draw nested models' layers inside a cluster (default False).
+        dpi: a positive number, the image resolution (default 200).
+        subgraph: bool; return a cluster for embedding in another graph
+            (default False).
+        show_layer_activations: bool; show the activation of layers that have one
+            (default False).
+        show_trainable: bool; mark each layer trainable or frozen (default False).
+        splines: graphviz's edge style, such as ``"ortho"`` (default), ``"line"``,
+            ``"polyline"``, ``"curved"`` or ``"spline"``.
+        **kwargs: only Keras's removed ``layer_range`` (an error); anything else raises
+            ValueError.
+
+    Returns:
+        A ``pydot.Dot`` (or cluster), or Lamina's ``DotGraph`` without pydot.
+
+    Raises:
+        ValueError: an unbuilt model or a bad argument.
+    """
     _check("model_to_dot", model, rankdir, dpi, splines, kwargs)
     graph = extract(model, show_shapes=show_shapes, show_dtype=show_dtype,
                     show_layer_names=show_layer_names, expand_nested=expand_nested,
@@ -69,7 +95,32 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     """Draw the model's graph into ``to_file``: ``.png``, ``.svg``, ``.pdf`` or ``.dot``
     (any format graphviz writes when it is installed; no extension means PNG). Returns an
     ``IPython.display`` image of a PNG, JPEG, GIF or SVG file when IPython is installed
-    (a notebook shows it), else None."""
+    (a notebook shows it), else None.
+
+    Args:
+        model: a built model.
+        to_file: the output path (default ``"model.png"``).
+        show_shapes: bool; show each layer's input and output shapes (default False).
+        show_dtype: bool; show each layer's dtype (default False).
+        show_layer_names: bool; show layer names (default False).
+        rankdir: ``"TB"`` (top to bottom, default), ``"LR"`` (left to right), ``"BT"``
+            or ``"RL"``.
+        expand_nested: bool; draw nested models' layers inside a cluster (default False).
+        dpi: a positive number, the image resolution (default 200).
+        show_layer_activations: bool; show the activation of layers that have one
+            (default False).
+        show_trainable: bool; mark each layer trainable or frozen (default False).
+        splines: graphviz's edge style, such as ``"ortho"`` (default), ``"line"``,
+            ``"polyline"``, ``"curved"`` or ``"spline"``.
+        **kwargs: only Keras's removed ``layer_range`` (an error); anything else raises
+            ValueError.
+
+    Returns:
+        An ``IPython.display`` image when IPython is installed, else None.
+
+    Raises:
+        ValueError: an unbuilt model or a bad argument.
+    """
     _check("plot_model", model, rankdir, dpi, splines, kwargs)
     to_file = os.fspath(to_file)
     extension = os.path.splitext(to_file)[1][1:].lower() or "png"
