@@ -75,7 +75,19 @@ class Relu(Op):
 def relu(x):
     """``max(x, 0)``: Keras's ``keras.ops.relu``, the ``relu`` primitive (integer input
     keeps its dtype). ``lamina.activations.relu`` takes Keras's activation arguments
-    (``negative_slope``, ``max_value``, ``threshold``)."""
+    (``negative_slope``, ``max_value``, ``threshold``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Example:
+
+    >>> lamina.ops.relu(np.array([-1, 2])).numpy()
+    array([0, 2])
+    """
     return Relu(as_tensor("relu", x))
 
 
@@ -209,6 +221,14 @@ def gelu(x, approximate: bool = True):
     ``approximate=True`` (Keras's default) is the tanh form
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``; ``approximate=False`` is exact,
     ``0.5 x (1 + erf(x / sqrt(2)))``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        approximate: Whether to use the tanh approximation (True, the default) or the exact
+            erf form.
+
+    Returns:
+        A tensor of ``x``'s shape (floatx() for integer input).
     """
     x = _float_input("gelu", x)
     if approximate:

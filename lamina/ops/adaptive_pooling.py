@@ -63,12 +63,42 @@ def _adaptive_pool(op: str, reduce, inputs, output_size, data_format):
 
 def adaptive_average_pool(inputs, output_size, data_format=None):
     """The mean over each adaptive window (see the module docstring); ``output_size`` an
-    int or one int per spatial axis; ``data_format`` defaults to the image data format."""
+    int or one int per spatial axis; ``data_format`` defaults to the image data format.
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D tensor (batch, *spatial, channels), or channels first.
+        output_size: The size of each spatial axis of the result: an int (the same for every
+            axis) or one int per spatial axis.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        A tensor with the spatial axes of size ``output_size``; batch and channels
+        unchanged.
+
+    Example:
+
+    >>> x = np.arange(8.0).reshape(1, 8, 1)
+    >>> lamina.ops.adaptive_average_pool(x, 2).numpy().ravel()
+    array([1.5, 5.5])
+    """
     op = "adaptive_average_pool"
     require_float(op, "inputs", as_tensor(op, inputs))
     return _adaptive_pool(op, mean, inputs, output_size, data_format)
 
 
 def adaptive_max_pool(inputs, output_size, data_format=None):
-    """The maximum over each adaptive window (see the module docstring)."""
+    """The maximum over each adaptive window (see the module docstring).
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D tensor (batch, *spatial, channels), or channels first.
+        output_size: The size of each spatial axis of the result: an int (the same for every
+            axis) or one int per spatial axis.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        A tensor with the spatial axes of size ``output_size``; batch and channels
+        unchanged.
+    """
     return _adaptive_pool("adaptive_max_pool", reduce_max, inputs, output_size, data_format)

@@ -18,7 +18,17 @@ __all__ = ["associative_scan"]
 
 def associative_scan(f, elems, reverse=False, axis=0):
     """``[e0, f(e0, e1), f(f(e0, e1), e2), ...]`` along ``axis`` of every leaf of
-    ``elems`` (a tensor or nested structure); with ``reverse`` from the end backwards."""
+    ``elems`` (a tensor or nested structure); with ``reverse`` from the end backwards.
+
+    Args:
+        f: An associative function of two arguments, each shaped like ``elems``.
+        elems: A tensor or a nested structure of tensors, one size along ``axis``.
+        reverse: Whether to scan from the end backwards. Defaults to False.
+        axis: The axis to scan along. Defaults to 0.
+
+    Returns:
+        The running results, of ``elems``' structure and shapes.
+    """
     leaves = tensors_of("associative_scan", elems)
     if not leaves:
         raise ValueError("associative_scan: argument 'elems' must hold at least one tensor")

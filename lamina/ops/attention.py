@@ -31,7 +31,28 @@ def _large_negative(dtype: str) -> float:
 
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
                           is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
-    """softmax(scale * q k^T + bias, masked) v over the key axis, per head."""
+    """softmax(scale * q k^T + bias, masked) v over the key axis, per head.
+
+    Args:
+        query: Queries, shape (batch, target_length, num_heads, head_dim).
+        key: Keys, shape (batch, source_length, num_kv_heads, head_dim).
+        value: Values, shape (batch, source_length, num_kv_heads, head_dim).
+        bias: Optional tensor added to the logits; broadcasts to (batch, num_heads,
+            target_length, source_length).
+        mask: Optional bool tensor of the logits' shape (or broadcasting to it): False
+            positions are left out.
+        scale: The factor applied to the logits; None means ``1 / sqrt(head_dim)``.
+        is_causal: Whether each query may only attend to keys at or before its position.
+            Defaults to False.
+        flash_attention: Must be None or False: Lamina has no flash attention kernel.
+        attn_logits_soft_cap: Must be None (Keras supports it only on TPU).
+
+    Returns:
+        The attended values, of ``query``'s shape.
+
+    Raises:
+        ValueError: If ``flash_attention`` or ``attn_logits_soft_cap`` is set.
+    """
     op = "dot_product_attention"
     if attn_logits_soft_cap is not None:
         raise ValueError(f"{op}: attn_logits_soft_cap is only supported by Keras for JAX "

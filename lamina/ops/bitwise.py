@@ -93,23 +93,54 @@ def _binary(op, op_name: str, x, y):
 
 
 def bitwise_and(x, y):
-    """Elementwise AND of the bits of two integer (or bool) tensors."""
+    """Elementwise AND of the bits of two integer (or bool) tensors.
+
+    Args:
+        x: An integer (or bool) tensor.
+        y: An integer (or bool) tensor; broadcasts with ``x``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x`` and ``y``, in their promoted dtype.
+    """
     return _binary(BitwiseAnd, "bitwise_and", x, y)
 
 
 def bitwise_or(x, y):
-    """Elementwise OR of the bits of two integer (or bool) tensors."""
+    """Elementwise OR of the bits of two integer (or bool) tensors.
+
+    Args:
+        x: An integer (or bool) tensor.
+        y: An integer (or bool) tensor; broadcasts with ``x``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x`` and ``y``, in their promoted dtype.
+    """
     return _binary(BitwiseOr, "bitwise_or", x, y)
 
 
 def bitwise_xor(x, y):
-    """Elementwise XOR of the bits of two integer (or bool) tensors."""
+    """Elementwise XOR of the bits of two integer (or bool) tensors.
+
+    Args:
+        x: An integer (or bool) tensor.
+        y: An integer (or bool) tensor; broadcasts with ``x``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x`` and ``y``, in their promoted dtype.
+    """
     return _binary(BitwiseXor, "bitwise_xor", x, y)
 
 
 def bitwise_invert(x):
     """Flip every bit of an integer tensor (NOT for bools): ``~x``, which is ``-x - 1``
-    for signed integers."""
+    for signed integers.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("bitwise_invert", x)
     _check("bitwise_invert", "x", x, True)
     return Invert(x)
@@ -119,12 +150,28 @@ bitwise_not = bitwise_invert
 
 
 def bitwise_left_shift(x, y):
-    """``x << y`` elementwise, integer tensors."""
+    """``x << y`` elementwise, integer tensors.
+
+    Args:
+        x: An integer (or bool) tensor.
+        y: The shift amounts, integers; broadcast with ``x``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x`` and ``y``, in their promoted dtype.
+    """
     return _binary(LeftShift, "left_shift", x, y)
 
 
 def bitwise_right_shift(x, y):
-    """``x >> y`` elementwise (arithmetic for signed integers), integer tensors."""
+    """``x >> y`` elementwise (arithmetic for signed integers), integer tensors.
+
+    Args:
+        x: An integer (or bool) tensor.
+        y: The shift amounts, integers; broadcast with ``x``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x`` and ``y``, in their promoted dtype.
+    """
     return _binary(RightShift, "right_shift", x, y)
 
 
@@ -133,10 +180,26 @@ right_shift = bitwise_right_shift
 
 
 def gcd(x1, x2):
-    """The greatest common divisor of two integer tensors (non-negative; gcd(0, 0) = 0)."""
+    """The greatest common divisor of two integer tensors (non-negative; gcd(0, 0) = 0).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return _binary(Gcd, "gcd", x1, x2)
 
 
 def lcm(x1, x2):
-    """The least common multiple of two integer tensors (non-negative; 0 if either is 0)."""
+    """The least common multiple of two integer tensors (non-negative; 0 if either is 0).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return _binary(Lcm, "lcm", x1, x2)

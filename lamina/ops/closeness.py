@@ -16,6 +16,16 @@ def isclose(x1, x2, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = Fa
 
     Equal infinities are close, an infinity is close to nothing else, and NaNs are close
     to each other only with ``equal_nan``.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+        rtol: The relative tolerance. Defaults to 1e-5.
+        atol: The absolute tolerance. Defaults to 1e-8.
+        equal_nan: Whether NaNs compare equal. Defaults to False.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
     """
     a, b = as_tensors("isclose", x1, x2)
     if not is_float(a.dtype):

@@ -120,32 +120,80 @@ class IsFinite(Predicate):
 
 
 def equal(x1, x2):
-    """``x1 == x2`` elementwise (bool)."""
+    """``x1 == x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Equal(*as_tensors("equal", x1, x2))
 
 
 def not_equal(x1, x2):
-    """``x1 != x2`` elementwise (bool)."""
+    """``x1 != x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return NotEqual(*as_tensors("not_equal", x1, x2))
 
 
 def less(x1, x2):
-    """``x1 < x2`` elementwise (bool)."""
+    """``x1 < x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Less(*as_tensors("less", x1, x2))
 
 
 def less_equal(x1, x2):
-    """``x1 <= x2`` elementwise (bool)."""
+    """``x1 <= x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LessEqual(*as_tensors("less_equal", x1, x2))
 
 
 def greater(x1, x2):
-    """``x1 > x2`` elementwise (bool)."""
+    """``x1 > x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Greater(*as_tensors("greater", x1, x2))
 
 
 def greater_equal(x1, x2):
-    """``x1 >= x2`` elementwise (bool)."""
+    """``x1 >= x2`` elementwise (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return GreaterEqual(*as_tensors("greater_equal", x1, x2))
 
 
@@ -159,22 +207,53 @@ def _truths(op_name: str, x1, x2):
 
 
 def logical_and(x1, x2):
-    """Elementwise AND of the truth values of ``x1`` and ``x2`` (bool)."""
+    """Elementwise AND of the truth values of ``x1`` and ``x2`` (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LogicalAnd(*_truths("logical_and", x1, x2))
 
 
 def logical_or(x1, x2):
-    """Elementwise OR of the truth values of ``x1`` and ``x2`` (bool)."""
+    """Elementwise OR of the truth values of ``x1`` and ``x2`` (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LogicalOr(*_truths("logical_or", x1, x2))
 
 
 def logical_xor(x1, x2):
-    """Elementwise XOR of the truth values of ``x1`` and ``x2`` (bool)."""
+    """Elementwise XOR of the truth values of ``x1`` and ``x2`` (bool).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A bool tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LogicalXor(*_truths("logical_xor", x1, x2))
 
 
 def logical_not(x):
-    """Elementwise NOT of the truth value of ``x`` (bool)."""
+    """Elementwise NOT of the truth value of ``x`` (bool).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     return LogicalNot(_truth(as_tensor("logical_not", x)))
 
 
@@ -184,15 +263,36 @@ def _as_float(op_name: str, x):
 
 
 def isnan(x):
-    """True where ``x`` is NaN (never for integer or bool input)."""
+    """True where ``x`` is NaN (never for integer or bool input).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     return IsNan(_as_float("isnan", x))
 
 
 def isinf(x):
-    """True where ``x`` is +inf or -inf (never for integer or bool input)."""
+    """True where ``x`` is +inf or -inf (never for integer or bool input).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     return IsInf(_as_float("isinf", x))
 
 
 def isfinite(x):
-    """True where ``x`` is neither NaN nor infinite (always for integer or bool input)."""
+    """True where ``x`` is neither NaN nor infinite (always for integer or bool input).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     return IsFinite(_as_float("isfinite", x))

@@ -85,20 +85,41 @@ def complex_abs(z):
 
 def real(x):
     """The real part: float32 for complex64 (float64 for complex128); a real tensor is
-    returned as it is."""
+    returned as it is.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("real", x)
     return Real(x) if is_complex(x.dtype) else unchanged(x)
 
 
 def imag(x):
     """The imaginary part: float32 for complex64 (float64 for complex128); zeros of a real
-    tensor's shape and dtype."""
+    tensor's shape and dtype.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("imag", x)
     return Imag(x) if is_complex(x.dtype) else zeros_like(x)
 
 
 def conj(x):
-    """The complex conjugate; a real tensor is returned as it is."""
+    """The complex conjugate; a real tensor is returned as it is.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("conj", x)
     return Conjugate(x) if is_complex(x.dtype) else unchanged(x)
 
@@ -109,7 +130,14 @@ conjugate = conj
 def angle(x):
     """The argument of ``x``, in ``[-pi, pi]`` (``arctan2(imag, real)``): float32 for
     complex64; for real input 0 for positive numbers and +0, pi for negative numbers and
-    -0, integers giving floatx()."""
+    -0, integers giving floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("angle", x)
     if is_complex(x.dtype):
         return arctan2(Imag(x), Real(x))
@@ -118,7 +146,14 @@ def angle(x):
 
 
 def isreal(x):
-    """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    """True where the imaginary part is 0 (everywhere for a real tensor).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     x = as_tensor("isreal", x)
     if is_complex(x.dtype):
         return equal(Imag(x), 0)
@@ -155,7 +190,14 @@ _PARTS = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64
 def view_as_complex(x):
     """A real tensor of shape ``(..., 2)`` -> the complex64 tensor ``x[..., 0] +
     1j * x[..., 1]`` of shape ``x.shape[:-1]`` (complex64 for every input dtype, as in
-    Keras)."""
+    Keras).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A complex64 tensor of shape ``x.shape[:-1]``.
+    """
     x = as_tensor("view_as_complex", x)
     if x.ndim < 1 or x.shape[-1] != 2:
         raise ShapeError(f"view_as_complex: Last dimension of input must be size 2 (real and "
@@ -169,7 +211,14 @@ def view_as_complex(x):
 
 def view_as_real(x):
     """A complex tensor -> its real and imaginary parts stacked on a new last axis of size
-    2 (float32 for complex64); a real tensor gets zeros as its imaginary parts."""
+    2 (float32 for complex64); a real tensor gets zeros as its imaginary parts.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A real tensor of shape ``x.shape + (2,)``.
+    """
     x = as_tensor("view_as_real", x)
     return stack([real(x), imag(x)], axis=-1)
 
@@ -177,7 +226,15 @@ def view_as_real(x):
 def polar(abs_, angle):
     """The complex numbers of magnitude ``abs_`` and argument ``angle`` (radians):
     ``abs_ * cos(angle) + 1j * abs_ * sin(angle)``; complex64 from float32 (or integer)
-    input, complex128 from float64."""
+    input, complex128 from float64.
+
+    Args:
+        abs_: The magnitudes, a real tensor.
+        angle: The arguments in radians, a real tensor broadcasting with ``abs_``.
+
+    Returns:
+        A complex tensor of the broadcast shape.
+    """
     magnitude, theta = to_float("polar", abs_), to_float("polar", angle)
     if is_complex(magnitude.dtype) or is_complex(theta.dtype):
         raise DTypeError(f"polar: arguments 'abs_' and 'angle' must be real tensors; "

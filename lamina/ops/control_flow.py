@@ -38,7 +38,17 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop"]
 
 def cond(pred, true_fn, false_fn):
     """``true_fn()`` if ``pred`` else ``false_fn()``; see the module docstring for a
-    symbolic ``pred``."""
+    symbolic ``pred``.
+
+    Args:
+        pred: A bool (a Python bool or a scalar tensor).
+        true_fn: A function of no arguments, called when ``pred`` is true.
+        false_fn: A function of no arguments, called otherwise; it returns the same
+            structure as ``true_fn``.
+
+    Returns:
+        The output of the branch taken.
+    """
     p = tensors_of("cond", pred)[0]
     if not isinstance(p, SymbolicTensor):
         return true_fn() if bool(p.numpy()) else false_fn()
@@ -51,7 +61,16 @@ def cond(pred, true_fn, false_fn):
 
 
 def switch(index, branches, *operands):
-    """``branches[index](*operands)``, ``index`` clamped to ``[0, len(branches) - 1]``."""
+    """``branches[index](*operands)``, ``index`` clamped to ``[0, len(branches) - 1]``.
+
+    Args:
+        index: An int (or int scalar tensor) choosing the branch.
+        branches: A sequence of functions, each taking ``*operands``.
+        *operands: The arguments passed to the branch.
+
+    Returns:
+        The output of the chosen branch.
+    """
     branches = list(branches)
     if not branches or not all(callable(b) for b in branches):
         raise ValueError(f"switch: argument 'branches' must be a non-empty sequence of "
@@ -106,7 +125,17 @@ def _select(op, what, branches, operands, chosen):
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
     """``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (a single non-sequence
     ``loop_vars`` is passed as one argument), at most ``maximum_iterations`` times; returns
-    the final loop variables (a tuple for a tuple or list ``loop_vars``)."""
+    the final loop variables (a tuple for a tuple or list ``loop_vars``).
+
+    Args:
+        cond: A function of the loop variables returning a bool.
+        body: A function of the loop variables returning new ones of the same structure.
+        loop_vars: The initial loop variables: a tensor or a tuple/list of them.
+        maximum_iterations: Optional cap on the number of iterations.
+
+    Returns:
+        The final loop variables.
+    """
     is_tuple = isinstance(loop_vars, (tuple, list))
     state = tuple(loop_vars) if is_tuple else (loop_vars,)
     state = tree.pack_sequence_as(state, tensors_of("while_loop", state))
@@ -213,7 +242,17 @@ def _unbounded(call_cond, call_body, state):
 def fori_loop(lower, upper, body_fun, init_val):
     """``val = body_fun(i, val)`` for ``i`` in ``[lower, upper)``. Bounds known when the
     loop is built (Python ints, concrete tensors) make a ``scan`` (differentiable);
-    symbolic bounds make a ``while_loop``."""
+    symbolic bounds make a ``while_loop``.
+
+    Args:
+        lower: The first index (an int or an int scalar tensor).
+        upper: The end index, excluded (an int or an int scalar tensor).
+        body_fun: A function ``(i, val) -> val``.
+        init_val: The initial value (a tensor or a nested structure).
+
+    Returns:
+        The final value.
+    """
     low, high = _static_int(lower), _static_int(upper)
     if low is None or high is None:
         def below(i, val):

@@ -427,6 +427,24 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     ``data_format="channels_first"``).
 
     ``groups`` is inferred as ``inputs.shape[-1] // kernel.shape[-2]``, as Keras does.
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D tensor (batch, *spatial, channels), or channels first.
+        kernel: The filters, of shape ``(*kernel_size, in_channels / groups,
+            out_channels)``.
+        strides: The step of the window: an int or one int per spatial axis. Defaults to 1.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions).
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+        dilation_rate: The spacing of the kernel taps: an int or one per spatial axis.
+            Defaults to 1.
+
+    Returns:
+        The convolution, with ``out_channels`` channels, laid out as ``inputs``.
+
+    Raises:
+        ShapeError: If the kernel's rank or in_channels does not fit ``inputs``.
     """
     return channels_last("conv", data_format, inputs,
                          lambda x: _conv(x, kernel, strides, padding, dilation_rate))
@@ -459,7 +477,23 @@ def _conv(inputs, kernel, strides, padding, dilation_rate):
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                    dilation_rate=1):
-    """Keras 3 ``keras.ops.depthwise_conv``; ``kernel`` is ``(*kernel_size, in, multiplier)``."""
+    """Keras 3 ``keras.ops.depthwise_conv``; ``kernel`` is ``(*kernel_size, in, multiplier)``.
+
+    Args:
+        inputs: A 3-D (batch, steps, channels) or 4-D (batch, height, width, channels)
+            tensor, or channels first.
+        kernel: The filters, of shape ``(*kernel_size, in_channels, depth_multiplier)``.
+        strides: The step of the window: an int or one int per spatial axis. Defaults to 1.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions).
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+        dilation_rate: The spacing of the kernel taps: an int or one per spatial axis.
+            Defaults to 1.
+
+    Returns:
+        The convolution, with ``in_channels * depth_multiplier`` channels.
+    """
     return channels_last("depthwise_conv", data_format, inputs,
                          lambda x: _depthwise_conv(x, kernel, strides, padding, dilation_rate))
 
@@ -483,7 +517,24 @@ def _depthwise_conv(inputs, kernel, strides, padding, dilation_rate):
 
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
-    """Keras 3 ``keras.ops.conv_transpose``; ``kernel`` is ``(*kernel_size, out, in)``."""
+    """Keras 3 ``keras.ops.conv_transpose``; ``kernel`` is ``(*kernel_size, out, in)``.
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D tensor (batch, *spatial, channels), or channels first.
+        kernel: The filters, of shape ``(*kernel_size, out_channels, in_channels)``.
+        strides: The upsampling step: an int or one int per spatial axis. Defaults to 1.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions).
+        output_padding: Extra size added on one side of each spatial axis of the output (an
+            int or one per axis, smaller than the stride); None infers it.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+        dilation_rate: The spacing of the kernel taps: an int or one per spatial axis.
+            Defaults to 1.
+
+    Returns:
+        The transposed convolution, with ``out_channels`` channels.
+    """
     return channels_last("conv_transpose", data_format, inputs, lambda x: _conv_transpose(
         x, kernel, strides, padding, output_padding, dilation_rate))
 

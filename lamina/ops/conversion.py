@@ -37,7 +37,15 @@ def _below(limit: int) -> float:
 
 def saturate_cast(x, dtype):
     """``x`` cast to ``dtype`` with values outside its range clamped to the range's ends
-    (not wrapped as a plain cast would); NaN becomes 0 in an integer dtype."""
+    (not wrapped as a plain cast would); NaN becomes 0 in an integer dtype.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        dtype: The target dtype.
+
+    Returns:
+        A tensor of ``x``'s shape and dtype ``dtype``.
+    """
     x = as_tensor("saturate_cast", x)
     dtype = standardize(dtype)
     if dtype == "bool" or x.dtype == "bool":
@@ -87,7 +95,15 @@ class View(Op):
 
 
 def view(x, dtype=None):
-    """The bytes of ``x`` read as ``dtype`` (``x`` itself when None or the same dtype)."""
+    """The bytes of ``x`` read as ``dtype`` (``x`` itself when None or the same dtype).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        dtype: The dtype to read the bytes as; None keeps ``x``'s.
+
+    Returns:
+        A tensor (its last axis rescaled when the item sizes differ).
+    """
     x = as_tensor("view", x)
     if dtype is None or standardize(dtype) == x.dtype:
         return unchanged(x)

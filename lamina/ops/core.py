@@ -52,7 +52,20 @@ def _infer_host_dtype(data) -> str:
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None) -> Tensor:
     """Keras's ``keras.ops.convert_to_tensor``: data of any kind -> a dense Tensor on the
     active backend (host data is copied to the device here, explicitly). Lamina tensors
-    are dense: ``sparse=True`` and ``ragged=True`` are refused."""
+    are dense: ``sparse=True`` and ``ragged=True`` are refused.
+
+    Args:
+        x: Data: a tensor, host array, number or nested lists.
+        dtype: The dtype; None infers it.
+        sparse: Must be None or False (Lamina tensors are dense).
+        ragged: Must be None or False (Lamina tensors are dense).
+
+    Returns:
+        A dense tensor.
+
+    Raises:
+        ValueError: If ``sparse`` or ``ragged`` is True.
+    """
     for arg, value in (("sparse", sparse), ("ragged", ragged)):
         if value:
             raise ValueError(f"convert_to_tensor: {arg}=True is not supported; Lamina "
@@ -88,7 +101,14 @@ def to_backend_tensor(x, dtype=None, backend=None) -> Tensor:
 
 
 def convert_to_numpy(x):
-    """Keras's ``keras.ops.convert_to_numpy``: a host numpy array."""
+    """Keras's ``keras.ops.convert_to_numpy``: a host numpy array.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A numpy array.
+    """
     if isinstance(x, Tensor):
         return x.numpy()
     if isinstance(x, TensorBase) and getattr(x, "is_symbolic_tensor", False):
@@ -180,7 +200,20 @@ class Cast(Op):
 def cast(x, dtype) -> TensorBase:
     """``x`` converted to ``dtype``; gradients flow back between float (and complex)
     dtypes. A complex tensor cast to a real dtype keeps its real part, with a warning (as
-    JAX's ComplexWarning)."""
+    JAX's ComplexWarning).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        dtype: The target dtype (a name such as "float32").
+
+    Returns:
+        A tensor of ``x``'s shape and dtype ``dtype``.
+
+    Example:
+
+    >>> lamina.ops.cast(np.array([1.7, -2.2]), "int32").numpy()
+    array([ 1, -2], dtype=int32)
+    """
     x = as_tensor("cast", x)
     dtype = standardize(dtype)
     if x.dtype == dtype:
@@ -236,7 +269,14 @@ class StopGradient(Op):
 
 
 def stop_gradient(variable) -> TensorBase:
-    """``variable`` (any tensor) unchanged, but no gradient flows back through it."""
+    """``variable`` (any tensor) unchanged, but no gradient flows back through it.
+
+    Args:
+        variable: Input tensor.
+
+    Returns:
+        A tensor equal to ``variable``.
+    """
     return StopGradient(as_tensor("stop_gradient", variable))
 
 
@@ -327,7 +367,16 @@ def ones(shape, dtype=None) -> Tensor:
 
 def full(shape, fill_value, dtype=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value``. A size that ``lamina.ops.shape``
-    gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs."""
+    gave for a symbolic tensor (a DynamicDim: a batch size) is read when the graph runs.
+
+    Args:
+        shape: The shape, a tuple of ints.
+        fill_value: The value (a number or a tensor broadcasting to ``shape``).
+        dtype: The dtype; None means floatx().
+
+    Returns:
+        A tensor of ``shape``.
+    """
     return _full("full", shape, fill_value, dtype)
 
 
@@ -353,7 +402,22 @@ def _full(op_name: str, shape, fill_value, dtype) -> Tensor:
 
 def arange(start, stop=None, step=None, dtype=None) -> Tensor:
     """Evenly spaced values in [start, stop) (numpy's rule); ``step`` defaults to 1. Ints
-    give int32, anything else floatx() unless ``dtype`` is given."""
+    give int32, anything else floatx() unless ``dtype`` is given.
+
+    Args:
+        start: The first value (or the stop when ``stop`` is None, starting from 0).
+        stop: The end, excluded.
+        step: The spacing. Defaults to 1.
+        dtype: The dtype; None infers it (int32 for ints, else floatx()).
+
+    Returns:
+        A 1-D tensor.
+
+    Example:
+
+    >>> lamina.ops.arange(1, 7, 2).numpy()
+    array([1, 3, 5], dtype=int32)
+    """
     if step is None:
         step = 1
     if stop is None:

@@ -60,7 +60,16 @@ def histogram(x, bins=10, range=None):
     """Counts of the 1-D ``x`` in ``bins`` equal-width bins over ``range`` (``(min(x),
     max(x))`` when None; the last bin includes its right edge), and the ``bins + 1`` bin
     edges, as numpy's histogram. As in Keras both are floats: the counts in floatx(), the
-    edges in ``x``'s float dtype (floatx() for integer input)."""
+    edges in ``x``'s float dtype (floatx() for integer input).
+
+    Args:
+        x: A 1-D tensor.
+        bins: The number of bins. Defaults to 10.
+        range: Optional ``(low, high)``; None means ``(min(x), max(x))``.
+
+    Returns:
+        A pair ``(counts, edges)``.
+    """
     x = as_tensor("histogram", x)
     if x.ndim != 1:
         raise ShapeError(f"histogram: argument 'x' must be 1-D; received shape "
@@ -97,7 +106,20 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     """How many times each value ``0 .. max(x)`` occurs in the non-negative integers ``x``
     (1-D; for 2-D ``x``, one count per row), at least ``minlength`` long. With ``weights``
     (``x``'s shape) each occurrence adds its weight and the result has the weights' dtype.
-    ``sparse=True`` (a sparse result) is not supported: Lamina has no sparse tensors."""
+    ``sparse=True`` (a sparse result) is not supported: Lamina has no sparse tensors.
+
+    Args:
+        x: Non-negative integers, 1-D or 2-D.
+        weights: Optional weights of ``x``'s shape; None counts each occurrence as 1.
+        minlength: The smallest length of the result. Defaults to 0.
+        sparse: Must be False: Lamina tensors are dense and a sparse result is refused.
+
+    Returns:
+        The counts: 1-D (or one row per row of a 2-D ``x``), int32 without weights.
+
+    Raises:
+        ValueError: If ``sparse`` is True.
+    """
     if sparse:
         raise ValueError("bincount: sparse=True is not supported (Lamina has no sparse "
                          "tensors); use sparse=False for a dense result")
@@ -134,7 +156,15 @@ def bincount(x, weights=None, minlength=0, sparse=False):
 
 def digitize(x, bins):
     """The int32 index of the bin of ``bins`` (1-D, increasing or decreasing) that each
-    element of ``x`` falls in, as numpy's ``digitize`` (``right=False``)."""
+    element of ``x`` falls in, as numpy's ``digitize`` (``right=False``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        bins: 1-D monotonic bin edges.
+
+    Returns:
+        int32 bin indices of ``x``'s shape.
+    """
     x = as_tensor("digitize", x)
     b = as_tensor("digitize", bins)
     if b.ndim != 1:

@@ -22,7 +22,15 @@ __all__ = ["array", "copy", "empty", "empty_like", "eye", "identity", "tri", "li
 
 
 def array(x, dtype=None):
-    """``x`` (nested lists, host arrays, numbers, tensors) as a tensor of ``dtype``."""
+    """``x`` (nested lists, host arrays, numbers, tensors) as a tensor of ``dtype``.
+
+    Args:
+        x: Nested lists, a host array, a number or a tensor.
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor.
+    """
     return convert_to_tensor(x, dtype=dtype)
 
 
@@ -46,18 +54,41 @@ class Copy(Op):
 
 
 def copy(x):
-    """A copy of ``x`` that later writes to ``x`` (a Variable's assign) do not change."""
+    """A copy of ``x`` that later writes to ``x`` (a Variable's assign) do not change.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor equal to ``x``.
+    """
     return Copy(as_tensor("copy", x))
 
 
 def empty(shape, dtype=None):
     """A tensor of ``shape`` (filled with zeros: the values of an "empty" tensor are
-    unspecified, and zeros make them reproducible); ``dtype`` defaults to floatx()."""
+    unspecified, and zeros make them reproducible); ``dtype`` defaults to floatx().
+
+    Args:
+        shape: The shape, a tuple of ints.
+        dtype: The dtype; None means floatx().
+
+    Returns:
+        A tensor of ``shape``.
+    """
     return full(_dims("empty", shape), 0, dtype or floatx())
 
 
 def empty_like(x, dtype=None):
-    """A tensor shaped like ``x`` (zeros; see ``empty``), of ``x``'s dtype unless given."""
+    """A tensor shaped like ``x`` (zeros; see ``empty``), of ``x``'s dtype unless given.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return zeros_like(x, dtype)
 
 
@@ -91,17 +122,45 @@ def _band(op: str, N, M, k, dtype, diagonal_only: bool):
 
 
 def eye(N, M=None, k=0, dtype=None):
-    """An (N, M) matrix with ones on diagonal ``k`` (above the main one for k > 0)."""
+    """An (N, M) matrix with ones on diagonal ``k`` (above the main one for k > 0).
+
+    Args:
+        N: The number of rows.
+        M: The number of columns; None means N.
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+        dtype: The dtype; None means floatx().
+
+    Returns:
+        An (N, M) tensor.
+    """
     return _band("eye", N, M, k, dtype, diagonal_only=True)
 
 
 def identity(n, dtype=None):
-    """The (n, n) identity matrix."""
+    """The (n, n) identity matrix.
+
+    Args:
+        n: The number of rows and columns.
+        dtype: The dtype; None means floatx().
+
+    Returns:
+        An (n, n) tensor.
+    """
     return _band("identity", n, None, 0, dtype, diagonal_only=True)
 
 
 def tri(N, M=None, k=0, dtype=None):
-    """An (N, M) matrix with ones at and below diagonal ``k``, zeros above."""
+    """An (N, M) matrix with ones at and below diagonal ``k``, zeros above.
+
+    Args:
+        N: The number of rows.
+        M: The number of columns; None means N.
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+        dtype: The dtype; None means floatx().
+
+    Returns:
+        An (N, M) tensor.
+    """
     return _band("tri", N, M, k, dtype, diagonal_only=False)
 
 
@@ -131,7 +190,25 @@ def _spaced(op: str, start, stop, num, endpoint, dtype, axis):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included unless
     ``endpoint=False``); tensors ``start``/``stop`` give one sequence per element, along
-    ``axis``. ``retstep=True`` also returns the spacing. Integer ``dtype``s floor."""
+    ``axis``. ``retstep=True`` also returns the spacing. Integer ``dtype``s floor.
+
+    Args:
+        start: The first value.
+        stop: The last value.
+        num: How many values. Defaults to 50.
+        endpoint: Whether ``stop`` is included. Defaults to True.
+        retstep: Whether to also return the spacing. Defaults to False.
+        dtype: The dtype; None means floatx().
+        axis: Where the new axis goes for tensor ``start``/``stop``. Defaults to 0.
+
+    Returns:
+        The ``num`` values, or ``(values, step)`` with ``retstep``.
+
+    Example:
+
+    >>> lamina.ops.linspace(0.0, 1.0, 3).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
+    """
     samples, step = _spaced("linspace", start, stop, num, endpoint, dtype, axis)
     if dtype is not None and not is_float(standardize(dtype)):
         samples = cast(floor(samples), dtype)
@@ -139,7 +216,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
-    """``base ** linspace(start, stop, ...)``."""
+    """``base ** linspace(start, stop, ...)``.
+
+    Args:
+        start: The first exponent.
+        stop: The last exponent.
+        num: How many values. Defaults to 50.
+        endpoint: Whether ``stop`` is included. Defaults to True.
+        base: The base of the powers. Defaults to 10.
+        dtype: The dtype; None means floatx().
+        axis: Where the new axis goes for tensor ``start``/``stop``. Defaults to 0.
+
+    Returns:
+        The ``num`` values.
+    """
     samples, _ = _spaced("logspace", start, stop, num, endpoint, None, axis)
     result = power(cast(base, samples.dtype) if not isinstance(base, (int, float)) else
                    float(base), samples)
@@ -148,7 +238,19 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale (a geometric
-    sequence); both ends must be non-zero and of one sign, the ends are exact."""
+    sequence); both ends must be non-zero and of one sign, the ends are exact.
+
+    Args:
+        start: The first value.
+        stop: The last value.
+        num: How many values. Defaults to 50.
+        endpoint: Whether ``stop`` is included. Defaults to True.
+        dtype: The dtype; None means floatx().
+        axis: Where the new axis goes for tensor ``start``/``stop``. Defaults to 0.
+
+    Returns:
+        The ``num`` values.
+    """
     start, stop = as_tensors("geomspace", start, stop)
     if not is_float(start.dtype):
         start, stop = cast(start, floatx()), cast(stop, floatx())
@@ -170,7 +272,15 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 def meshgrid(*x, indexing="xy"):
     """Coordinate grids from 1-D tensors: with ``indexing="xy"`` the first two outputs'
-    axes are swapped (Cartesian), with "ij" each output varies along its own axis."""
+    axes are swapped (Cartesian), with "ij" each output varies along its own axis.
+
+    Args:
+        *x: 1-D tensors, one per axis of the grid.
+        indexing: "xy" (the default, Cartesian) or "ij" (matrix).
+
+    Returns:
+        A list of tensors, one per input, each of the grid's shape.
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: argument 'indexing' must be 'xy' or 'ij'; received "
                          f"{indexing!r}")

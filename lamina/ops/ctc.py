@@ -33,7 +33,18 @@ def _logsumexp(*terms):
 
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """The CTC loss per batch entry: ``-log p(target | output)`` summed over alignments.
-    ``target`` (batch, max_label_length) ints, ``output`` logits (batch, time, classes)."""
+    ``target`` (batch, max_label_length) ints, ``output`` logits (batch, time, classes).
+
+    Args:
+        target: Integer labels, shape (batch, max_label_length).
+        output: Logits, shape (batch, time, classes).
+        target_length: The length of each label sequence, shape (batch,).
+        output_length: The length of each output sequence, shape (batch,).
+        mask_index: The class index of the blank label. Defaults to 0.
+
+    Returns:
+        The loss of each batch entry, shape (batch,).
+    """
     op = "ctc_loss"
     target = cast(as_tensor(op, target), "int32")
     output = as_tensor(op, output)
@@ -98,7 +109,21 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
                merge_repeated=True, mask_index=0):
     """Decoded label sequences (top_paths, batch, time), padded with -1, and their scores
     (batch, top_paths): greedy (score: minus the summed best inputs) or beam search over
-    the log-softmax of ``inputs`` (score: the log-probability of the labelling)."""
+    the log-softmax of ``inputs`` (score: the log-probability of the labelling).
+
+    Args:
+        inputs: Scores of shape (batch, time, classes); they go through log-softmax.
+        sequence_lengths: The valid length of each sequence, shape (batch,).
+        strategy: "greedy" (the best class at each step) or "beam_search".
+        beam_width: The number of beams kept by beam search. Defaults to 100.
+        top_paths: How many decodings to return (beam search). Defaults to 1.
+        merge_repeated: Whether repeated labels are merged into one. Defaults to True.
+        mask_index: The class index of the blank label. Defaults to 0.
+
+    Returns:
+        A pair: the decoded labels (top_paths, batch, time), padded with -1, and their
+        scores (batch, top_paths).
+    """
     op = "ctc_decode"
     if strategy not in ("greedy", "beam_search"):
         raise ValueError(f"{op}: Invalid strategy {strategy!r}: argument 'strategy' must "

@@ -82,19 +82,51 @@ def _prepare(op_name: str, x, axis, dtype):
 
 
 def cumsum(x, axis=None, dtype=None):
-    """The running sum along ``axis`` (the flattened input when None)."""
+    """The running sum along ``axis`` (the flattened input when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to accumulate along; None means the flattened ``x``.
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor of ``x``'s shape (1-D when ``axis`` is None).
+
+    Example:
+
+    >>> lamina.ops.cumsum(np.array([1, 2, 3])).numpy()
+    array([1, 3, 6])
+    """
     x, axis = _prepare("cumsum", x, axis, dtype)
     return Cumsum(x, axis=axis)
 
 
 def cumprod(x, axis=None, dtype=None):
-    """The running product along ``axis`` (the flattened input when None)."""
+    """The running product along ``axis`` (the flattened input when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to accumulate along; None means the flattened ``x``.
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor of ``x``'s shape (1-D when ``axis`` is None).
+    """
     x, axis = _prepare("cumprod", x, axis, dtype)
     return Cumprod(x, axis=axis)
 
 
 def nancumsum(x, axis=None, dtype=None):
-    """``cumsum`` with NaN counted as 0."""
+    """``cumsum`` with NaN counted as 0.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to accumulate along; None means the flattened ``x``.
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor of ``x``'s shape (1-D when ``axis`` is None).
+    """
     x, axis = _prepare("nancumsum", x, axis, dtype)
     if is_float(x.dtype):
         x = where(isnan(x), 0.0, x)
@@ -102,7 +134,16 @@ def nancumsum(x, axis=None, dtype=None):
 
 
 def nancumprod(x, axis=None, dtype=None):
-    """``cumprod`` with NaN counted as 1."""
+    """``cumprod`` with NaN counted as 1.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to accumulate along; None means the flattened ``x``.
+        dtype: The dtype of the result; None means the default for the inputs.
+
+    Returns:
+        A tensor of ``x``'s shape (1-D when ``axis`` is None).
+    """
     x, axis = _prepare("nancumprod", x, axis, dtype)
     if is_float(x.dtype):
         x = where(isnan(x), 1.0, x)
@@ -112,7 +153,17 @@ def nancumprod(x, axis=None, dtype=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of ``y`` along ``axis`` by the trapezoid rule, with sample points ``x``
     (same length along ``axis``, or broadcasting with ``y``) or spacing ``dx``; integer
-    input gives floatx()."""
+    input gives floatx().
+
+    Args:
+        y: The values to integrate.
+        x: Optional sample points; None uses the spacing ``dx``.
+        dx: The spacing of the samples when ``x`` is None. Defaults to 1.0.
+        axis: The axis to integrate along. Defaults to -1.
+
+    Returns:
+        ``y``'s shape without ``axis``.
+    """
     y = as_tensor("trapezoid", y)
     if not is_float(y.dtype):
         y = cast(y, floatx())

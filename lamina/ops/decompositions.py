@@ -104,7 +104,22 @@ class Cholesky(Op):
 
 def cholesky(x, upper=False):
     """The Cholesky factor of a symmetric positive-definite ``x``: lower ``L`` with
-    ``x = L L^T``, or its transpose when ``upper``."""
+    ``x = L L^T``, or its transpose when ``upper``.
+
+    Args:
+        x: A symmetric positive-definite matrix (..., n, n), or a stack of them.
+        upper: Whether to return the upper factor ``L^T`` instead of ``L``. Defaults to
+            False.
+
+    Returns:
+        The triangular factor, of ``x``'s shape.
+
+    Example:
+
+    >>> lamina.ops.cholesky(np.array([[4.0, 2.0], [2.0, 2.0]])).numpy()
+    array([[2., 0.],
+           [1., 1.]])
+    """
     l = Cholesky(square_matrix("cholesky", x))
     return mT(l) if upper else l
 
@@ -130,7 +145,15 @@ class EigH(Op):
 
 
 def eigh(x):
-    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric ``x``."""
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric ``x``.
+
+    Args:
+        x: A symmetric (Hermitian) matrix (..., n, n), or a stack of them.
+
+    Returns:
+        A pair ``(w, v)``: the eigenvalues (..., n) in ascending order and the eigenvectors
+        as the columns of (..., n, n).
+    """
     return EigH(square_matrix("eigh", x))
 
 
@@ -150,7 +173,15 @@ class Eig(Op):
 def eig(x):
     """Eigenvalues ``w`` and right eigenvectors ``v`` (columns) of a general square ``x``,
     as numpy computes them, as complex tensors (Keras: complex64 from float32; complex128
-    from float64)."""
+    from float64).
+
+    Args:
+        x: A square matrix (..., n, n), or a stack of them.
+
+    Returns:
+        A pair ``(w, v)``: the eigenvalues (..., n) and the eigenvectors as the columns of
+        (..., n, n), both complex.
+    """
     wr, wi, vr, vi = Eig(square_matrix("eig", x))
     return MakeComplex(wr, wi), MakeComplex(vr, vi)
 
@@ -206,7 +237,18 @@ def _svd_tall_grad(u, s, v, gu, gs, gv):
 
 def svd(x, full_matrices=True, compute_uv=True):
     """Singular value decomposition ``x = u @ diag(s) @ vh``: ``(u, s, vh)``, or ``s``
-    alone when ``compute_uv`` is False (numpy's conventions)."""
+    alone when ``compute_uv`` is False (numpy's conventions).
+
+    Args:
+        x: A matrix (..., m, n), or a stack of them.
+        full_matrices: Whether ``u`` and ``vh`` are square (True, the default) or reduced to
+            ``min(m, n)`` columns / rows.
+        compute_uv: Whether to return ``u`` and ``vh`` too (True, the default) or only
+            ``s``.
+
+    Returns:
+        ``(u, s, vh)`` with ``s`` the singular values in descending order, or ``s`` alone.
+    """
     return SVD(matrices("svd", x), full_matrices=bool(full_matrices),
                compute_uv=bool(compute_uv))
 
@@ -239,7 +281,19 @@ class QR(Op):
 
 
 def qr(x, mode="reduced"):
-    """The QR decomposition ``x = q @ r``; ``mode`` is 'reduced' or 'complete'."""
+    """The QR decomposition ``x = q @ r``; ``mode`` is 'reduced' or 'complete'.
+
+    Args:
+        x: A matrix (..., m, n), or a stack of them.
+        mode: "reduced" (the default: q is (..., m, k), r is (..., k, n), k = min(m, n)) or
+            "complete" (q is (..., m, m)).
+
+    Returns:
+        A pair ``(q, r)``.
+
+    Raises:
+        ValueError: For another ``mode``.
+    """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: argument 'mode' must be 'reduced' or 'complete' "
                          f"(Expected one of {{'reduced', 'complete'}}.); received {mode!r}")
@@ -262,5 +316,13 @@ class LUFactor(Op):
 
 def lu_factor(x):
     """LU decomposition with partial pivoting, as scipy's ``lu_factor``: the packed
-    ``lu`` (unit-lower L below the diagonal, U on and above) and the 0-based pivots."""
+    ``lu`` (unit-lower L below the diagonal, U on and above) and the 0-based pivots.
+
+    Args:
+        x: A matrix (..., m, n), or a stack of them.
+
+    Returns:
+        A pair ``(lu, pivots)``: the packed factors, of ``x``'s shape, and the 0-based int32
+        pivot indices.
+    """
     return LUFactor(matrices("lu_factor", x))

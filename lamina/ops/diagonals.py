@@ -24,7 +24,17 @@ def _int(op: str, arg: str, value) -> int:
 
 def diagonal(x, offset=0, axis1=0, axis2=1):
     """The diagonal ``offset`` of the matrices in the plane (``axis1``, ``axis2``): those two
-    axes are removed and the diagonal becomes the last axis (numpy's rule)."""
+    axes are removed and the diagonal becomes the last axis (numpy's rule).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        offset: The diagonal: 0 the main one, > 0 above, < 0 below.
+        axis1: The first axis of the plane. Defaults to 0.
+        axis2: The second axis of the plane. Defaults to 1.
+
+    Returns:
+        The diagonals, on the last axis.
+    """
     x = as_tensor("diagonal", x)
     if x.ndim < 2:
         raise ShapeError(f"diagonal: argument 'x' must have at least 2 axes; received shape "
@@ -49,7 +59,17 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
 
 
 def trace(x, offset=0, axis1=0, axis2=1):
-    """The sum along ``diagonal(x, offset, axis1, axis2)``; booleans count as int32."""
+    """The sum along ``diagonal(x, offset, axis1, axis2)``; booleans count as int32.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        offset: The diagonal: 0 the main one, > 0 above, < 0 below.
+        axis1: The first axis of the plane. Defaults to 0.
+        axis2: The second axis of the plane. Defaults to 1.
+
+    Returns:
+        ``x``'s shape without ``axis1`` and ``axis2``.
+    """
     x = as_tensor("trace", x)
     if x.dtype == "bool":
         x = cast(x, "int32")
@@ -70,7 +90,15 @@ def _on_diagonal(v, k: int):
 
 def diag(x, k=0):
     """Of a 1-D ``x``: the square matrix with ``x`` on diagonal ``k``. Of a 2-D ``x``: its
-    diagonal ``k``."""
+    diagonal ``k``.
+
+    Args:
+        x: A 1-D or 2-D tensor.
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+
+    Returns:
+        A 2-D tensor (from 1-D ``x``) or a 1-D one (from 2-D ``x``).
+    """
     x = as_tensor("diag", x)
     k = _int("diag", "k", k)
     if x.ndim == 1:
@@ -82,7 +110,15 @@ def diag(x, k=0):
 
 
 def diagflat(x, k=0):
-    """The square matrix with the flattened ``x`` on diagonal ``k``."""
+    """The square matrix with the flattened ``x`` on diagonal ``k``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+
+    Returns:
+        A square 2-D tensor.
+    """
     x = as_tensor("diagflat", x)
     return _on_diagonal(reshape(x, (-1,)), _int("diagflat", "k", k))
 
@@ -105,18 +141,43 @@ def _triangle(op: str, x, k, lower: bool):
 
 
 def tril(x, k=0):
-    """``x`` with the elements above diagonal ``k`` of its last two axes set to zero."""
+    """``x`` with the elements above diagonal ``k`` of its last two axes set to zero.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return _triangle("tril", x, k, lower=True)
 
 
 def triu(x, k=0):
-    """``x`` with the elements below diagonal ``k`` of its last two axes set to zero."""
+    """``x`` with the elements below diagonal ``k`` of its last two axes set to zero.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        k: The diagonal: 0 the main one, > 0 above, < 0 below.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return _triangle("triu", x, k, lower=False)
 
 
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of 1-D ``x``: columns ``x ** (N-1), ..., x ** 0`` (reversed
-    with ``increasing=True``); ``N`` defaults to ``len(x)``."""
+    with ``increasing=True``); ``N`` defaults to ``len(x)``.
+
+    Args:
+        x: A 1-D tensor.
+        N: The number of columns; None means ``len(x)``.
+        increasing: Whether the powers increase from left to right. Defaults to False.
+
+    Returns:
+        A (len(x), N) tensor.
+    """
     x = as_tensor("vander", x)
     if x.ndim != 1:
         raise ShapeError(f"vander: argument 'x' must be 1-D; received shape "

@@ -16,7 +16,15 @@ __all__ = ["cdist"]
 
 def cdist(x, y):
     """Euclidean distances between the rows of ``x`` (..., m, d) and ``y`` (..., n, d):
-    shape (..., m, n), the batch axes broadcast."""
+    shape (..., m, n), the batch axes broadcast.
+
+    Args:
+        x: Points (..., m, d).
+        y: Points (..., n, d).
+
+    Returns:
+        The distances, shape (..., m, n).
+    """
     a, b = as_tensors("cdist", x, y)
     if a.ndim < 2 or b.ndim < 2:
         raise ShapeError(f"cdist: 'x' and 'y' must have rank >= 2 (..., rows, features); "

@@ -114,7 +114,24 @@ def _contract(a, sa: str, b, sb: str, keep: str):
 
 def einsum(subscripts, *operands, **kwargs):
     """Einstein summation, e.g. ``einsum("bij,bjk->bik", a, b)`` (batched matmul),
-    ``einsum("ii", x)`` (trace), ``einsum("...ij->...ji", x)``. Differentiable."""
+    ``einsum("ii", x)`` (trace), ``einsum("...ij->...ji", x)``. Differentiable.
+
+    Args:
+        subscripts: The equation, e.g. "ij,jk->ik".
+        *operands: The tensors, one per operand of ``subscripts``.
+        **kwargs: Not used: any keyword argument is refused.
+
+    Returns:
+        The result of the equation.
+
+    Raises:
+        TypeError: For any keyword argument.
+
+    Example:
+
+    >>> lamina.ops.einsum("ij,j->i", np.ones((2, 3)), np.arange(3.0)).numpy()
+    array([3., 3.])
+    """
     if "optimize" in kwargs:      # numpy/JAX's contraction-order hint: results are the same
         warn_ignored("einsum", "optimize", kwargs.pop("optimize"),
                      "operands are contracted pairwise, left to right")

@@ -118,30 +118,68 @@ class LogAddExp2(Binary):
 
 
 def cbrt(x):
-    """The real cube root (negative for negative ``x``); integer input gives floatx()."""
+    """The real cube root (negative for negative ``x``); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Cbrt(to_float("cbrt", x))
 
 
 def exp2(x):
-    """``2 ** x``; integer input gives floatx()."""
+    """``2 ** x``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Exp2(to_float("exp2", x))
 
 
 def logaddexp(x1, x2):
     """``log(exp(x1) + exp(x2))`` without overflow (numpy's ufunc: equal infinities give
     that infinity); integers give floatx(). The gradient is ``exp(x1 - y)`` for ``x1``
-    (``sigmoid(x1 - x2)``), 1/2 each at a tie."""
+    (``sigmoid(x1 - x2)``), 1/2 each at a tie.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LogAddExp(*to_floats("logaddexp", x1, x2))
 
 
 def logaddexp2(x1, x2):
-    """``log2(2**x1 + 2**x2)`` without overflow; integers give floatx()."""
+    """``log2(2**x1 + 2**x2)`` without overflow; integers give floatx().
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return LogAddExp2(*to_floats("logaddexp2", x1, x2))
 
 
 def ldexp(x1, x2):
     """``x1 * 2**x2`` for an integer tensor (or Python int) ``x2``; integer ``x1`` gives
-    floatx(). The gradient flows to ``x1`` only."""
+    floatx(). The gradient flows to ``x1`` only.
+
+    Args:
+        x1: The mantissas.
+        x2: The integer exponents; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     x1 = to_float("ldexp", x1)
     dtype = standardize(x2.dtype) if hasattr(x2, "dtype") else type(x2).__name__
     if isinstance(x2, bool) or not (isinstance(x2, int) or is_int(dtype)):
@@ -155,18 +193,39 @@ def ldexp(x1, x2):
 
 def erfc(x):
     """The complementary error function ``1 - erf(x)``, accurate in the tail (float64
-    round-off up to x ~ 26); integer input gives floatx()."""
+    round-off up to x ~ 26); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Erfc(to_float("erfc", x))
 
 
 def erfinv(x):
     """The inverse error function on ``[-1, 1]`` (+-inf at +-1, NaN outside); integer
-    input gives floatx()."""
+    input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Erfinv(to_float("erfinv", x))
 
 
 def i0(x):
     """The modified Bessel function of the first kind, order 0; integer input gives
-    floatx(). Its gradient is ``i1``."""
+    floatx(). Its gradient is ``i1``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return I0(to_float("i0", x))
 

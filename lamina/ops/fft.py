@@ -63,7 +63,14 @@ def complex_pair(op: str, x, min_rank: int = 1):
 
 
 def fft(x):
-    """The discrete Fourier transform along the last axis of ``x = (real, imag)``."""
+    """The discrete Fourier transform along the last axis of ``x = (real, imag)``.
+
+    Args:
+        x: A pair ``(real, imag)`` of float tensors of one shape.
+
+    Returns:
+        A pair ``(real, imag)`` of ``x``'s shape.
+    """
     return FFT(*complex_pair("fft", x), kind="fft")
 
 
@@ -73,12 +80,26 @@ def ifft(x):
 
 
 def fft2(x):
-    """The 2-D discrete Fourier transform over the last two axes of ``x = (real, imag)``."""
+    """The 2-D discrete Fourier transform over the last two axes of ``x = (real, imag)``.
+
+    Args:
+        x: A pair ``(real, imag)`` of float tensors of one shape.
+
+    Returns:
+        A pair ``(real, imag)`` of ``x``'s shape.
+    """
     return FFT(*complex_pair("fft2", x, 2), kind="fft2")
 
 
 def ifft2(x):
-    """The inverse of ``fft2``."""
+    """The inverse of ``fft2``.
+
+    Args:
+        x: A pair ``(real, imag)`` of float tensors of one shape.
+
+    Returns:
+        A pair ``(real, imag)`` of ``x``'s shape.
+    """
     return FFT(*complex_pair("ifft2", x, 2), kind="ifft2")
 
 
@@ -104,7 +125,15 @@ def _length(op: str, fft_length, default: int) -> int:
 def rfft(x, fft_length=None):
     """The Fourier transform of a real ``x`` along its last axis, the non-negative
     frequencies only: ``(real, imag)`` with ``fft_length // 2 + 1`` entries (``x`` is cropped
-    or zero-padded to ``fft_length`` first)."""
+    or zero-padded to ``fft_length`` first).
+
+    Args:
+        x: A real tensor.
+        fft_length: The transform size; None means the length of the last axis.
+
+    Returns:
+        A pair ``(real, imag)`` with ``fft_length // 2 + 1`` entries on the last axis.
+    """
     x = as_tensor("rfft", x)
     if not x.dtype.startswith("float") or x.ndim < 1:
         raise DTypeError(f"rfft: argument 'x' must be a float tensor of rank >= 1; received "
@@ -118,7 +147,15 @@ def rfft(x, fft_length=None):
 
 def irfft(x, fft_length=None):
     """The inverse of ``rfft``: a real signal of ``fft_length`` samples (default
-    ``2 * (bins - 1)``) from the non-negative frequencies ``x = (real, imag)``."""
+    ``2 * (bins - 1)``) from the non-negative frequencies ``x = (real, imag)``.
+
+    Args:
+        x: A pair ``(real, imag)`` of float tensors of one shape.
+        fft_length: The length of the output; None means ``2 * (bins - 1)``.
+
+    Returns:
+        A real tensor with ``fft_length`` samples on the last axis.
+    """
     real, imag = complex_pair("irfft", x)
     n = _length("irfft", fft_length, 2 * (real.shape[-1] - 1))
     bins = n // 2 + 1

@@ -61,18 +61,39 @@ class Fmod(Binary):
 
 
 def fabs(x):
-    """``|x|`` as a float: integer input gives floatx(); the gradient is ``sign(x)``."""
+    """``|x|`` as a float: integer input gives floatx(); the gradient is ``sign(x)``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return abs_(to_float("fabs", x))
 
 
 def trunc(x):
-    """``x`` rounded towards zero; integer and bool input is returned as it is; no gradient."""
+    """``x`` rounded towards zero; integer and bool input is returned as it is; no gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("trunc", x)
     return Trunc(x) if is_float(x.dtype) else unchanged(x)
 
 
 def signbit(x):
-    """True where the sign bit of ``x`` is set (negative numbers, -0.0 and -NaN)."""
+    """True where the sign bit of ``x`` is set (negative numbers, -0.0 and -NaN).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     x = as_tensor("signbit", x)
     if x.dtype == "bool":
         return full_like(x, False, dtype="bool")
@@ -82,7 +103,14 @@ def signbit(x):
 
 
 def isposinf(x):
-    """True where ``x`` is +inf (never for integer or bool input)."""
+    """True where ``x`` is +inf (never for integer or bool input).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     x = as_tensor("isposinf", x)
     if not is_float(x.dtype):
         return full_like(x, False, dtype="bool")
@@ -90,7 +118,14 @@ def isposinf(x):
 
 
 def isneginf(x):
-    """True where ``x`` is -inf (never for integer or bool input)."""
+    """True where ``x`` is -inf (never for integer or bool input).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A bool tensor of ``x``'s shape.
+    """
     x = as_tensor("isneginf", x)
     if not is_float(x.dtype):
         return full_like(x, False, dtype="bool")
@@ -98,7 +133,15 @@ def isneginf(x):
 
 
 def nextafter(x1, x2):
-    """The next float after ``x1`` in the direction of ``x2``; integers give floatx()."""
+    """The next float after ``x1`` in the direction of ``x2``; integers give floatx().
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return NextAfter(*to_floats("nextafter", x1, x2))
 
 
@@ -112,7 +155,17 @@ def _number(arg: str, value) -> float:
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by default the
     largest and the most negative finite value of ``x``'s dtype). Integer and bool input is
-    returned as it is. The gradient passes where ``x`` was finite."""
+    returned as it is. The gradient passes where ``x`` was finite.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        nan: The value for NaN. Defaults to 0.0.
+        posinf: The value for +inf; None means the dtype's largest finite value.
+        neginf: The value for -inf; None means the dtype's most negative finite value.
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+    """
     x = as_tensor("nan_to_num", x)
     nan = _number("nan", nan)
     posinf = None if posinf is None else _number("posinf", posinf)
@@ -130,7 +183,15 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 def fmod(x1, x2):
     """The remainder of ``x1 / x2`` rounded towards zero (the sign of ``x1``), as C's
-    fmod; integer tensors stay integers (``fmod(x, 0)`` is 0 for them)."""
+    fmod; integer tensors stay integers (``fmod(x, 0)`` is 0 for them).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     a, b = as_tensors("fmod", x1, x2)
     if a.dtype == "bool":
         a, b = cast(a, "int32"), cast(b, "int32")
@@ -146,18 +207,42 @@ def _nan_aware(op_name: str, pick, x1, x2):
 
 
 def fmax(x1, x2):
-    """The elementwise maximum, ignoring NaN (NaN only where both are NaN)."""
+    """The elementwise maximum, ignoring NaN (NaN only where both are NaN).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return _nan_aware("fmax", maximum, x1, x2)
 
 
 def fmin(x1, x2):
-    """The elementwise minimum, ignoring NaN (NaN only where both are NaN)."""
+    """The elementwise minimum, ignoring NaN (NaN only where both are NaN).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return _nan_aware("fmin", minimum, x1, x2)
 
 
 def heaviside(x1, x2):
     """The step function: 0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where
-    ``x1 > 0`` (NaN stays NaN); integers give floatx(). The gradient flows to ``x2``."""
+    ``x1 > 0`` (NaN stays NaN); integers give floatx(). The gradient flows to ``x2``.
+
+    Args:
+        x1: Input tensor.
+        x2: The value taken where ``x1`` is 0; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     a, b = to_floats("heaviside", x1, x2)
     step = where(less(a, 0), 0.0, where(greater(a, 0), 1.0, b))
     return where(isnan(a), a, step)
@@ -165,7 +250,15 @@ def heaviside(x1, x2):
 
 def divide_no_nan(x1, x2):
     """``x1 / x2``, with 0 wherever ``x2`` is 0 (no inf or NaN there, nor in the
-    gradient); integers give floatx()."""
+    gradient); integers give floatx().
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     a, b = to_floats("divide_no_nan", x1, x2)
     zero = equal(b, 0)
     return where(zero, 0.0, divide(a, where(zero, 1.0, b)))

@@ -24,7 +24,14 @@ __all__ = ["custom_gradient"]
 def custom_gradient(f):
     """Decorate ``f(*args) -> (output, grad_fn)``; ``grad_fn(upstream)`` (or
     ``grad_fn(*args, upstream=...)``) returns one gradient per flattened positional
-    argument. Keyword arguments are passed to ``f`` and get no gradient."""
+    argument. Keyword arguments are passed to ``f`` and get no gradient.
+
+    Args:
+        f: The function to decorate (see above).
+
+    Returns:
+        A function computing ``f``'s output, differentiated with ``grad_fn``.
+    """
     if not callable(f):
         raise TypeError(f"custom_gradient: argument 'f' must be callable; received {f!r}")
 

@@ -20,7 +20,16 @@ _SIGNATURE = re.compile(rf"^\s*{_DIMS}(?:\s*,\s*{_DIMS})*\s*->\s*{_DIMS}(?:\s*,\
 
 def vectorize(pyfunc, *, excluded=None, signature=None):
     """``pyfunc`` vectorized over leading dimensions; positional indices in ``excluded``
-    (and keyword arguments) are passed through unchanged."""
+    (and keyword arguments) are passed through unchanged.
+
+    Args:
+        pyfunc: The function to vectorize.
+        excluded: Optional set of positional indices passed through unchanged.
+        signature: Optional generalized-ufunc signature, e.g. "(n),(n)->()".
+
+    Returns:
+        The vectorized function.
+    """
     excluded = set(excluded or ())
     if any(not isinstance(e, int) for e in excluded):
         raise ValueError(f"vectorize: argument 'excluded' may only hold positional indices; "

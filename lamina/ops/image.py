@@ -105,7 +105,23 @@ def _hw(images, data_format):
 
 # --------------------------------------------------------------------------- colour
 def rgb_to_grayscale(images, data_format=None):
-    """ITU-R 601 luma ``0.2989 r + 0.587 g + 0.114 b`` on the channel axis (kept, size 1)."""
+    """ITU-R 601 luma ``0.2989 r + 0.587 g + 0.114 b`` on the channel axis (kept, size 1).
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The grayscale images: ``images``' shape with 1 channel.
+
+    Example:
+
+    >>> img = np.ones((1, 1, 3), 'float32')
+    >>> lamina.ops.image.rgb_to_grayscale(img).shape
+    (1, 1, 1)
+    """
     op = "rgb_to_grayscale"
     data_format, images = _data_format(op, data_format), _images(op, images)
     axis = _channel_axis(data_format)
@@ -122,7 +138,16 @@ def rgb_to_grayscale(images, data_format=None):
 
 
 def rgb_to_hsv(images, data_format=None):
-    """Hue, saturation and value in [0, 1] (dm_pix's formulas); float images only."""
+    """Hue, saturation and value in [0, 1] (dm_pix's formulas); float images only.
+
+    Args:
+        images: RGB images (float), 3-D or a 4-D batch, laid out as ``data_format`` says.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        HSV images of the same shape and dtype, each channel in [0, 1].
+    """
     op = "rgb_to_hsv"
     data_format, images = _data_format(op, data_format), _images(op, images)
     _require_float(op, images)
@@ -133,7 +158,17 @@ def rgb_to_hsv(images, data_format=None):
 
 
 def hsv_to_rgb(images, data_format=None):
-    """The inverse of ``rgb_to_hsv``; float images only."""
+    """The inverse of ``rgb_to_hsv``; float images only.
+
+    Args:
+        images: HSV images (float, values in [0, 1]), 3-D or a 4-D batch, laid out as
+            ``data_format`` says.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        RGB images of the same shape and dtype.
+    """
     op = "hsv_to_rgb"
     data_format, images = _data_format(op, data_format), _images(op, images)
     _require_float(op, images)
@@ -158,7 +193,36 @@ def resize(images, size, interpolation="bilinear", antialias=False,
            crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
            fill_value=0.0, data_format=None):
     """Resize to ``size`` (height, width), optionally cropping or padding (with
-    ``fill_value``) to the target aspect ratio first."""
+    ``fill_value``) to the target aspect ratio first.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        size: The output (height, width).
+        interpolation: "bilinear" (the default), "nearest", "bicubic", "lanczos3" or
+            "lanczos5".
+        antialias: Whether to low-pass filter when downsampling. Defaults to False.
+        crop_to_aspect_ratio: Whether to crop the images (centred) to the aspect ratio of
+            ``size`` first. Defaults to False.
+        pad_to_aspect_ratio: Whether to pad the images (centred, with ``fill_value``) to the
+            aspect ratio of ``size`` first. Defaults to False.
+        fill_mode: Must be "constant" (the only mode Keras supports).
+        fill_value: The value of the padding when ``pad_to_aspect_ratio``. Defaults to 0.0.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The resized images: height and width from ``size``, batch and channels unchanged.
+
+    Raises:
+        ValueError: For an unknown ``interpolation``, a ``fill_mode`` other than "constant",
+            or both aspect-ratio options.
+
+    Example:
+
+    >>> lamina.ops.image.resize(np.zeros((4, 4, 3)), (2, 8)).shape
+    (2, 8, 3)
+    """
     op = "resize"
     data_format, images = _data_format(op, data_format), _images(op, images)
     _choice(op, "interpolation", interpolation, METHODS)
@@ -204,7 +268,21 @@ def _is_float(dtype):
 def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
                         antialias=True):
     """Each axis ``spatial_dims[i]`` resampled to ``output_shape`` with output ``o``
-    sampling ``(o + 0.5 - translation[i]) / scale[i] - 0.5`` (jax.image's rule)."""
+    sampling ``(o + 0.5 - translation[i]) / scale[i] - 0.5`` (jax.image's rule).
+
+    Args:
+        images: The tensor to resample (any rank).
+        output_shape: The shape of the result (one size per axis of ``images``).
+        scale: One scale factor per axis in ``spatial_dims``.
+        translation: One translation per axis in ``spatial_dims``.
+        spatial_dims: The axes to resample.
+        method: The kernel: "linear" (or "bilinear", "trilinear", "triangle"), "cubic" (or
+            "bicubic", "tricubic"), "lanczos3" or "lanczos5".
+        antialias: Whether to widen the kernel when downsampling. Defaults to True.
+
+    Returns:
+        The resampled tensor, of shape ``output_shape``.
+    """
     op = "scale_and_translate"
     images = as_tensor(op, images)
     kernel = SCALE_METHODS.get(_choice(op, "method", method, tuple(SCALE_METHODS)))
@@ -221,7 +299,24 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
 # --------------------------------------------------------------------------- sampling
 def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
     """``inputs`` read at ``coordinates`` (shape ``(inputs.ndim, ...)``), with linear
-    (``order=1``) or nearest (``order=0``) interpolation."""
+    (``order=1``) or nearest (``order=0``) interpolation.
+
+    Args:
+        inputs: The tensor to read from (any rank).
+        coordinates: The points to read: shape ``(inputs.ndim, *output_shape)``, one row of
+            coordinates per axis of ``inputs``.
+        order: The interpolation order: 0 (nearest) or 1 (linear).
+        fill_mode: How points outside ``inputs`` are filled: "constant" (the default),
+            "nearest", "reflect", "mirror" or "wrap".
+        fill_value: The value used for points outside the input when ``fill_mode`` is
+            "constant".
+
+    Returns:
+        The values read, of shape ``coordinates.shape[1:]``.
+
+    Raises:
+        ShapeError: If ``coordinates`` does not have ``inputs.ndim`` rows.
+    """
     op = "map_coordinates"
     inputs, coordinates = as_tensor(op, inputs), as_tensor(op, coordinates)
     if coordinates.ndim < 2:
@@ -264,7 +359,24 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
                      fill_value=0, data_format=None):
     """Output pixel (y, x) of channel c samples ``x' = a0 x + a1 y + a2`` and
     ``y' = b0 x + b1 y + b2`` (plus ``c1 c`` and ``c0 c``: Keras's numpy/jax backends add
-    the last two numbers times the channel index and never divide by them)."""
+    the last two numbers times the channel index and never divide by them).
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        transform: One transform ``[a0, a1, a2, b0, b1, b2, c0, c1]`` of 8 numbers, or a
+            (batch, 8) tensor, one per image; it maps output points to input points.
+        interpolation: "bilinear" (the default) or "nearest".
+        fill_mode: How points outside the input are filled: "constant" (with
+            ``fill_value``), "nearest", "reflect", "mirror" or "wrap".
+        fill_value: The value used for points outside the input when ``fill_mode`` is
+            "constant".
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The transformed images, of ``images``' shape and dtype.
+    """
     op = "affine_transform"
     data_format, images = _data_format(op, data_format), _images(op, images)
     order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]
@@ -305,7 +417,24 @@ def _homography(start, end):
 def perspective_transform(images, start_points, end_points, interpolation="bilinear",
                           fill_value=0, data_format=None):
     """Warp so that ``start_points`` (4 corners, (x, y)) land on ``end_points``; pixels
-    from outside read ``fill_value``."""
+    from outside read ``fill_value``.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        start_points: The 4 source corners as (x, y): shape (4, 2) or (batch, 4, 2).
+        end_points: The 4 corners they map to, of ``start_points``' shape.
+        interpolation: "bilinear" (the default) or "nearest".
+        fill_value: The value read for points outside the image. Defaults to 0.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The transformed images, of ``images``' shape and dtype.
+
+    Raises:
+        ShapeError: If the points are not of shape (4, 2) or (batch, 4, 2).
+    """
     op = "perspective_transform"
     data_format, images = _data_format(op, data_format), _images(op, images)
     order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]

@@ -43,7 +43,33 @@ def _hw_axes(images, data_format):
 
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
-    """Zero-pad to a size; per side, two of (before, after, target) given."""
+    """Zero-pad to a size; per side, two of (before, after, target) given.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        top_padding: Rows of zeros added at the top. Give two of the three per axis (before,
+            after, target size); the third is derived.
+        left_padding: Columns of zeros added at the left.
+        bottom_padding: Rows of zeros added at the bottom.
+        right_padding: Columns of zeros added at the right.
+        target_height: The height of the result.
+        target_width: The width of the result.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The padded images.
+
+    Raises:
+        ValueError: If not exactly two of the three values are given per axis, or a target
+            is smaller than the image.
+
+    Example:
+
+    >>> lamina.ops.image.pad_images(np.ones((2, 2, 1)), 1, 0, 0, 1).shape
+    (3, 3, 1)
+    """
     op = "pad_images"
     data_format, images = _data_format(op, data_format), _images(op, images)
     names = ["top_padding", "left_padding", "bottom_padding", "right_padding",
@@ -69,7 +95,28 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
 
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
-    """Crop a window; per side, two of (before, after, target) given."""
+    """Crop a window; per side, two of (before, after, target) given.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        top_cropping: Rows removed at the top. Give two of the three per axis (before,
+            after, target size); the third is derived.
+        left_cropping: Columns removed at the left.
+        bottom_cropping: Rows removed at the bottom.
+        right_cropping: Columns removed at the right.
+        target_height: The height of the result.
+        target_width: The width of the result.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The cropped images.
+
+    Raises:
+        ValueError: If not exactly two of the three values are given per axis, or the window
+            does not fit.
+    """
     op = "crop_images"
     data_format, images = _data_format(op, data_format), _images(op, images)
     names = ["top_cropping", "left_cropping", "bottom_cropping", "right_cropping",
@@ -107,7 +154,21 @@ def _pair(op, arg, value, kind=int):
 
 
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
-    """Each channel convolved with a normalised Gaussian, zero padding, same size."""
+    """Each channel convolved with a normalised Gaussian, zero padding, same size.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        kernel_size: The (height, width) of the Gaussian kernel, or one int for both.
+            Defaults to (3, 3).
+        sigma: The standard deviation along (height, width), or one number for both.
+            Defaults to (1.0, 1.0).
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The blurred images, of ``images``' shape.
+    """
     op = "gaussian_blur"
     data_format, images = _data_format(op, data_format), _images(op, images)
     kernel_size = _pair(op, "kernel_size", kernel_size)
@@ -120,7 +181,18 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
 
 def sobel_edges(images, data_format=None):
     """(…, 2): the vertical and horizontal Sobel derivatives of each channel (scipy's
-    ``ndimage.sobel`` with symmetric padding)."""
+    ``ndimage.sobel`` with symmetric padding).
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        A tensor of ``images``' shape with a new last axis of size 2: the vertical and the
+        horizontal derivative.
+    """
     op = "sobel_edges"
     data_format, images = _data_format(op, data_format), _images(op, images)
     dtype = _compute_dtype(images)
@@ -135,7 +207,22 @@ def sobel_edges(images, data_format=None):
 
 def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
          data_format=None):
-    """Mean structural similarity per image (a scalar for one image)."""
+    """Mean structural similarity per image (a scalar for one image).
+
+    Args:
+        image1: The first image or batch of images.
+        image2: The second, of ``image1``'s shape.
+        max_val: The dynamic range of the pixel values (e.g. 1.0 or 255). Defaults to 1.0.
+        filter_size: The side of the Gaussian window. Defaults to 11.
+        filter_sigma: The standard deviation of the Gaussian window. Defaults to 1.5.
+        k1: The constant stabilising the luminance term. Defaults to 0.01.
+        k2: The constant stabilising the contrast term. Defaults to 0.03.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The mean SSIM of each image: shape (batch,), or a scalar for one image.
+    """
     op = "ssim"
     data_format = _data_format(op, data_format)
     image1, image2 = _images(op, image1, "image1"), _images(op, image2, "image2")
@@ -169,7 +256,27 @@ def _patch_args(op, size, strides, dilation_rate, padding, n):
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
                     data_format=None):
     """2-D patches (``size`` an int or a pair) as the last axis, ``h * w * channels``
-    long; a 3-tuple ``size`` goes to ``extract_patches_3d`` as in Keras."""
+    long; a 3-tuple ``size`` goes to ``extract_patches_3d`` as in Keras.
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        size: The patch size: an int, a (height, width) pair, or a 3-tuple for 3-D patches
+            (``extract_patches_3d``).
+        strides: The step between patches; None (the default) means ``size`` (no overlap).
+        dilation_rate: The spacing of the pixels within a patch. Defaults to 1.
+        padding: "valid" (the default) or "same".
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        A tensor (batch, rows, cols, patch_height * patch_width * channels) (channels last),
+        one flattened patch per position.
+
+    Raises:
+        TypeError: If ``size`` is not an int or a tuple.
+        ValueError: If ``size`` has the wrong length.
+    """
     if isinstance(size, bool) or not isinstance(size, (numbers.Integral, list, tuple)):
         raise TypeError(f"extract_patches: Invalid `size` argument. Expected an int or a "
                         f"tuple of 2 or 3 ints; received size={size!r} of type "
@@ -189,7 +296,25 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
 
 def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
                        data_format=None):
-    """3-D patches of (batch,) depth, height, width, channels volumes."""
+    """3-D patches of (batch,) depth, height, width, channels volumes.
+
+    Args:
+        volumes: A 4-D volume or a 5-D batch of volumes (depth, height, width, channels;
+            channels first when ``data_format`` says so).
+        size: The patch size: an int or a (depth, height, width) triple.
+        strides: The step between patches; None (the default) means ``size``.
+        dilation_rate: The spacing of the voxels within a patch. Defaults to 1.
+        padding: "valid" (the default) or "same".
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        A tensor with one flattened patch (``pd * ph * pw * channels`` values) per position
+        on its last axis.
+
+    Raises:
+        ShapeError: If ``volumes`` is not 4-D or 5-D.
+    """
     op = "extract_patches_3d"
     data_format = _data_format(op, data_format)
     volumes = as_tensor(op, volumes)
@@ -209,7 +334,27 @@ def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="va
 def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
                       fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
     """Displace each pixel by ``alpha`` times a Gaussian-smoothed (``sigma``) normal
-    field scaled by ``sigma``, then resample (Keras's recipe; Lamina's random draws)."""
+    field scaled by ``sigma``, then resample (Keras's recipe; Lamina's random draws).
+
+    Args:
+        images: A 3-D (height, width, channels) image or a 4-D batch of images, laid out as
+            ``data_format`` says.
+        alpha: The scale of the displacements. Defaults to 20.0.
+        sigma: The standard deviation of the Gaussian smoothing the displacement field.
+            Defaults to 5.0.
+        interpolation: "bilinear" (the default) or "nearest".
+        fill_mode: How points outside the image are filled: "reflect" (the default),
+            "constant", "nearest", "mirror" or "wrap".
+        fill_value: The value used for points outside the input when ``fill_mode`` is
+            "constant".
+        seed: An int or a ``keras.random.SeedGenerator`` for the random field; None draws a
+            fresh one.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The transformed images, of ``images``' shape and dtype.
+    """
     op = "elastic_transform"
     data_format, images = _data_format(op, data_format), _images(op, images)
     order = INTERPOLATIONS[_choice(op, "interpolation", interpolation, tuple(INTERPOLATIONS))]

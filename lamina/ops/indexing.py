@@ -118,7 +118,21 @@ class ScatterAdd(Op):
 
 def take(x, indices, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (of the flattened ``x`` when None):
-    the result has ``indices``' shape in place of that axis. The gradient sums duplicates."""
+    the result has ``indices``' shape in place of that axis. The gradient sums duplicates.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices: int indices (negative ones count from the end).
+        axis: The axis to take along; None means the flattened ``x``.
+
+    Returns:
+        The gathered tensor.
+
+    Example:
+
+    >>> lamina.ops.take(np.array([10, 20, 30]), np.array([2, 0])).numpy()
+    array([30, 10])
+    """
     return checked_take(x, indices, axis)
 
 
@@ -194,7 +208,16 @@ class PutAlongAxisAdd(Op):
 def take_along_axis(x, indices, axis=None):
     """``x`` gathered at ``indices`` along ``axis``, as numpy: ``indices`` has ``x``'s rank
     and the two broadcast on the other axes (with ``axis=None``, ``x`` is flattened and
-    ``indices`` must be 1-D). The gradient sums duplicates."""
+    ``indices`` must be 1-D). The gradient sums duplicates.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices: int indices of ``x``'s rank.
+        axis: The axis to take along; None means the flattened ``x``.
+
+    Returns:
+        The gathered tensor, of the broadcast shape.
+    """
     return checked_take_along_axis(x, indices, axis)
 
 
@@ -265,7 +288,16 @@ def _check_column(backend, op: str, column, size: int, axis: int) -> None:
 def scatter(indices, values, shape):
     """A tensor of ``shape`` that is zero except for ``values`` added at ``indices``
     (Keras's ``keras.ops.scatter``): ``indices`` has shape (..., k) and addresses the first k
-    axes; ``values`` has shape ``indices.shape[:-1] + shape[k:]``. Duplicates accumulate."""
+    axes; ``values`` has shape ``indices.shape[:-1] + shape[k:]``. Duplicates accumulate.
+
+    Args:
+        indices: int indices, shape (..., k).
+        values: The values, shape ``indices.shape[:-1] + shape[k:]``.
+        shape: The shape of the result.
+
+    Returns:
+        A tensor of ``shape``.
+    """
     values = as_tensor("scatter", values)
     indices = _as_indices("scatter", "indices", indices, values)
     shape = tuple(int(d) for d in shape)
@@ -323,7 +355,24 @@ class OneHot(Op):
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     """Integer labels ``x`` as one-hot vectors of length ``num_classes`` along a new axis
     ``axis``; labels outside [0, num_classes) give all-zero vectors. Float labels are cast
-    to int32 first, as Keras does. No gradient."""
+    to int32 first, as Keras does. No gradient.
+
+    Args:
+        x: Integer labels (float labels are cast to int32).
+        num_classes: The length of each one-hot vector.
+        axis: Where the new class axis goes. Defaults to -1.
+        dtype: The dtype of the result; None means floatx().
+        sparse: Must be False: Lamina tensors are dense and a sparse result is refused.
+
+    Returns:
+        A tensor of ``x``'s shape with a new axis of size ``num_classes``.
+
+    Example:
+
+    >>> lamina.ops.one_hot(np.array([0, 2]), 3).numpy()
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)
+    """
     if sparse:
         raise ValueError("one_hot: sparse=True is not supported; Lamina tensors are dense")
     x = as_tensor("one_hot", x)

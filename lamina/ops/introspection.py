@@ -53,7 +53,14 @@ class DynamicDim:
 def shape(x) -> tuple:
     """``x``'s shape as a tuple: ints, and for each size a symbolic tensor does not know
     yet (a batch size) None on a functional-API tensor outside any layer's ``call``
-    (Keras's ``KerasTensor.shape``), a :class:`DynamicDim` in code traced to run later."""
+    (Keras's ``KerasTensor.shape``), a :class:`DynamicDim` in code traced to run later.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tuple.
+    """
     x = x if isinstance(x, TensorBase) else as_tensor("shape", x)
     dims = tuple(x.shape)
     if None not in dims or not (running_layer_code() or mode.active_trace() is not None):
@@ -62,13 +69,27 @@ def shape(x) -> tuple:
 
 
 def ndim(x) -> int:
-    """The number of axes of ``x``."""
+    """The number of axes of ``x``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        An int.
+    """
     x = x if isinstance(x, TensorBase) else as_tensor("ndim", x)
     return len(x.shape)
 
 
 def size(x) -> int:
-    """The number of elements of ``x`` (a ShapeError for a symbolic size not known yet)."""
+    """The number of elements of ``x`` (a ShapeError for a symbolic size not known yet).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        An int.
+    """
     x = x if isinstance(x, TensorBase) else as_tensor("size", x)
     if any(d is None for d in x.shape):
         raise ShapeError(f"size: the size of {x!r} is not known until the graph runs; use "
@@ -80,14 +101,28 @@ def size(x) -> int:
 
 
 def dtype(x) -> str:
-    """``x``'s dtype as a standard name ("float32", "int64", ...)."""
+    """``x``'s dtype as a standard name ("float32", "int64", ...).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        The dtype name, a str.
+    """
     x = x if isinstance(x, TensorBase) else as_tensor("dtype", x)
     return x.dtype
 
 
 def is_tensor(x) -> bool:
     """Whether ``x`` is a concrete Lamina tensor. As in Keras 3, host arrays, Python
-    numbers, Variables and symbolic tensors are not."""
+    numbers, Variables and symbolic tensors are not.
+
+    Args:
+        x: Any object.
+
+    Returns:
+        A bool.
+    """
     return isinstance(x, Tensor) and not isinstance(x, Variable)
 
 

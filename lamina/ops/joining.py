@@ -15,7 +15,16 @@ __all__ = ["append", "hstack", "vstack", "dstack", "array_split", "hsplit", "vsp
 
 
 def append(x1, x2, axis=None):
-    """``x2`` joined after ``x1`` along ``axis``; both flattened first when ``axis`` is None."""
+    """``x2`` joined after ``x1`` along ``axis``; both flattened first when ``axis`` is None.
+
+    Args:
+        x1: The first tensor.
+        x2: The tensor appended after it.
+        axis: The axis to join along; None flattens both first.
+
+    Returns:
+        The joined tensor.
+    """
     x1, x2 = as_tensor("append", x1), as_tensor("append", x2)
     if axis is None:
         return concatenate([reshape(x1, (-1,)), reshape(x2, (-1,))], axis=0)
@@ -42,7 +51,14 @@ def _at_least(op: str, xs, rank: int) -> list:
 
 
 def hstack(xs):
-    """Tensors joined column-wise: along axis 1, or axis 0 for 1-D tensors."""
+    """Tensors joined column-wise: along axis 1, or axis 0 for 1-D tensors.
+
+    Args:
+        xs: A list or tuple of tensors.
+
+    Returns:
+        The joined tensor.
+    """
     xs = [as_tensor("hstack", x) for x in xs]
     if not xs:
         raise ValueError("hstack: argument 'xs' must hold at least one tensor; received none")
@@ -52,7 +68,14 @@ def hstack(xs):
 
 
 def vstack(xs):
-    """Tensors joined row-wise (axis 0), 1-D ones taken as rows."""
+    """Tensors joined row-wise (axis 0), 1-D ones taken as rows.
+
+    Args:
+        xs: A list or tuple of tensors.
+
+    Returns:
+        The joined tensor.
+    """
     xs = _at_least("vstack", xs, 2)
     if not xs:
         raise ValueError("vstack: argument 'xs' must hold at least one tensor; received none")
@@ -60,7 +83,14 @@ def vstack(xs):
 
 
 def dstack(xs):
-    """Tensors joined along the third axis (depth), after numpy's ``atleast_3d``."""
+    """Tensors joined along the third axis (depth), after numpy's ``atleast_3d``.
+
+    Args:
+        xs: A list or tuple of tensors.
+
+    Returns:
+        The joined tensor, at least 3-D.
+    """
     xs = _at_least("dstack", xs, 3)
     if not xs:
         raise ValueError("dstack: argument 'xs' must hold at least one tensor; received none")
@@ -69,7 +99,16 @@ def dstack(xs):
 
 def array_split(x, indices_or_sections, axis=0) -> list:
     """``x`` cut into ``indices_or_sections`` pieces along ``axis``, which need not divide
-    the size: the first ``size % sections`` pieces get one element more (numpy's rule)."""
+    the size: the first ``size % sections`` pieces get one element more (numpy's rule).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices_or_sections: The number of pieces (an int) or a sequence of split points.
+        axis: The axis to cut along. Defaults to 0.
+
+    Returns:
+        A list of tensors.
+    """
     if not isinstance(indices_or_sections, int) or isinstance(indices_or_sections, bool):
         raise TypeError(f"array_split: argument 'indices_or_sections' must be an int; "
                         f"received {indices_or_sections!r}")
@@ -101,16 +140,43 @@ def _split_on(op: str, x, indices_or_sections, axis: int, min_rank: int) -> list
 
 
 def hsplit(x, indices_or_sections) -> list:
-    """``split`` along axis 1 (axis 0 for 1-D ``x``)."""
+    """``split`` along axis 1 (axis 0 for 1-D ``x``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices_or_sections: An int N (N equal pieces; it must divide the axis) or a
+            sequence of split points.
+
+    Returns:
+        A list of tensors.
+    """
     x = as_tensor("hsplit", x)
     return _split_on("hsplit", x, indices_or_sections, 1 if x.ndim > 1 else 0, 1)
 
 
 def vsplit(x, indices_or_sections) -> list:
-    """``split`` along axis 0 of an ``x`` with at least two axes."""
+    """``split`` along axis 0 of an ``x`` with at least two axes.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices_or_sections: An int N (N equal pieces; it must divide the axis) or a
+            sequence of split points.
+
+    Returns:
+        A list of tensors.
+    """
     return _split_on("vsplit", x, indices_or_sections, 0, 2)
 
 
 def dsplit(x, indices_or_sections) -> list:
-    """``split`` along axis 2 of an ``x`` with at least three axes."""
+    """``split`` along axis 2 of an ``x`` with at least three axes.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices_or_sections: An int N (N equal pieces; it must divide the axis) or a
+            sequence of split points.
+
+    Returns:
+        A list of tensors.
+    """
     return _split_on("dsplit", x, indices_or_sections, 2, 3)

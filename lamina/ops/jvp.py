@@ -15,7 +15,22 @@ __all__ = ["jvp"]
 
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J @ tangents)`` (and ``aux`` when ``has_aux``: ``fun`` returns
-    ``(output, aux)``), as JAX's ``jax.jvp``."""
+    ``(output, aux)``), as JAX's ``jax.jvp``.
+
+    Args:
+        fun: The function to differentiate; it takes ``len(primals)`` arguments.
+        primals: A tuple or list of the points to evaluate ``fun`` at.
+        tangents: A tuple or list of the directions, one per primal, of the same shapes.
+        has_aux: Whether ``fun`` returns ``(output, aux)``, where ``aux`` is passed through
+            undifferentiated. Defaults to False.
+
+    Returns:
+        ``(output, jvp_out)``, or ``(output, jvp_out, aux)`` with ``has_aux``.
+
+    Raises:
+        TypeError: If ``primals`` or ``tangents`` is not a tuple or list.
+        ValueError: If they differ in length.
+    """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"jvp: arguments 'primals' and 'tangents' must be tuples or lists; "
                         f"received {type(primals).__name__} and {type(tangents).__name__}")

@@ -79,14 +79,38 @@ class MatMul(Op):
 def matmul(x1, x2):
     """The matrix product of ``x1`` and ``x2`` with numpy's rules: batch dimensions
     broadcast, and a 1-D operand is a row (left) or column (right) vector that is
-    removed from the result."""
+    removed from the result.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        The product: the broadcast batch shape of the operands, then ``(n, p)`` for operands
+        ``(..., n, m)`` and ``(..., m, p)``.
+
+    Example:
+
+    >>> a = np.ones((2, 3))
+    >>> b = np.ones((3, 4))
+    >>> lamina.ops.matmul(a, b).shape
+    (2, 4)
+    """
     a, b = as_tensors("matmul", x1, x2)
     return MatMul(a, b)
 
 
 def dot(x1, x2):
     """numpy's ``dot``: a product with scalars, matmul for 1-D and 2-D operands, and for
-    N-D operands a sum over the last axis of ``x1`` and the second-to-last of ``x2``."""
+    N-D operands a sum over the last axis of ``x1`` and the second-to-last of ``x2``.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        The product (see above).
+    """
     a, b = as_tensors("dot", x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -109,7 +133,16 @@ def _axes_list(op: str, arg: str, axes, ndim: int) -> list:
 
 def tensordot(x1, x2, axes=2):
     """Sum of products over ``axes``: an int N (the last N axes of ``x1`` with the first N
-    of ``x2``) or a pair of axis lists; the free axes of ``x1`` then of ``x2`` remain."""
+    of ``x2``) or a pair of axis lists; the free axes of ``x1`` then of ``x2`` remain.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+        axes: An int N, or a pair of axis lists (see above). Defaults to 2.
+
+    Returns:
+        The contraction.
+    """
     a, b = as_tensors("tensordot", x1, x2)
     if isinstance(axes, int):
         if axes < 0 or axes > min(a.ndim, b.ndim):
@@ -141,7 +174,15 @@ def tensordot(x1, x2, axes=2):
 
 
 def outer(x1, x2):
-    """The outer product of the flattened ``x1`` and ``x2``: shape (x1.size, x2.size)."""
+    """The outer product of the flattened ``x1`` and ``x2``: shape (x1.size, x2.size).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A 2-D tensor (x1.size, x2.size).
+    """
     a, b = as_tensors("outer", x1, x2)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 

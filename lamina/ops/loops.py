@@ -30,7 +30,19 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop ``f(carry, x) -> (carry, y)`` over the leading axis of ``xs`` (a nested
     structure of tensors), or ``length`` times with ``x = None``; returns
     ``(final_carry, ys)`` with the ``y`` of each step stacked on a new leading axis, in the
-    order of ``xs`` (also when ``reverse`` runs from the last element to the first)."""
+    order of ``xs`` (also when ``reverse`` runs from the last element to the first).
+
+    Args:
+        f: A function ``(carry, x) -> (carry, y)``.
+        init: The initial carry (a tensor or a nested structure).
+        xs: The values to loop over, along their leading axis; None loops ``length`` times.
+        length: The number of steps when ``xs`` is None.
+        reverse: Whether to run from the last element to the first. Defaults to False.
+        unroll: How many steps to unroll per iteration (a speed hint). Defaults to 1.
+
+    Returns:
+        ``(final_carry, ys)``.
+    """
     if not callable(f):
         raise TypeError(f"scan: argument 'f' should be a callable. Received f={f!r}")
     _check_unroll(unroll)
@@ -50,13 +62,29 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
 
 def map(f, xs):
-    """``f`` applied to each element along the leading axis of ``xs``, stacked."""
+    """``f`` applied to each element along the leading axis of ``xs``, stacked.
+
+    Args:
+        f: A function of one element.
+        xs: A tensor (or nested structure) to map over along its leading axis.
+
+    Returns:
+        The results stacked on a new leading axis.
+    """
     return scan(lambda carry, x: ((), f(x)), (), xs)[1]
 
 
 def vectorized_map(function, elements):
     """``function`` applied to each slice along the leading axis of ``elements`` (a tensor
-    or a nested structure), the results stacked: Keras's ``vmap``, run as ``map``."""
+    or a nested structure), the results stacked: Keras's ``vmap``, run as ``map``.
+
+    Args:
+        function: A function of one slice.
+        elements: A tensor or nested structure to map over along its leading axis.
+
+    Returns:
+        The results stacked on a new leading axis.
+    """
     return map(function, elements)
 
 

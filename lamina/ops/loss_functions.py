@@ -42,7 +42,22 @@ def _pair(op_name: str, target, output):
 
 def binary_crossentropy(target, output, from_logits=False):
     """Elementwise ``-t log(p) - (1 - t) log(1 - p)``, ``p = sigmoid(output)`` with
-    ``from_logits``, else ``output`` clipped to ``[epsilon, 1 - epsilon]``."""
+    ``from_logits``, else ``output`` clipped to ``[epsilon, 1 - epsilon]``.
+
+    Args:
+        target: The true labels, 0 or 1 (or probabilities), of ``output``'s shape.
+        output: The predictions: probabilities, or logits when ``from_logits``.
+        from_logits: Whether ``output`` holds logits rather than probabilities. Defaults to
+            False.
+
+    Returns:
+        The elementwise loss, of ``output``'s shape (no reduction).
+
+    Example:
+
+    >>> lamina.ops.binary_crossentropy(np.array([1.0, 0.0]), np.array([0.9, 0.2])).numpy()
+    array([0.10536052, 0.22314355])
+    """
     target, output = _pair("binary_crossentropy", target, output)
     if from_logits:
         return numerics.sigmoid_crossentropy_with_logits(target, output)
@@ -51,7 +66,18 @@ def binary_crossentropy(target, output, from_logits=False):
 
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Per-sample ``-sum(target * log(p), axis)``, ``p = softmax(output)`` with
-    ``from_logits``, else ``output`` rescaled to sum to 1 and clipped."""
+    ``from_logits``, else ``output`` rescaled to sum to 1 and clipped.
+
+    Args:
+        target: One-hot (or probability) targets, of ``output``'s shape.
+        output: The predictions: probabilities, or logits when ``from_logits``.
+        from_logits: Whether ``output`` holds logits rather than probabilities. Defaults to
+            False.
+        axis: The class axis. Defaults to -1.
+
+    Returns:
+        The loss per sample: ``output``'s shape without ``axis``.
+    """
     target, output = _pair("categorical_crossentropy", target, output)
     if output.ndim < 1:
         raise ShapeError("categorical_crossentropy: arguments 'target' and 'output' must be "
@@ -64,7 +90,21 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Per-sample ``-log(p[target])`` for integer class labels ``target`` (``output``'s
     shape without ``axis``, or with a trailing 1); ``p`` as in ``categorical_crossentropy``.
-    A label outside ``[0, classes)`` is an error."""
+    A label outside ``[0, classes)`` is an error.
+
+    Args:
+        target: Integer class labels.
+        output: The predictions: probabilities, or logits when ``from_logits``.
+        from_logits: Whether ``output`` holds logits rather than probabilities. Defaults to
+            False.
+        axis: The class axis of ``output``. Defaults to -1.
+
+    Returns:
+        The loss per sample: ``output``'s shape without ``axis``.
+
+    Raises:
+        ValueError: If a label lies outside ``[0, classes)``.
+    """
     name = "sparse_categorical_crossentropy"
     output = as_tensor(name, output)
     if not is_float(output.dtype):
@@ -96,7 +136,19 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 def psnr(x1, x2, max_val):
     """Peak signal-to-noise ratio in decibels: ``20 log10(max_val) - 10 log10(mse)`` with
-    the mean squared error over all elements; a scalar."""
+    the mean squared error over all elements; a scalar.
+
+    Args:
+        x1: The first image (or batch).
+        x2: The second image, of ``x1``'s shape.
+        max_val: The largest possible pixel value (e.g. 1.0 or 255).
+
+    Returns:
+        The peak signal-to-noise ratio in decibels, a scalar.
+
+    Raises:
+        ShapeError: If ``x1`` and ``x2`` differ in shape.
+    """
     a = as_tensor("psnr", x1)
     if not is_float(a.dtype):
         a = cast(a, floatx())

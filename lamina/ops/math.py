@@ -140,22 +140,59 @@ class Mod(Binary):
 
 
 def add(x1, x2):
-    """``x1 + x2`` with numpy broadcasting."""
+    """``x1 + x2`` with numpy broadcasting.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+
+    Example:
+
+    >>> lamina.ops.add(np.array([1, 2]), np.array([10, 20])).numpy()
+    array([11, 22])
+    """
     return Add(*as_tensors("add", x1, x2))
 
 
 def subtract(x1, x2):
-    """``x1 - x2`` with numpy broadcasting."""
+    """``x1 - x2`` with numpy broadcasting.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Subtract(*as_tensors("subtract", x1, x2))
 
 
 def multiply(x1, x2):
-    """``x1 * x2`` with numpy broadcasting."""
+    """``x1 * x2`` with numpy broadcasting.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Multiply(*as_tensors("multiply", x1, x2))
 
 
 def divide(x1, x2):
-    """True division; integer inputs give a floatx() result."""
+    """True division; integer inputs give a floatx() result.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     a, b = as_tensors("divide", x1, x2)
     if not is_float(a.dtype) and not is_complex(a.dtype):
         a, b = cast(a, floatx()), cast(b, floatx())
@@ -169,27 +206,66 @@ def power(x1, x2):
     """``x1 ** x2`` elementwise. ``power(x, 2)`` keeps ``x``'s dtype (weak Python scalars).
 
     The gradient with respect to the exponent is ``y * log(x1)``, real for positive bases.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
     """
     return Power(*as_tensors("power", x1, x2))
 
 
 def maximum(x1, x2):
-    """The elementwise larger value; the gradient goes to the larger input (ties: ``x1``)."""
+    """The elementwise larger value; the gradient goes to the larger input (ties: ``x1``).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Maximum(*as_tensors("maximum", x1, x2))
 
 
 def minimum(x1, x2):
-    """The elementwise smaller value; the gradient goes to the smaller input (ties: ``x1``)."""
+    """The elementwise smaller value; the gradient goes to the smaller input (ties: ``x1``).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Minimum(*as_tensors("minimum", x1, x2))
 
 
 def floor_divide(x1, x2):
-    """``x1 // x2`` (rounded towards minus infinity), as numpy; no gradient."""
+    """``x1 // x2`` (rounded towards minus infinity), as numpy; no gradient.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return FloorDivide(*as_tensors("floor_divide", x1, x2))
 
 
 def mod(x1, x2):
-    """``x1 % x2`` with the sign of ``x2``, as numpy; no gradient."""
+    """``x1 % x2`` with the sign of ``x2``, as numpy; no gradient.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Mod(*as_tensors("mod", x1, x2))
 
 
@@ -352,13 +428,32 @@ class Round(Unary):
 
 
 def negative(x):
-    """``-x``."""
+    """``-x``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Negative(as_tensor("negative", x))
 
 
 def abs(x):
     """``|x|``; the gradient is ``sign(x)`` (0 at 0). A complex tensor gives its magnitude
-    (float32 for complex64)."""
+    (float32 for complex64).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+
+    Example:
+
+    >>> lamina.ops.abs(np.array([-1.5, 2.0])).numpy()
+    array([1.5, 2. ])
+    """
     x = as_tensor("abs", x)
     if is_complex(x.dtype):
         from .complex_numbers import complex_abs   # complex_numbers builds on math.py
@@ -370,57 +465,149 @@ absolute = abs
 
 
 def sign(x):
-    """-1, 0 or 1 by the sign of ``x``, in ``x``'s dtype; no gradient."""
+    """-1, 0 or 1 by the sign of ``x``, in ``x``'s dtype; no gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Sign(as_tensor("sign", x))
 
 
 def square(x):
-    """``x * x``, keeping ``x``'s dtype."""
+    """``x * x``, keeping ``x``'s dtype.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Square(as_tensor("square", x))
 
 
 def sqrt(x):
-    """Square root; integer input gives floatx()."""
+    """Square root; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+
+    Example:
+
+    >>> lamina.ops.sqrt(np.array([4.0, 9.0])).numpy()
+    array([2., 3.])
+    """
     return Sqrt(_to_float("sqrt", x))
 
 
 def rsqrt(x):
-    """``1 / sqrt(x)``; integer input gives floatx()."""
+    """``1 / sqrt(x)``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Rsqrt(_to_float("rsqrt", x))
 
 
 def reciprocal(x):
-    """``1 / x``; integer input gives floatx()."""
+    """``1 / x``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Reciprocal(_to_float("reciprocal", x))
 
 
 def exp(x):
-    """``e ** x``; integer input gives floatx()."""
+    """``e ** x``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+
+    Example:
+
+    >>> lamina.ops.exp(np.array([0.0, 1.0])).numpy()
+    array([1.        , 2.71828183])
+    """
     return Exp(_to_float("exp", x))
 
 
 def expm1(x):
-    """``exp(x) - 1``, accurate for small ``x``; integer input gives floatx()."""
+    """``exp(x) - 1``, accurate for small ``x``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Expm1(_to_float("expm1", x))
 
 
 def log(x):
-    """Natural logarithm; integer input gives floatx()."""
+    """Natural logarithm; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+
+    Example:
+
+    >>> lamina.ops.log(np.array([1.0, np.e])).numpy()
+    array([0., 1.])
+    """
     return Log(_to_float("log", x))
 
 
 def log1p(x):
-    """``log(1 + x)``, accurate for small ``x``; integer input gives floatx()."""
+    """``log(1 + x)``, accurate for small ``x``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Log1p(_to_float("log1p", x))
 
 
 def log2(x):
-    """Base-2 logarithm (``log(x) / log(2)``); integer input gives floatx()."""
+    """Base-2 logarithm (``log(x) / log(2)``); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return multiply(log(x), _INV_LN2)
 
 
 def log10(x):
-    """Base-10 logarithm (``log(x) / log(10)``); integer input gives floatx()."""
+    """Base-10 logarithm (``log(x) / log(10)``); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return multiply(log(x), _INV_LN10)
 
 
@@ -465,27 +652,62 @@ def sigmoid(x):
 
 
 def erf(x):
-    """The error function, to float64 round-off; integer input gives floatx()."""
+    """The error function, to float64 round-off; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Erf(_to_float("erf", x))
 
 
 def sin(x):
-    """Sine (radians); integer input gives floatx()."""
+    """Sine (radians); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Sin(_to_float("sin", x))
 
 
 def cos(x):
-    """Cosine (radians); integer input gives floatx()."""
+    """Cosine (radians); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Cos(_to_float("cos", x))
 
 
 def floor(x):
-    """The largest integer <= ``x``, as a float (integer input gives floatx()); no gradient."""
+    """The largest integer <= ``x``, as a float (integer input gives floatx()); no gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Floor(_to_float("floor", x))
 
 
 def ceil(x):
-    """The smallest integer >= ``x``, as a float (integer input gives floatx()); no gradient."""
+    """The smallest integer >= ``x``, as a float (integer input gives floatx()); no gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Ceil(_to_float("ceil", x))
 
 
@@ -494,6 +716,14 @@ def round(x, decimals: int = 0):
 
     Integer input with ``decimals >= 0`` is returned unchanged; negative ``decimals`` round
     to tens, hundreds, ... .
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        decimals: The number of decimal places (negative for tens, hundreds, ...). Defaults
+            to 0.
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
     """
     x = as_tensor("round", x)
     if not isinstance(decimals, int) or isinstance(decimals, bool):

@@ -31,7 +31,18 @@ def _filled(x, value):
 
 
 def nansum(x, axis=None, keepdims=False):
-    """``sum`` with NaN counted as 0 (0 for an all-NaN slice)."""
+    """``sum`` with NaN counted as 0 (0 for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("nansum", x)
     if not is_float(x.dtype):
         return reduce_sum(x, axis=axis, keepdims=keepdims)
@@ -39,7 +50,18 @@ def nansum(x, axis=None, keepdims=False):
 
 
 def nanprod(x, axis=None, keepdims=False):
-    """``prod`` with NaN counted as 1 (1 for an all-NaN slice)."""
+    """``prod`` with NaN counted as 1 (1 for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("nanprod", x)
     if not is_float(x.dtype):
         return prod(x, axis=axis, keepdims=keepdims)
@@ -67,7 +89,18 @@ def _float(op_name: str, x):
 
 def nanmean(x, axis=None, keepdims=False):
     """The mean of the non-NaN values over ``axis`` (NaN for an all-NaN slice); integer
-    input gives floatx()."""
+    input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("nanmean", x)
     if not is_float(x.dtype):
         return mean(x, axis=axis, keepdims=keepdims)
@@ -77,7 +110,18 @@ def nanmean(x, axis=None, keepdims=False):
 
 def nanvar(x, axis=None, keepdims=False):
     """The (population) variance of the non-NaN values over ``axis`` (NaN for an all-NaN
-    slice); integer input gives floatx()."""
+    slice); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = _float("nanvar", x)
     total, count, axes = _counted("nanvar", x, axis, True)
     # zero the NaN positions before squaring, so no NaN reaches the gradient either
@@ -89,7 +133,18 @@ def nanvar(x, axis=None, keepdims=False):
 
 
 def nanstd(x, axis=None, keepdims=False):
-    """``sqrt(nanvar(x))``."""
+    """``sqrt(nanvar(x))``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return sqrt(nanvar(x, axis=axis, keepdims=keepdims))
 
 
@@ -103,12 +158,34 @@ def _nan_extremum(op_name: str, reduce, fill: float, x, axis, keepdims):
 
 
 def nanmax(x, axis=None, keepdims=False):
-    """The largest non-NaN value over ``axis`` (NaN for an all-NaN slice)."""
+    """The largest non-NaN value over ``axis`` (NaN for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _nan_extremum("nanmax", reduce_max, -_INF, x, axis, keepdims)
 
 
 def nanmin(x, axis=None, keepdims=False):
-    """The smallest non-NaN value over ``axis`` (NaN for an all-NaN slice)."""
+    """The smallest non-NaN value over ``axis`` (NaN for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _nan_extremum("nanmin", reduce_min, _INF, x, axis, keepdims)
 
 
@@ -126,12 +203,34 @@ def _nan_arg(op_name: str, arg, fill: float, x, axis, keepdims):
 
 def nanargmax(x, axis=None, keepdims=False):
     """int32 index of the largest non-NaN value along ``axis`` (of the flattened ``x``
-    when None); -1 for an all-NaN slice. No gradient."""
+    when None); -1 for an all-NaN slice. No gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to search along; None means the flattened ``x``.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        int32 indices: ``x``'s shape without ``axis`` (kept with size 1 when ``keepdims``),
+        a scalar when ``axis`` is None.
+    """
     return _nan_arg("nanargmax", argmax, -_INF, x, axis, keepdims)
 
 
 def nanargmin(x, axis=None, keepdims=False):
-    """int32 index of the smallest non-NaN value along ``axis``; -1 for an all-NaN slice."""
+    """int32 index of the smallest non-NaN value along ``axis``; -1 for an all-NaN slice.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to search along; None means the flattened ``x``.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        int32 indices: ``x``'s shape without ``axis`` (kept with size 1 when ``keepdims``),
+        a scalar when ``axis`` is None.
+    """
     return _nan_arg("nanargmin", argmin, _INF, x, axis, keepdims)
 
 

@@ -51,7 +51,20 @@ def _at_least_float32(op_name: str, x):
 def moments(x, axes, keepdims=False, synchronized=False):
     """The mean and (population) variance of ``x`` over ``axes``, as a pair. float16
     input is reduced in float32. ``synchronized`` (a TensorFlow distribution option) must
-    be False: Lamina runs on one device."""
+    be False: Lamina runs on one device.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axes: The axis (int) or axes to reduce over.
+        keepdims: If True, the reduced axes stay with size 1. Defaults to False.
+        synchronized: Must be False: Lamina runs on one device.
+
+    Returns:
+        A pair ``(mean, variance)``.
+
+    Raises:
+        NotImplementedError: If ``synchronized`` is True.
+    """
     if synchronized:
         raise NotImplementedError("moments: synchronized=True (statistics across devices) "
                                   "is not supported; Lamina runs on one device")
@@ -75,7 +88,24 @@ def moments(x, axes, keepdims=False, synchronized=False):
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=0.001):
     """``(x - mean) / sqrt(variance + epsilon) * scale + offset`` with the vectors
     ``mean``, ``variance``, ``offset`` and ``scale`` (each of length ``x.shape[axis]``)
-    along ``axis``."""
+    along ``axis``.
+
+    Args:
+        x: Input tensor (integers are cast to floatx()).
+        mean: The mean, a vector of length ``x.shape[axis]``.
+        variance: The variance, a vector of length ``x.shape[axis]``.
+        axis: The axis of ``x`` the vectors run along (the features axis).
+        offset: The vector added after scaling (beta); None adds nothing.
+        scale: The vector multiplied after normalizing (gamma); None multiplies by 1.
+        epsilon: Small float added to ``variance`` to avoid dividing by zero. Defaults to
+            1e-3.
+
+    Returns:
+        The normalized tensor, of ``x``'s shape.
+
+    Raises:
+        ShapeError: If a vector's length is not ``x.shape[axis]``.
+    """
     x = as_tensor("batch_normalization", x)
     if not is_float(x.dtype):
         x = cast(x, floatx())
@@ -119,7 +149,22 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` with the statistics over
     ``axis`` (an int or a sequence), computed in at least float32; the result has ``x``'s
     dtype. Keras's deprecated ``rms_scaling=True`` (scales by the variance, not the root
-    mean square) is honoured with its warning."""
+    mean square) is honoured with its warning.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        gamma: Optional scale multiplied after normalizing; broadcasts along ``axis``.
+        beta: Optional offset added after scaling; broadcasts along ``axis``.
+        axis: The axis (int) or axes the statistics are taken over. Defaults to -1.
+        epsilon: Small float added to the variance; None means ``keras.config.epsilon()``.
+        **kwargs: Only ``rms_scaling`` (Keras's deprecated option, honoured with a warning).
+
+    Returns:
+        The normalized tensor, of ``x``'s shape and dtype.
+
+    Raises:
+        TypeError: For any other keyword argument.
+    """
     rms_scaling = kwargs.pop("rms_scaling", False)
     if kwargs:
         raise TypeError(f"layer_normalization: unexpected keyword arguments "
@@ -153,7 +198,18 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
 
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """``x / sqrt(mean(x**2) + epsilon) * scale`` over ``axis``, computed in at least
-    float32; the result has ``x``'s dtype."""
+    float32; the result has ``x``'s dtype.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        scale: Optional scale multiplied after normalizing; broadcasts along ``axis``.
+        axis: The axis (int) or axes the root mean square is taken over. Defaults to -1.
+        epsilon: Small float added to the mean square; None means
+            ``keras.config.epsilon()``.
+
+    Returns:
+        The normalized tensor, of ``x``'s shape and dtype.
+    """
     x, dtype = _at_least_float32("rms_normalization", x)
     if x.ndim == 0:
         x = reshape(x, (1,))
@@ -170,7 +226,25 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 def normalize(x, axis=-1, order=2, epsilon=None):
     """``x / max(norm(x, order), epsilon)`` over ``axis`` (for ``order=2``,
     ``x * min(rsqrt(sum(x**2)), 1 / epsilon)``, as Keras computes it). ``order`` is an
-    int >= 1; integer input gives floatx()."""
+    int >= 1; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes the norm is taken over. Defaults to -1.
+        order: The order of the norm, an int >= 1. Defaults to 2.
+        epsilon: The smallest norm divided by; None means ``keras.config.epsilon()``.
+
+    Returns:
+        ``x`` divided by its norm, of ``x``'s shape.
+
+    Raises:
+        ValueError: If ``order`` is not an int >= 1.
+
+    Example:
+
+    >>> lamina.ops.normalize(np.array([3.0, 4.0])).numpy()
+    array([0.6, 0.8])
+    """
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise ValueError(f"normalize: Argument `order` must be an int >= 1; received "
                          f"{order!r}")

@@ -66,7 +66,23 @@ def _expand(x, axis):
 def norm(x, ord=None, axis=None, keepdims=False):
     """numpy's ``linalg.norm``: a vector norm over one axis, a matrix norm over two, and
     for ``axis=None`` the 2-norm of the flattened ``x`` (or, with ``ord``, the vector or
-    matrix norm of a 1-D or 2-D ``x``). Integer inputs give float32."""
+    matrix norm of a 1-D or 2-D ``x``). Integer inputs give float32.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        ord: The order of the norm: for a vector norm a number, ``inf`` or ``-inf``; for a
+            matrix norm also "fro" or "nuc". None means the 2-norm (Frobenius for matrices).
+        axis: An int (a vector norm), a pair of ints (a matrix norm) or None (see above).
+        keepdims: If True, the reduced axes stay with size 1. Defaults to False.
+
+    Returns:
+        The norm, a float tensor of ``x``'s shape without the reduced axes.
+
+    Example:
+
+    >>> lamina.ops.norm(np.array([3.0, 4.0])).numpy()
+    array(5.)
+    """
     x = as_tensor("norm", x)
     if not x.dtype.startswith("float"):
         x = cast(x, "float32")

@@ -33,7 +33,20 @@ def _image(op: str, x, data_format):
 
 
 def depth_to_space(x, block_size, data_format="channels_last"):
-    """(N, H, W, C) -> (N, H*b, W*b, C/b^2): channels become b x b pixel blocks."""
+    """(N, H, W, C) -> (N, H*b, W*b, C/b^2): channels become b x b pixel blocks.
+
+    Args:
+        x: A 4-D image batch, laid out as ``data_format`` says.
+        block_size: The side ``b`` of the pixel blocks; the channels must divide by
+            ``b**2``.
+        data_format: "channels_last" (the default) or "channels_first".
+
+    Returns:
+        A tensor with height and width times ``b`` and channels divided by ``b**2``.
+
+    Raises:
+        ShapeError: If the channels do not divide by ``block_size**2``.
+    """
     op = "depth_to_space"
     b, x = _block(op, block_size), _image(op, x, data_format)
     if data_format == "channels_first":
@@ -52,7 +65,19 @@ def depth_to_space(x, block_size, data_format="channels_last"):
 
 
 def space_to_depth(x, block_size, data_format="channels_last"):
-    """(N, H, W, C) -> (N, H/b, W/b, C*b^2): each b x b block of pixels becomes channels."""
+    """(N, H, W, C) -> (N, H/b, W/b, C*b^2): each b x b block of pixels becomes channels.
+
+    Args:
+        x: A 4-D image batch, laid out as ``data_format`` says.
+        block_size: The side ``b`` of the pixel blocks; height and width must divide by it.
+        data_format: "channels_last" (the default) or "channels_first".
+
+    Returns:
+        A tensor with height and width divided by ``b`` and channels times ``b**2``.
+
+    Raises:
+        ShapeError: If the height or width does not divide by ``block_size``.
+    """
     op = "space_to_depth"
     b, x = _block(op, block_size), _image(op, x, data_format)
     if data_format == "channels_first":
@@ -94,7 +119,18 @@ def _patch_index(op, height, width, kernel_size, dilation, padding, stride):
 
 
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
-    """Sliding blocks of an NCHW batch (torch's ``Unfold``): (N, C*kh*kw, L)."""
+    """Sliding blocks of an NCHW batch (torch's ``Unfold``): (N, C*kh*kw, L).
+
+    Args:
+        x: Images of shape (N, C, H, W).
+        kernel_size: The block size: an int or a pair.
+        dilation: The spacing of the block elements: an int or a pair. Defaults to 1.
+        padding: Zero padding added on each side: an int or a pair. Defaults to 0.
+        stride: The step between blocks: an int or a pair. Defaults to 1.
+
+    Returns:
+        Blocks of shape (N, C * kh * kw, L), L being the number of block positions.
+    """
     op = "unfold"
     x = as_tensor(op, x)
     if x.ndim != 4:
@@ -111,7 +147,20 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """The adjoint of ``unfold`` (torch's ``Fold``): blocks (N, C*kh*kw, L) summed back into
-    (N, C, H, W) images, where overlapping blocks add."""
+    (N, C, H, W) images, where overlapping blocks add.
+
+    Args:
+        x: Blocks of shape (N, C * kh * kw, L).
+        output_size: The (height, width) of the images: an int or a pair.
+        kernel_size: The block size: an int or a pair.
+        dilation: The spacing of the block elements: an int or a pair. Defaults to 1.
+        padding: The zero padding that ``unfold`` added on each side: an int or a pair.
+            Defaults to 0.
+        stride: The step between blocks: an int or a pair. Defaults to 1.
+
+    Returns:
+        Images of shape (N, C, height, width).
+    """
     op = "fold"
     x = as_tensor(op, x)
     if x.ndim != 3:
@@ -134,7 +183,26 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
 def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
                    data_format=None, dilation_rate=1):
     """A depthwise convolution followed by a 1x1 (pointwise) convolution (Keras's
-    ``SeparableConv``): kernels (*k, in, multiplier) and (*1, in*multiplier, out)."""
+    ``SeparableConv``): kernels (*k, in, multiplier) and (*1, in*multiplier, out).
+
+    Args:
+        inputs: A 3-D (batch, steps, channels) or 4-D (batch, height, width, channels)
+            tensor, or channels first.
+        depthwise_kernel: The depthwise filters, ``(*kernel_size, in_channels,
+            depth_multiplier)``.
+        pointwise_kernel: The 1x1 filters, ``(*ones, in_channels * depth_multiplier,
+            out_channels)``.
+        strides: The step of the depthwise window: an int or one per spatial axis. Defaults
+            to 1.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions).
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+        dilation_rate: The spacing of the depthwise kernel taps. Defaults to 1.
+
+    Returns:
+        The convolution, with ``out_channels`` channels.
+    """
     x = depthwise_conv(inputs, depthwise_kernel, strides=strides, padding=padding,
                        data_format=data_format, dilation_rate=dilation_rate)
     return conv(x, pointwise_kernel, strides=1, padding="valid", data_format=data_format)

@@ -219,12 +219,48 @@ def _pool_channels_last(primitive, op, inputs, pool_size, strides, padding):
 
 
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
-    """Keras 3 ``keras.ops.max_pool`` for 1-D and 2-D channels-last inputs."""
+    """Keras 3 ``keras.ops.max_pool`` for 1-D and 2-D channels-last inputs.
+
+    Args:
+        inputs: A 3-D (batch, steps, channels) or 4-D (batch, height, width, channels)
+            tensor; channels first when ``data_format`` says so.
+        pool_size: The window size: an int or one int per spatial axis.
+        strides: The step between windows: an int or one per spatial axis; None means
+            ``pool_size``.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions).
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The pooled tensor, of ``inputs``' rank and dtype.
+
+    Example:
+
+    >>> x = np.array([[[1.0], [3.0], [2.0], [0.0]]])
+    >>> lamina.ops.max_pool(x, 2).numpy().ravel()
+    array([3., 2.])
+    """
     return _keras_pool(MaxPool2D, "max_pool", inputs, pool_size, strides, padding,
                        data_format)
 
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
-    """Keras 3 ``keras.ops.average_pool`` for 1-D and 2-D channels-last inputs."""
+    """Keras 3 ``keras.ops.average_pool`` for 1-D and 2-D channels-last inputs.
+
+    Args:
+        inputs: A 3-D (batch, steps, channels) or 4-D (batch, height, width, channels)
+            tensor; channels first when ``data_format`` says so.
+        pool_size: The window size: an int or one int per spatial axis.
+        strides: The step between windows: an int or one per spatial axis; None means
+            ``pool_size``.
+        padding: "valid" (no padding) or "same" (pad so the output has ``ceil(size /
+            stride)`` positions). Padded positions are not counted in the mean.
+        data_format: Either "channels_last" (channels on the last axis) or "channels_first";
+            None means ``keras.config.image_data_format()``.
+
+    Returns:
+        The pooled tensor, of ``inputs``' rank and dtype.
+    """
     return _keras_pool(AvgPool2D, "average_pool", inputs, pool_size, strides, padding,
                        data_format)

@@ -16,7 +16,15 @@ __all__ = ["inner", "vdot", "kron", "cross"]
 
 def inner(x1, x2):
     """The sum product over the last axes of ``x1`` and ``x2`` (a plain product when
-    either is a scalar)."""
+    either is a scalar).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor: the free axes of ``x1`` then of ``x2``.
+    """
     a, b = as_tensors("inner", x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -27,7 +35,15 @@ def inner(x1, x2):
 
 
 def vdot(x1, x2):
-    """The dot product of the flattened ``x1`` and ``x2`` (a scalar)."""
+    """The dot product of the flattened ``x1`` and ``x2`` (a scalar).
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A scalar tensor.
+    """
     a, b = as_tensors("vdot", x1, x2)
     a, b = reshape(a, (-1,)), reshape(b, (-1,))
     if a.shape[0] is not None and b.shape[0] is not None and a.shape[0] != b.shape[0]:
@@ -37,7 +53,15 @@ def vdot(x1, x2):
 
 
 def kron(x1, x2):
-    """The Kronecker product: blocks ``x1[i, j, ...] * x2`` laid out like ``x1``."""
+    """The Kronecker product: blocks ``x1[i, j, ...] * x2`` laid out like ``x1``.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor whose sizes are the products of the inputs' sizes.
+    """
     a, b = as_tensors("kron", x1, x2)
     rank = max(a.ndim, b.ndim)
     sa = (1,) * (rank - a.ndim) + tuple(a.shape)
@@ -57,7 +81,19 @@ def _component(x, i: int):
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-vectors along ``axisa`` of ``x1`` and ``axisb`` of
     ``x2`` (both set by ``axis`` when given), broadcast over the other axes; the vectors of
-    the result lie along ``axisc``. Two 2-vectors give the scalar z component."""
+    the result lie along ``axisc``. Two 2-vectors give the scalar z component.
+
+    Args:
+        x1: The first vectors (2 or 3 along ``axisa``).
+        x2: The second vectors (2 or 3 along ``axisb``).
+        axisa: The vector axis of ``x1``. Defaults to -1.
+        axisb: The vector axis of ``x2``. Defaults to -1.
+        axisc: The vector axis of the result. Defaults to -1.
+        axis: If given, overrides ``axisa``, ``axisb`` and ``axisc``.
+
+    Returns:
+        The cross products.
+    """
     a, b = as_tensors("cross", x1, x2)
     if axis is not None:
         axisa = axisb = axisc = axis

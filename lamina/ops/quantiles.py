@@ -110,30 +110,108 @@ def _quantile(op_name, x, q, axis, method, keepdims, ignore_nan, scale=1.0):
 
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     """The ``q``-th quantile(s) of ``x`` over ``axis`` (all axes when None), ``q`` in
-    [0, 1]; a sequence ``q`` adds a leading axis to the result."""
+    [0, 1]; a sequence ``q`` adds a leading axis to the result.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        q: The quantile(s), in [0, 1]: a float or a sequence.
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        method: How to interpolate between data points: "linear" (the default), "lower",
+            "higher", "midpoint" or "nearest".
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        The quantiles: ``x`` reduced over ``axis`` (size-1 axes with ``keepdims``), with a
+        leading axis for a sequence ``q``.
+    """
     return _quantile("quantile", x, q, axis, method, keepdims, False)
 
 
 def percentile(x, q, axis=None, method="linear", keepdims=False):
-    """``quantile`` with ``q`` in percent, [0, 100]."""
+    """``quantile`` with ``q`` in percent, [0, 100].
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        q: The percentile(s), in [0, 100]: a float or a sequence.
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        method: How to interpolate between data points: "linear" (the default), "lower",
+            "higher", "midpoint" or "nearest".
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        The quantiles: ``x`` reduced over ``axis`` (size-1 axes with ``keepdims``), with a
+        leading axis for a sequence ``q``.
+    """
     return _quantile("percentile", x, q, axis, method, keepdims, False, scale=100.0)
 
 
 def median(x, axis=None, keepdims=False):
-    """The median over ``axis`` (the mean of the two middle values for even counts)."""
+    """The median over ``axis`` (the mean of the two middle values for even counts).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _quantile("median", x, 0.5, axis, "linear", keepdims, False)
 
 
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
-    """``quantile`` ignoring NaNs (NaN for an all-NaN slice)."""
+    """``quantile`` ignoring NaNs (NaN for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        q: The quantile(s), in [0, 1]: a float or a sequence.
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        method: How to interpolate between data points: "linear" (the default), "lower",
+            "higher", "midpoint" or "nearest".
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        The quantiles: ``x`` reduced over ``axis`` (size-1 axes with ``keepdims``), with a
+        leading axis for a sequence ``q``.
+    """
     return _quantile("nanquantile", x, q, axis, method, keepdims, True)
 
 
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
-    """``percentile`` ignoring NaNs (NaN for an all-NaN slice)."""
+    """``percentile`` ignoring NaNs (NaN for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        q: The percentile(s), in [0, 100]: a float or a sequence.
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        method: How to interpolate between data points: "linear" (the default), "lower",
+            "higher", "midpoint" or "nearest".
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        The quantiles: ``x`` reduced over ``axis`` (size-1 axes with ``keepdims``), with a
+        leading axis for a sequence ``q``.
+    """
     return _quantile("nanpercentile", x, q, axis, method, keepdims, True, scale=100.0)
 
 
 def nanmedian(x, axis=None, keepdims=False):
-    """``median`` ignoring NaNs (NaN for an all-NaN slice)."""
+    """``median`` ignoring NaNs (NaN for an all-NaN slice).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _quantile("nanmedian", x, 0.5, axis, "linear", keepdims, True)

@@ -23,14 +23,28 @@ def _require_rank(op: str, x, rank: int, arg: str = "x") -> None:
 
 
 def fliplr(x):
-    """``x`` with axis 1 reversed (left/right); ``x`` needs two axes."""
+    """``x`` with axis 1 reversed (left/right); ``x`` needs two axes.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("fliplr", x)
     _require_rank("fliplr", x, 2)
     return flip(x, axis=1)
 
 
 def flipud(x):
-    """``x`` with axis 0 reversed (up/down)."""
+    """``x`` with axis 0 reversed (up/down).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("flipud", x)
     _require_rank("flipud", x, 1)
     return flip(x, axis=0)
@@ -38,7 +52,16 @@ def flipud(x):
 
 def rot90(array, k=1, axes=(0, 1)):
     """``array`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first
-    axis towards the second (numpy's rule)."""
+    axis towards the second (numpy's rule).
+
+    Args:
+        array: Input tensor, at least 2-D.
+        k: The number of quarter turns. Defaults to 1.
+        axes: The plane of rotation, two axes. Defaults to (0, 1).
+
+    Returns:
+        The rotated tensor.
+    """
     x = as_tensor("rot90", array)
     _require_rank("rot90", x, 2, "array")
     axes = tuple(axes)
@@ -65,7 +88,16 @@ def _along(axis: int, ndim: int, part) -> tuple:
 
 def roll(x, shift, axis=None):
     """``x`` shifted by ``shift`` along ``axis`` (ints or matching tuples), elements leaving
-    one end entering at the other; with ``axis=None`` the flattened ``x`` is rolled."""
+    one end entering at the other; with ``axis=None`` the flattened ``x`` is rolled.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        shift: The number of places (an int or a tuple).
+        axis: The axis or axes (matching ``shift``); None rolls the flattened ``x``.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("roll", x)
     if axis is None:
         if not isinstance(shift, int):
@@ -94,12 +126,28 @@ def roll(x, shift, axis=None):
 
 
 def ravel(x):
-    """``x`` flattened to one axis (row-major)."""
+    """``x`` flattened to one axis (row-major).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A 1-D tensor.
+    """
     return reshape(as_tensor("ravel", x), (-1,))
 
 
 def diff(a, n=1, axis=-1):
-    """The ``n``-th discrete difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times."""
+    """The ``n``-th discrete difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times.
+
+    Args:
+        a: Input tensor.
+        n: How many times to difference. Defaults to 1.
+        axis: The axis to difference along. Defaults to -1.
+
+    Returns:
+        A tensor whose ``axis`` is ``n`` shorter.
+    """
     x = as_tensor("diff", a)
     _require_rank("diff", x, 1, "a")
     axis = normalize_axis("diff", axis, x.ndim)
@@ -123,7 +171,16 @@ def _groups(side: str) -> list:
 def rearrange(tensor, pattern, **axes_lengths):
     """einops-style axis rearrangement: ``"b h w c -> b c h w"`` transposes,
     ``"b h w c -> b (h w) c"`` merges, ``"b (h1 h) w c -> (b h1) h w c"`` splits (give the
-    sizes of all but one axis of a split group as keywords, e.g. ``h1=2``)."""
+    sizes of all but one axis of a split group as keywords, e.g. ``h1=2``).
+
+    Args:
+        tensor: Input tensor.
+        pattern: An einops pattern, e.g. "b h w c -> b c h w".
+        **axes_lengths: The sizes of split axes, by name (e.g. ``h1=2``).
+
+    Returns:
+        The rearranged tensor.
+    """
     x = as_tensor("rearrange", tensor)
     if pattern.count("->") != 1:
         raise ValueError(f"rearrange: argument 'pattern' must have the form 'in -> out'; "

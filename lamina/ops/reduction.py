@@ -169,7 +169,24 @@ def _float_input(name: str, x):
 
 
 def sum(x, axis=None, keepdims=False):
-    """Sum over ``axis`` (all axes when None). Bools are counted in int32."""
+    """Sum over ``axis`` (all axes when None). Bools are counted in int32.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+
+    Example:
+
+    >>> x = np.array([[1, 2], [3, 4]])
+    >>> lamina.ops.sum(x, axis=0).numpy()
+    array([4, 6])
+    """
     x = as_tensor("sum", x)
     if x.dtype == "bool":
         x = cast(x, "int32")
@@ -177,7 +194,23 @@ def sum(x, axis=None, keepdims=False):
 
 
 def mean(x, axis=None, keepdims=False):
-    """The average over ``axis`` (all axes when None); integer inputs give ``floatx()``."""
+    """The average over ``axis`` (all axes when None); integer inputs give ``floatx()``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+
+    Example:
+
+    >>> lamina.ops.mean(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1).numpy()
+    array([1.5, 3.5])
+    """
     return _reduce(Mean, "mean", _float_input("mean", x), axis, keepdims)
 
 
@@ -196,17 +229,60 @@ def max(x, axis=None, keepdims=False, initial=None):
     """The largest element over ``axis``; ``initial`` is a lower bound on the result.
 
     The gradient goes to the elements equal to the maximum, split evenly between ties.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+        initial: Optional starting value: the result is at least (``max``) or at most
+            (``min``) this. Defaults to None.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+
+    Example:
+
+    >>> lamina.ops.max(np.array([[1, 5], [7, 2]]), axis=-1).numpy()
+    array([5, 7])
     """
     return _extremum(Max, "max", x, axis, keepdims, initial)
 
 
 def min(x, axis=None, keepdims=False, initial=None):
-    """The smallest element over ``axis``; ``initial`` is an upper bound on the result."""
+    """The smallest element over ``axis``; ``initial`` is an upper bound on the result.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+        initial: Optional starting value: the result is at least (``max``) or at most
+            (``min``) this. Defaults to None.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _extremum(Min, "min", x, axis, keepdims, initial)
 
 
 def prod(x, axis=None, keepdims=False, dtype=None):
-    """The product over ``axis``; ``dtype`` casts the input first (bools become int32)."""
+    """The product over ``axis``; ``dtype`` casts the input first (bools become int32).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+        dtype: The dtype ``x`` is cast to before multiplying; None keeps ``x``'s (bools
+            become int32).
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("prod", x)
     if dtype is not None:
         x = cast(x, dtype)
@@ -216,7 +292,18 @@ def prod(x, axis=None, keepdims=False, dtype=None):
 
 
 def var(x, axis=None, keepdims=False):
-    """The (population) variance over ``axis``: ``mean(square(x - mean(x)))``."""
+    """The (population) variance over ``axis``: ``mean(square(x - mean(x)))``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = _float_input("var", x)
     axes = normalize_axes("var", axis, x.ndim)
     if axes == ():
@@ -226,7 +313,18 @@ def var(x, axis=None, keepdims=False):
 
 
 def std(x, axis=None, keepdims=False):
-    """The (population) standard deviation over ``axis``: ``sqrt(var(x))``."""
+    """The (population) standard deviation over ``axis``: ``sqrt(var(x))``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
@@ -272,12 +370,39 @@ def _arg_reduce(op, name: str, x, axis, keepdims):
 
 def argmax(x, axis=None, keepdims=False):
     """int32 index of the largest element along ``axis`` (of the flattened ``x`` when
-    None); ties give the first. No gradient."""
+    None); ties give the first. No gradient.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to search along; None means the flattened ``x``.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        int32 indices: ``x``'s shape without ``axis`` (kept with size 1 when ``keepdims``),
+        a scalar when ``axis`` is None.
+
+    Example:
+
+    >>> lamina.ops.argmax(np.array([[1, 9, 3], [8, 2, 0]]), axis=1).numpy()
+    array([1, 0], dtype=int32)
+    """
     return _arg_reduce(ArgMax, "argmax", x, axis, keepdims)
 
 
 def argmin(x, axis=None, keepdims=False):
-    """int32 index of the smallest element along ``axis`` (flattened when None)."""
+    """int32 index of the smallest element along ``axis`` (flattened when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) to search along; None means the flattened ``x``.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        int32 indices: ``x``'s shape without ``axis`` (kept with size 1 when ``keepdims``),
+        a scalar when ``axis`` is None.
+    """
     return _arg_reduce(ArgMin, "argmin", x, axis, keepdims)
 
 
@@ -285,6 +410,16 @@ def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x), axis))`` computed stably: shifted by the (constant) maximum.
 
     Slices that are all ``-inf`` give ``-inf``; the gradient is ``softmax(x)`` over ``axis``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
     """
     x = _float_input("logsumexp", x)
     axes = normalize_axes("logsumexp", axis, x.ndim)
@@ -307,12 +442,34 @@ def _truth_reduce(op, name: str, x, axis, keepdims):
 
 
 def any(x, axis=None, keepdims=False):
-    """Whether any element over ``axis`` is true (nonzero); a bool tensor."""
+    """Whether any element over ``axis`` is true (nonzero); a bool tensor.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _truth_reduce(Any, "any", x, axis, keepdims)
 
 
 def all(x, axis=None, keepdims=False):
-    """Whether every element over ``axis`` is true (nonzero); a bool tensor."""
+    """Whether every element over ``axis`` is true (nonzero); a bool tensor.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return _truth_reduce(All, "all", x, axis, keepdims)
 
 

@@ -110,7 +110,22 @@ def _pad_axis(x, axis: int, before: int, after: int, mode: str):
 
 def pad(x, pad_width, mode="constant", constant_values=None):
     """``x`` padded by ``pad_width`` (numpy's forms) with ``mode`` one of "constant" (the
-    value ``constant_values``, default 0), "reflect", "symmetric", "edge" or "wrap"."""
+    value ``constant_values``, default 0), "reflect", "symmetric", "edge" or "wrap".
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        pad_width: The padding: an int, a ``(before, after)`` pair, or one pair per axis.
+        mode: "constant" (the default), "reflect", "symmetric", "edge" or "wrap".
+        constant_values: The value for "constant" mode; None means 0.
+
+    Returns:
+        The padded tensor.
+
+    Example:
+
+    >>> lamina.ops.pad(np.array([1, 2]), (1, 2)).numpy()
+    array([0, 1, 2, 0, 0])
+    """
     x = as_tensor("pad", x)
     pads = _pad_widths(pad_width, x.ndim)
     if mode not in _PAD_MODES:
@@ -157,7 +172,15 @@ class Tile(Op):
 
 def tile(x, repeats):
     """``x`` repeated ``repeats`` times along each axis, as numpy (a short ``repeats`` is
-    padded with leading 1s; a long one gives ``x`` leading unit axes)."""
+    padded with leading 1s; a long one gives ``x`` leading unit axes).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        repeats: The number of copies along each axis (an int or a sequence).
+
+    Returns:
+        The tiled tensor.
+    """
     x = as_tensor("tile", x)
     repeats = _ints(repeats)
     repeats = (repeats,) if isinstance(repeats, int) else tuple(repeats)
@@ -191,7 +214,16 @@ class Repeat(Op):
 
 def repeat(x, repeats, axis=None):
     """Each element of ``x`` repeated ``repeats`` times along ``axis`` (of the flattened
-    ``x`` when None). ``repeats`` is an int, or one count per element along the axis."""
+    ``x`` when None). ``repeats`` is an int, or one count per element along the axis.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        repeats: An int, or one count per element along ``axis``.
+        axis: The axis to repeat along; None means the flattened ``x``.
+
+    Returns:
+        The repeated tensor.
+    """
     x = as_tensor("repeat", x)
     if axis is None:
         x = reshape(x, (-1,))
@@ -232,7 +264,15 @@ class Flip(Op):
 
 
 def flip(x, axis=None):
-    """``x`` with the order of elements reversed along ``axis`` (all axes when None)."""
+    """``x`` with the order of elements reversed along ``axis`` (all axes when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis or axes to reverse; None reverses all.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = as_tensor("flip", x)
     axes = normalize_axes("flip", axis, x.ndim)
     if axes == () or x.ndim == 0:

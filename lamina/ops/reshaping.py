@@ -77,7 +77,20 @@ class Reshape(Op):
 
 def reshape(x, newshape):
     """Keras's ``keras.ops.reshape(x, newshape)``; one size may be -1. A size that
-    ``lamina.ops.shape`` gave for a symbolic tensor (its batch size) stays unknown."""
+    ``lamina.ops.shape`` gave for a symbolic tensor (its batch size) stays unknown.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        newshape: The new shape, a tuple of ints (one may be -1).
+
+    Returns:
+        A tensor of ``newshape`` with ``x``'s elements in row-major order.
+
+    Example:
+
+    >>> lamina.ops.reshape(np.arange(6), (2, -1)).shape
+    (2, 3)
+    """
     x = as_tensor("reshape", x)
     if isinstance(newshape, int):
         newshape = (newshape,)
@@ -177,7 +190,20 @@ class Transpose(Op):
 
 
 def transpose(x, axes=None):
-    """``x`` with its axes permuted by ``axes`` (reversed when None), as numpy."""
+    """``x`` with its axes permuted by ``axes`` (reversed when None), as numpy.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axes: A permutation of ``range(x.ndim)``; None reverses the axes.
+
+    Returns:
+        The permuted tensor.
+
+    Example:
+
+    >>> lamina.ops.transpose(np.zeros((2, 3, 4)), (0, 2, 1)).shape
+    (2, 4, 3)
+    """
     x = as_tensor("transpose", x)
     ndim = x.ndim
     if axes is None:
@@ -196,7 +222,16 @@ def transpose(x, axes=None):
 
 
 def moveaxis(x, source, destination):
-    """``x`` with the axes ``source`` moved to positions ``destination`` (numpy's rule)."""
+    """``x`` with the axes ``source`` moved to positions ``destination`` (numpy's rule).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        source: The axis or axes to move (an int or a sequence).
+        destination: Their new positions (matching ``source``).
+
+    Returns:
+        The permuted tensor.
+    """
     x = as_tensor("moveaxis", x)
     ndim = x.ndim
     source = (source,) if isinstance(source, int) else tuple(source)
@@ -216,7 +251,16 @@ def moveaxis(x, source, destination):
 
 
 def swapaxes(x, axis1, axis2):
-    """``x`` with axes ``axis1`` and ``axis2`` exchanged."""
+    """``x`` with axes ``axis1`` and ``axis2`` exchanged.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis1: The first axis.
+        axis2: The second axis.
+
+    Returns:
+        The permuted tensor.
+    """
     x = as_tensor("swapaxes", x)
     a = normalize_axis("swapaxes", axis1, x.ndim, "axis1")
     b = normalize_axis("swapaxes", axis2, x.ndim, "axis2")
@@ -267,7 +311,20 @@ class Squeeze(Op):
 
 def expand_dims(x, axis):
     """``x`` with a size-1 axis inserted at ``axis`` (an int or a tuple of positions in the
-    result)."""
+    result).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The position(s) of the new axes: an int or a tuple.
+
+    Returns:
+        ``x`` with the new size-1 axes.
+
+    Example:
+
+    >>> lamina.ops.expand_dims(np.zeros((2, 3)), 0).shape
+    (1, 2, 3)
+    """
     x = as_tensor("expand_dims", x)
     count = 1 if isinstance(axis, int) else len(tuple(axis))
     axes = normalize_axes("expand_dims", axis, x.ndim + count)
@@ -275,7 +332,15 @@ def expand_dims(x, axis):
 
 
 def squeeze(x, axis=None):
-    """``x`` without the size-1 axes ``axis`` (all of them when None)."""
+    """``x`` without the size-1 axes ``axis`` (all of them when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The size-1 axis or axes to remove; None removes all.
+
+    Returns:
+        ``x`` without those axes.
+    """
     x = as_tensor("squeeze", x)
     if axis is None:
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
@@ -342,7 +407,21 @@ class Split(Op):
 
 
 def concatenate(xs, axis=0):
-    """The tensors ``xs`` joined along ``axis`` (promoted to one dtype)."""
+    """The tensors ``xs`` joined along ``axis`` (promoted to one dtype).
+
+    Args:
+        xs: A list or tuple of tensors, of one shape except along ``axis``.
+        axis: The axis to join along. Defaults to 0.
+
+    Returns:
+        The joined tensor.
+
+    Example:
+
+    >>> a, b = np.zeros((2, 3)), np.ones((1, 3))
+    >>> lamina.ops.concatenate([a, b], axis=0).shape
+    (3, 3)
+    """
     xs = list(xs)
     if not xs:
         raise ValueError("concatenate: argument 'xs' must hold at least one tensor")
@@ -357,7 +436,20 @@ def concatenate(xs, axis=0):
 
 
 def stack(x, axis=0):
-    """The tensors ``x`` (one shape) joined along a new axis ``axis``."""
+    """The tensors ``x`` (one shape) joined along a new axis ``axis``.
+
+    Args:
+        x: A list or tuple of tensors of one shape.
+        axis: Where the new axis goes. Defaults to 0.
+
+    Returns:
+        A tensor with one more axis than the inputs.
+
+    Example:
+
+    >>> lamina.ops.stack([np.zeros(3), np.ones(3)], axis=1).shape
+    (3, 2)
+    """
     xs = list(x)
     if not xs:
         raise ValueError("stack: argument 'x' must hold at least one tensor")
@@ -373,7 +465,22 @@ def stack(x, axis=0):
 
 def split(x, indices_or_sections, axis=0) -> list:
     """``x`` cut along ``axis``: into ``indices_or_sections`` equal pieces (an int, which must
-    divide the axis) or at the given split points (a sequence of ints), as numpy."""
+    divide the axis) or at the given split points (a sequence of ints), as numpy.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        indices_or_sections: An int N (N equal pieces; it must divide the axis) or a
+            sequence of split points.
+        axis: The axis to cut along. Defaults to 0.
+
+    Returns:
+        A list of tensors.
+
+    Example:
+
+    >>> [p.shape for p in lamina.ops.split(np.zeros((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
     x = as_tensor("split", x)
     axis = normalize_axis("split", axis, x.ndim)
     size = x.shape[axis]
@@ -401,7 +508,17 @@ def split(x, indices_or_sections, axis=0) -> list:
 
 
 def unstack(x, num=None, axis=0) -> list:
-    """The slices of ``x`` along ``axis``, as a list of tensors without that axis."""
+    """The slices of ``x`` along ``axis``, as a list of tensors without that axis.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        num: The number of slices, which must equal the size of ``axis``; None reads it from
+            ``x``'s shape.
+        axis: The axis to cut along. Defaults to 0.
+
+    Returns:
+        A list of tensors.
+    """
     x = as_tensor("unstack", x)
     axis = normalize_axis("unstack", axis, x.ndim)
     size = x.shape[axis] if x.shape[axis] is not None else num

@@ -90,22 +90,66 @@ def _segment(kind: str, data, segment_ids, num_segments):
 def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     """Per segment id ``s`` in ``[0, num_segments)``, the sum of the rows of ``data`` whose
     id is ``s`` (0 for none). ``num_segments`` defaults to ``max(segment_ids) + 1`` (eager
-    only); ``sorted`` says the ids are sorted, which the result does not depend on."""
+    only); ``sorted`` says the ids are sorted, which the result does not depend on.
+
+    Args:
+        data: The values; rows (the leading axis) are grouped by ``segment_ids``.
+        segment_ids: int ids, one per row of ``data``, in ``[0, num_segments)``.
+        num_segments: The number of segments; None means ``max(segment_ids) + 1`` (eager
+            only).
+        sorted: Whether ``segment_ids`` are sorted; the result does not depend on it.
+
+    Returns:
+        A tensor of shape ``(num_segments,) + data.shape[1:]``.
+    """
     return _segment("sum", data, segment_ids, num_segments)
 
 
 def segment_max(data, segment_ids, num_segments=None, sorted=False):
-    """Per segment, the largest row element (-inf, or the dtype's minimum, for none)."""
+    """Per segment, the largest row element (-inf, or the dtype's minimum, for none).
+
+    Args:
+        data: The values; rows (the leading axis) are grouped by ``segment_ids``.
+        segment_ids: int ids, one per row of ``data``, in ``[0, num_segments)``.
+        num_segments: The number of segments; None means ``max(segment_ids) + 1`` (eager
+            only).
+        sorted: Whether ``segment_ids`` are sorted; the result does not depend on it.
+
+    Returns:
+        A tensor of shape ``(num_segments,) + data.shape[1:]``.
+    """
     return _segment("max", data, segment_ids, num_segments)
 
 
 def segment_min(data, segment_ids, num_segments=None, sorted=False):
-    """Per segment, the smallest row element (+inf, or the dtype's maximum, for none)."""
+    """Per segment, the smallest row element (+inf, or the dtype's maximum, for none).
+
+    Args:
+        data: The values; rows (the leading axis) are grouped by ``segment_ids``.
+        segment_ids: int ids, one per row of ``data``, in ``[0, num_segments)``.
+        num_segments: The number of segments; None means ``max(segment_ids) + 1`` (eager
+            only).
+        sorted: Whether ``segment_ids`` are sorted; the result does not depend on it.
+
+    Returns:
+        A tensor of shape ``(num_segments,) + data.shape[1:]``.
+    """
     return _segment("min", data, segment_ids, num_segments)
 
 
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):
-    """Per segment, the product of its rows (1 for none)."""
+    """Per segment, the product of its rows (1 for none).
+
+    Args:
+        data: The values; rows (the leading axis) are grouped by ``segment_ids``.
+        segment_ids: int ids, one per row of ``data``, in ``[0, num_segments)``.
+        num_segments: The number of segments; None means ``max(segment_ids) + 1`` (eager
+            only).
+        sorted: Whether ``segment_ids`` are sorted; the result does not depend on it.
+
+    Returns:
+        A tensor of shape ``(num_segments,) + data.shape[1:]``.
+    """
     return _segment("prod", data, segment_ids, num_segments)
 
 
@@ -115,7 +159,17 @@ _UPDATES = (None, "add", "max", "min", "mul")
 def scatter_update(inputs, indices, updates, reduction=None):
     """``inputs`` with ``updates`` written at ``indices`` (shape (n, k): the first k axes):
     with ``reduction=None`` the last update of a position wins; "add", "max", "min" and
-    "mul" combine the updates and the value there. Negative indices count from the end."""
+    "mul" combine the updates and the value there. Negative indices count from the end.
+
+    Args:
+        inputs: The tensor to update.
+        indices: int indices, shape (n, k).
+        updates: The new values, shape ``(n,) + inputs.shape[k:]``.
+        reduction: None (replace), "add", "max", "min" or "mul".
+
+    Returns:
+        A tensor of ``inputs``' shape and dtype.
+    """
     if reduction not in _UPDATES:
         raise ValueError(f"scatter_update: argument 'reduction' must be one of {_UPDATES}; "
                          f"received {reduction!r}")

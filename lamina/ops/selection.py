@@ -75,7 +75,22 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     ``axis`` otherwise), sorted; ``sorted=False`` allows any order, so sorted it is. With
     ``return_index``/``return_inverse``/``return_counts`` also the first occurrences, each
     element's position in the result (shaped like ``x`` when ``axis`` is None) and the
-    counts (int32). ``size`` fixes the result length (needed in graph mode)."""
+    counts (int32). ``size`` fixes the result length (needed in graph mode).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        sorted: Whether the result is sorted (it always is). Defaults to True.
+        return_index: Whether to also return the first occurrences. Defaults to False.
+        return_inverse: Whether to also return each element's position in the result.
+            Defaults to False.
+        return_counts: Whether to also return the counts. Defaults to False.
+        axis: The axis of the slices to compare; None flattens ``x``.
+        size: Optional fixed length of the result (needed in graph mode).
+        fill_value: The value padding the result up to ``size``.
+
+    Returns:
+        The unique values, or a tuple with the extra results asked for.
+    """
     x = as_tensor("unique", x)
     if axis is not None:
         axis = normalize_axis("unique", axis, x.ndim)
@@ -103,7 +118,14 @@ class NonZero(Op):
 
 
 def nonzero(x):
-    """The indices of the non-zero elements of ``x``: one int32 tensor per axis."""
+    """The indices of the non-zero elements of ``x``: one int32 tensor per axis.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tuple of int32 tensors, one per axis of ``x``.
+    """
     x = as_tensor("nonzero", x)
     _eager_only("nonzero", x)
     result = NonZero(x)
@@ -125,13 +147,32 @@ class IsIn(Op):
 def isin(x1, x2, assume_unique=False, invert=False):
     """Per element of ``x1``, whether it occurs anywhere in ``x2`` (the opposite with
     ``invert=True``). ``assume_unique`` promises unique inputs; the result is the same
-    either way."""
+    either way.
+
+    Args:
+        x1: The elements to test.
+        x2: The values to look for.
+        assume_unique: A promise that both are unique; the result is the same. Defaults to
+            False.
+        invert: Whether to return the opposite. Defaults to False.
+
+    Returns:
+        A bool tensor of ``x1``'s shape.
+    """
     x1, x2 = as_tensor("isin", x1), as_tensor("isin", x2)
     return IsIn(x1, x2, invert=bool(invert))
 
 
 def unravel_index(indices, shape):
-    """Flat (row-major) ``indices`` as a tuple of coordinate tensors into ``shape``."""
+    """Flat (row-major) ``indices`` as a tuple of coordinate tensors into ``shape``.
+
+    Args:
+        indices: Flat int indices.
+        shape: The shape the indices address.
+
+    Returns:
+        A tuple of int tensors, one per axis of ``shape``.
+    """
     indices = as_tensor("unravel_index", indices)
     if not is_int(indices.dtype):
         raise DTypeError(f"unravel_index: argument 'indices' must be an integer tensor; "
@@ -150,7 +191,16 @@ def unravel_index(indices, shape):
 
 def select(condlist, choicelist, default=0):
     """Per element, the value of the first choice whose condition holds, else ``default``
-    (numpy's ``select``); differentiable in the choices."""
+    (numpy's ``select``); differentiable in the choices.
+
+    Args:
+        condlist: A list of bool tensors.
+        choicelist: A list of tensors, one per condition.
+        default: The value where no condition holds. Defaults to 0.
+
+    Returns:
+        A tensor of the broadcast shape.
+    """
     condlist, choicelist = list(condlist), list(choicelist)
     if len(condlist) != len(choicelist) or not condlist:
         raise ValueError(f"select: arguments 'condlist' and 'choicelist' must be non-empty "
@@ -168,6 +218,15 @@ def select(condlist, choicelist, default=0):
 
 def get_item(x, key):
     """``x[key]`` (Keras's functional spelling): ints, slices, None, Ellipsis and one
-    integer index array, as ``lamina.ops.getitem``."""
+    integer index array, as ``lamina.ops.getitem``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        key: The index: an int, slice, None, Ellipsis, an int index tensor, or a tuple of
+            them.
+
+    Returns:
+        ``x[key]``.
+    """
     return getitem(x, key)
 

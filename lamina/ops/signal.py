@@ -33,7 +33,16 @@ def _positive(op: str, arg: str, value) -> int:
 
 def extract_sequences(x, sequence_length, sequence_stride):
     """Frames of ``sequence_length`` samples every ``sequence_stride`` samples along the
-    last axis: shape (..., num_frames, sequence_length)."""
+    last axis: shape (..., num_frames, sequence_length).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        sequence_length: The length of each frame.
+        sequence_stride: The step between frames.
+
+    Returns:
+        Frames of shape (..., num_frames, sequence_length).
+    """
     op = "extract_sequences"
     x = as_tensor(op, x)
     length = _positive(op, "sequence_length", sequence_length)
@@ -84,7 +93,21 @@ def _check_lengths(op, sequence_length, sequence_stride, fft_length):
 
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """The short-time Fourier transform of a real signal along its last axis: (real, imag),
-    each of shape (..., num_frames, fft_length // 2 + 1)."""
+    each of shape (..., num_frames, fft_length // 2 + 1).
+
+    Args:
+        x: A real signal, samples on the last axis.
+        sequence_length: The length of each frame (the window length).
+        sequence_stride: The step between frames.
+        fft_length: The FFT size; at least ``sequence_length``.
+        window: "hann" (the default), "hamming", a 1-D tensor of length ``sequence_length``,
+            or None (no window).
+        center: Whether the signal is padded so frame t is centred at ``t *
+            sequence_stride``. Defaults to True.
+
+    Returns:
+        A pair ``(real, imag)``, each (..., num_frames, fft_length // 2 + 1).
+    """
     op = "stft"
     x = as_tensor(op, x)
     if x.dtype not in ("float32", "float64"):
@@ -127,7 +150,22 @@ def overlap_add(frames, stride: int):
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """The inverse of ``stft`` from ``x = (real, imag)`` of shape (..., frames, bins):
-    the real signal, ``length`` samples long when given."""
+    the real signal, ``length`` samples long when given.
+
+    Args:
+        x: A pair ``(real, imag)`` of float tensors of one shape. Shape (..., frames, bins).
+        sequence_length: The length of each frame (the window length).
+        sequence_stride: The step between frames.
+        fft_length: The FFT size; at least ``sequence_length``.
+        length: Optional length to crop or pad the signal to.
+        window: "hann" (the default), "hamming", a 1-D tensor of length ``sequence_length``,
+            or None (no window).
+        center: Whether the signal is padded so frame t is centred at ``t *
+            sequence_stride``. Defaults to True.
+
+    Returns:
+        The real signal.
+    """
     op = "istft"
     real, imag = complex_pair(op, x, 2)
     _check_lengths(op, sequence_length, sequence_stride, fft_length)

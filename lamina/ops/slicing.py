@@ -192,7 +192,16 @@ def slice(inputs, start_indices, shape):
     """The block of ``inputs`` of ``shape`` starting at ``start_indices`` (Keras's
     ``keras.ops.slice``). A size of -1 takes the rest of its axis. ``start_indices`` may be
     a tensor: the block's position is then read when the op runs (JAX's dynamic_slice:
-    a negative start counts from the end once, then starts are clamped to fit)."""
+    a negative start counts from the end once, then starts are clamped to fit).
+
+    Args:
+        inputs: Input tensor.
+        start_indices: The start on each axis (a sequence of ints or an int tensor).
+        shape: The size of the block on each axis (-1: the rest).
+
+    Returns:
+        The block, of ``shape``.
+    """
     x = as_tensor("slice", inputs)
     sizes = tuple(operator.index(s) for s in shape)
     if len(sizes) != x.ndim:
@@ -227,7 +236,16 @@ def _rest_key(op: str, x, starts, sizes) -> tuple:
 
 def slice_update(inputs, start_indices, updates):
     """A copy of ``inputs`` with the block at ``start_indices`` replaced by ``updates``
-    (cast to the dtype of ``inputs``). ``start_indices`` may be a tensor (see ``slice``)."""
+    (cast to the dtype of ``inputs``). ``start_indices`` may be a tensor (see ``slice``).
+
+    Args:
+        inputs: Input tensor.
+        start_indices: The start on each axis (a sequence of ints or an int tensor).
+        updates: The new block.
+
+    Returns:
+        A tensor of ``inputs``' shape and dtype.
+    """
     x = as_tensor("slice_update", inputs)
     updates = as_tensor("slice_update", updates)
     if updates.ndim != x.ndim:

@@ -88,14 +88,38 @@ def _system(op, prim, a, b, **attrs):
 def solve(a, b):
     """``x`` with ``a @ x == b``, of ``b``'s shape. As Keras's shape rule has it (and its
     TensorFlow backend, and JAX before 0.5), ``b`` is a vector when 1-D and a stack of
-    vectors when it has one axis less than a stack ``a``; otherwise a stack of matrices."""
+    vectors when it has one axis less than a stack ``a``; otherwise a stack of matrices.
+
+    Args:
+        a: A square matrix (..., n, n), or a stack of them.
+        b: The right-hand side: a vector, a stack of vectors or a stack of matrices (see
+            above).
+
+    Returns:
+        The solution ``x``, of ``b``'s shape.
+
+    Example:
+
+    >>> a = np.array([[2.0, 0.0], [0.0, 4.0]])
+    >>> lamina.ops.solve(a, np.array([2.0, 2.0])).numpy()
+    array([1. , 0.5])
+    """
     return _system("solve", Solve, a, b)
 
 
 def solve_triangular(a, b, lower=False):
     """``solve`` for a triangular ``a``: only its lower (``lower=True``) or upper triangle
     is read. As in Keras (JAX's ``scipy.linalg.solve_triangular``), ``b`` is a stack of
-    vectors when it has one axis less than ``a``."""
+    vectors when it has one axis less than ``a``.
+
+    Args:
+        a: A triangular matrix (..., n, n).
+        b: The right-hand side, as for ``solve``.
+        lower: Whether ``a`` is lower triangular (True) or upper (False, the default).
+
+    Returns:
+        The solution ``x``, of ``b``'s shape.
+    """
     return _system("solve_triangular", SolveTriangular, a, b, lower=bool(lower))
 
 
@@ -115,7 +139,14 @@ class Inv(Op):
 
 
 def inv(x):
-    """The inverse of a square matrix (or of each in a stack)."""
+    """The inverse of a square matrix (or of each in a stack).
+
+    Args:
+        x: A square matrix (..., n, n), or a stack of them.
+
+    Returns:
+        The inverse, of ``x``'s shape.
+    """
     return Inv(square_matrix("inv", x))
 
 
@@ -135,7 +166,19 @@ class Det(Op):
 
 
 def det(x):
-    """The determinant of a square matrix (or of each in a stack)."""
+    """The determinant of a square matrix (or of each in a stack).
+
+    Args:
+        x: A square matrix (..., n, n), or a stack of them.
+
+    Returns:
+        The determinant: ``x``'s shape without the last two axes.
+
+    Example:
+
+    >>> lamina.ops.det(np.array([[1.0, 2.0], [3.0, 4.0]])).numpy().round(4)
+    np.float64(-2.0)
+    """
     return Det(square_matrix("det", x))
 
 
@@ -156,12 +199,26 @@ class SLogDet(Op):
 
 
 def slogdet(x):
-    """``(sign, log|det x|)``, numpy's ``slogdet``."""
+    """``(sign, log|det x|)``, numpy's ``slogdet``.
+
+    Args:
+        x: A square matrix (..., n, n), or a stack of them.
+
+    Returns:
+        A pair ``(sign, logabsdet)``, each of ``x``'s shape without the last two axes.
+    """
     return SLogDet(square_matrix("slogdet", x))
 
 
 def logdet(x):
-    """``log det x`` of a Hermitian positive-definite ``x`` (Keras: ``slogdet(x)[1]``)."""
+    """``log det x`` of a Hermitian positive-definite ``x`` (Keras: ``slogdet(x)[1]``).
+
+    Args:
+        x: A Hermitian positive-definite matrix (..., n, n).
+
+    Returns:
+        ``log det x``: ``x``'s shape without the last two axes.
+    """
     return slogdet(x)[1]
 
 
@@ -188,13 +245,31 @@ class PInv(Op):
 
 def pinv(x, rcond=None):
     """The Moore-Penrose pseudo-inverse (singular values below ``rcond`` times the
-    largest are dropped; numpy's default when None)."""
+    largest are dropped; numpy's default when None).
+
+    Args:
+        x: A matrix (..., m, n), or a stack of them.
+        rcond: Singular values below ``rcond`` times the largest are dropped; None uses
+            numpy's default.
+
+    Returns:
+        The pseudo-inverse, shape (..., n, m).
+    """
     return PInv(matrices("pinv", x), rcond=None if rcond is None else float(rcond))
 
 
 def lstsq(a, b, rcond=None):
     """The least-squares solution of ``a @ x = b``: ``pinv(a) @ b``, numpy's ``lstsq``
-    solution for a full-rank ``a``."""
+    solution for a full-rank ``a``.
+
+    Args:
+        a: The coefficient matrix (m, n).
+        b: The right-hand side: a vector (m,) or a matrix (m, k).
+        rcond: The cut-off for small singular values of ``a``; None uses numpy's default.
+
+    Returns:
+        The solution ``x``: shape (n,) or (n, k).
+    """
     a, b = as_tensors("lstsq", a, b)
     a = matrices("lstsq", a, "a")
     if a.ndim != 2 or b.ndim not in (1, 2):
@@ -209,7 +284,15 @@ def lstsq(a, b, rcond=None):
 
 def cholesky_inverse(x, upper=False):
     """The inverse of ``A`` from its Cholesky factor ``x`` (lower, or upper when
-    ``upper``): ``(L L^T)^-1``."""
+    ``upper``): ``(L L^T)^-1``.
+
+    Args:
+        x: A triangular Cholesky factor (..., n, n).
+        upper: Whether ``x`` is the upper factor. Defaults to False (lower).
+
+    Returns:
+        The inverse of the factored matrix, of ``x``'s shape.
+    """
     x = square_matrix("cholesky_inverse", x)
     inv_factor = SolveTriangular(x, eye_like(x), lower=not upper)
     if upper:
@@ -230,6 +313,15 @@ class MatrixRank(Op):
 
 
 def matrix_rank(x, tol=None):
-    """The number of singular values above ``tol`` (numpy's default when None), int32."""
+    """The number of singular values above ``tol`` (numpy's default when None), int32.
+
+    Args:
+        x: A matrix (..., m, n), or a stack of them.
+        tol: The threshold below which singular values count as zero; None uses numpy's
+            default (``S.max() * max(m, n) * eps``).
+
+    Returns:
+        The rank, an int32 tensor of ``x``'s shape without the last two axes.
+    """
     return MatrixRank(matrices("matrix_rank", x), tol=None if tol is None else float(tol))
 

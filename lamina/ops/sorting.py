@@ -43,14 +43,35 @@ def _flat_or_axis(op: str, x, axis):
 
 
 def argsort(x, axis=-1):
-    """Indices that sort ``x`` ascending along ``axis`` (flattened when None); int32."""
+    """Indices that sort ``x`` ascending along ``axis`` (flattened when None); int32.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis to sort along (default -1); None sorts the flattened ``x``.
+
+    Returns:
+        int32 indices of ``x``'s shape (1-D when ``axis`` is None).
+
+    Example:
+
+    >>> lamina.ops.argsort(np.array([3, 1, 2])).numpy()
+    array([1, 2, 0], dtype=int32)
+    """
     x, axis = _flat_or_axis("argsort", x, axis)
     return Argsort(x, axis=axis)
 
 
 def sort(x, axis=-1):
     """``x`` sorted ascending along ``axis`` (flattened when None). The gradient flows
-    back through the permutation."""
+    back through the permutation.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis to sort along (default -1); None sorts the flattened ``x``.
+
+    Returns:
+        A tensor of ``x``'s shape (1-D when ``axis`` is None).
+    """
     x, axis = _flat_or_axis("sort", x, axis)
     return take_along_axis(x, Argsort(x, axis=axis), axis=axis)
 
@@ -58,7 +79,16 @@ def sort(x, axis=-1):
 def argpartition(x, kth, axis=-1):
     """Indices that partition ``x`` along ``axis``: the element at position ``kth`` is the
     one a sort would put there, those before it are no larger and those after no smaller
-    (the order within each side is unspecified; here they come sorted). int32."""
+    (the order within each side is unspecified; here they come sorted). int32.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        kth: The position (int) that ends in sorted place.
+        axis: The axis to partition along. Defaults to -1.
+
+    Returns:
+        int32 indices of ``x``'s shape.
+    """
     x, axis = _flat_or_axis("argpartition", x, axis)
     n = x.shape[axis]
     if not isinstance(kth, int) or isinstance(kth, bool):
@@ -72,7 +102,22 @@ def argpartition(x, kth, axis=-1):
 def top_k(x, k, sorted=True):
     """The ``k`` largest values along the last axis and their indices (int32), largest
     first; equal values keep index order. ``sorted=False`` allows any order, so the sorted
-    one is returned too. The values' gradient flows back to where they came from."""
+    one is returned too. The values' gradient flows back to where they came from.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        k: How many values.
+        sorted: Whether they come sorted (they always do). Defaults to True.
+
+    Returns:
+        A pair ``(values, indices)``, each of ``x``'s shape with ``k`` on the last axis.
+
+    Example:
+
+    >>> values, indices = lamina.ops.top_k(np.array([1, 4, 2]), 2)
+    >>> indices.numpy()
+    array([1, 2], dtype=int32)
+    """
     x = as_tensor("top_k", x)
     if x.ndim == 0:
         raise ShapeError("top_k: argument 'x' must have at least one axis; received a scalar")
@@ -87,7 +132,16 @@ def top_k(x, k, sorted=True):
 
 def in_top_k(targets, predictions, k):
     """Whether each target's prediction is among the ``k`` largest of its row: at least the
-    k-th largest value (ties with it count in). ``targets`` (n,), ``predictions`` (n, c)."""
+    k-th largest value (ties with it count in). ``targets`` (n,), ``predictions`` (n, c).
+
+    Args:
+        targets: int class indices, shape (n,).
+        predictions: Scores, shape (n, classes).
+        k: How many of the largest scores count.
+
+    Returns:
+        A bool tensor of shape (n,).
+    """
     targets = as_tensor("in_top_k", targets)
     predictions = as_tensor("in_top_k", predictions)
     if targets.ndim != 1 or predictions.ndim != 2 or (
@@ -118,7 +172,16 @@ class SearchSorted(Op):
 
 def searchsorted(sorted_sequence, values, side="left"):
     """Where ``values`` would be inserted into the 1-D ascending ``sorted_sequence`` to keep
-    it sorted: the first such place (``side="left"``) or the last ("right"); int32."""
+    it sorted: the first such place (``side="left"``) or the last ("right"); int32.
+
+    Args:
+        sorted_sequence: A 1-D ascending tensor.
+        values: The values to place.
+        side: "left" (the default) or "right".
+
+    Returns:
+        int32 positions of ``values``' shape.
+    """
     sorted_sequence = as_tensor("searchsorted", sorted_sequence)
     values = as_tensor("searchsorted", values)
     if sorted_sequence.ndim != 1:

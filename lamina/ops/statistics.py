@@ -28,7 +28,18 @@ _MODES = ("full", "same", "valid")
 
 def amax(x, axis=None, keepdims=False):
     """The largest element over ``axis`` (``max``'s other name in Keras); for bools,
-    whether any is true."""
+    whether any is true.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("amax", x)
     if x.dtype == "bool":
         return reduce_any(x, axis=axis, keepdims=keepdims)
@@ -37,7 +48,18 @@ def amax(x, axis=None, keepdims=False):
 
 def amin(x, axis=None, keepdims=False):
     """The smallest element over ``axis`` (``min``'s other name in Keras); for bools,
-    whether all are true."""
+    whether all are true.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     x = as_tensor("amin", x)
     if x.dtype == "bool":
         return reduce_all(x, axis=axis, keepdims=keepdims)
@@ -45,7 +67,18 @@ def amin(x, axis=None, keepdims=False):
 
 
 def ptp(x, axis=None, keepdims=False):
-    """Peak to peak: ``max(x) - min(x)`` over ``axis``, in ``x``'s dtype."""
+    """Peak to peak: ``max(x) - min(x)`` over ``axis``, in ``x``'s dtype.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        keepdims: If True, the reduced axes stay in the result with size 1, so it broadcasts
+            against ``x``. Defaults to False.
+
+    Returns:
+        ``x`` reduced over ``axis``: a scalar when ``axis`` is None, otherwise ``x``'s shape
+        without those axes (kept with size 1 when ``keepdims``).
+    """
     return subtract(reduce_max(x, axis=axis, keepdims=keepdims),
                     reduce_min(x, axis=axis, keepdims=keepdims))
 
@@ -55,6 +88,14 @@ def average(x, axis=None, weights=None):
 
     ``weights`` has ``x``'s shape, or is 1-D with the length of ``axis`` (which must then be
     given). Integer inputs give floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+        weights: Optional weights (see above); None means equal weights.
+
+    Returns:
+        ``x`` averaged over ``axis`` (a scalar when ``axis`` is None).
     """
     x = as_tensor("average", x)
     if not is_float(x.dtype):
@@ -81,7 +122,15 @@ def average(x, axis=None, weights=None):
 
 
 def count_nonzero(x, axis=None):
-    """The number (int32) of nonzero elements over ``axis`` (all axes when None)."""
+    """The number (int32) of nonzero elements over ``axis`` (all axes when None).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        axis: The axis (int) or axes (tuple of ints) to work over; None means all axes.
+
+    Returns:
+        An int32 tensor: ``x``'s shape without ``axis`` (a scalar when ``axis`` is None).
+    """
     x = as_tensor("count_nonzero", x)
     return reduce_sum(cast(not_equal(x, 0), "int32"), axis=axis)
 
@@ -89,7 +138,14 @@ def count_nonzero(x, axis=None):
 def corrcoef(x):
     """Pearson correlation coefficients between the rows of ``x`` (variables as rows,
     observations as columns), as numpy's ``corrcoef``; a 1-D ``x`` gives 1. Integer
-    inputs give floatx()."""
+    inputs give floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        The correlation matrix (rows, rows).
+    """
     x = as_tensor("corrcoef", x)
     if not is_float(x.dtype):
         x = cast(x, floatx())
@@ -108,7 +164,16 @@ def corrcoef(x):
 def correlate(x1, x2, mode="valid"):
     """The cross-correlation ``c[k] = sum_n x1[n + k] * x2[n]`` of two 1-D tensors, as
     numpy's ``correlate``: ``mode`` "valid" (full overlap), "same" (the longer input's
-    length) or "full". Integer inputs give floatx()."""
+    length) or "full". Integer inputs give floatx().
+
+    Args:
+        x1: A 1-D tensor.
+        x2: A 1-D tensor.
+        mode: "valid" (the default), "same" or "full".
+
+    Returns:
+        A 1-D tensor.
+    """
     if mode not in _MODES:
         raise ValueError(f"correlate: argument 'mode' must be one of {_MODES}; received "
                          f"{mode!r}")
@@ -131,5 +196,16 @@ def correlate(x1, x2, mode="valid"):
 
 
 def allclose(x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True (a bool scalar tensor) when every pair is ``isclose``."""
+    """True (a bool scalar tensor) when every pair is ``isclose``.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+        rtol: The relative tolerance. Defaults to 1e-5.
+        atol: The absolute tolerance. Defaults to 1e-8.
+        equal_nan: Whether NaNs compare equal. Defaults to False.
+
+    Returns:
+        A bool scalar tensor.
+    """
     return reduce_all(isclose(x1, x2, rtol=rtol, atol=atol, equal_nan=equal_nan))

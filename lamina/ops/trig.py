@@ -144,67 +144,159 @@ class Hypot(Binary):
 
 
 def tan(x):
-    """Tangent (radians); integer input gives floatx()."""
+    """Tangent (radians); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Tan(to_float("tan", x))
 
 
 def arcsin(x):
-    """Inverse sine, in ``[-pi/2, pi/2]`` (NaN outside ``[-1, 1]``)."""
+    """Inverse sine, in ``[-pi/2, pi/2]`` (NaN outside ``[-1, 1]``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arcsin(to_float("arcsin", x))
 
 
 def arccos(x):
-    """Inverse cosine, in ``[0, pi]`` (NaN outside ``[-1, 1]``)."""
+    """Inverse cosine, in ``[0, pi]`` (NaN outside ``[-1, 1]``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arccos(to_float("arccos", x))
 
 
 def arctan(x):
-    """Inverse tangent, in ``(-pi/2, pi/2)``."""
+    """Inverse tangent, in ``(-pi/2, pi/2)``.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arctan(to_float("arctan", x))
 
 
 def arctan2(x1, x2):
-    """The angle of the point ``(x2, x1)``, in ``[-pi, pi]``, quadrant-aware."""
+    """The angle of the point ``(x2, x1)``, in ``[-pi, pi]``, quadrant-aware.
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Arctan2(*to_floats("arctan2", x1, x2))
 
 
 def sinh(x):
-    """Hyperbolic sine; integer input gives floatx()."""
+    """Hyperbolic sine; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Sinh(to_float("sinh", x))
 
 
 def cosh(x):
-    """Hyperbolic cosine; integer input gives floatx()."""
+    """Hyperbolic cosine; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Cosh(to_float("cosh", x))
 
 
 def arcsinh(x):
-    """Inverse hyperbolic sine."""
+    """Inverse hyperbolic sine.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arcsinh(to_float("arcsinh", x))
 
 
 def arccosh(x):
-    """Inverse hyperbolic cosine (NaN below 1)."""
+    """Inverse hyperbolic cosine (NaN below 1).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arccosh(to_float("arccosh", x))
 
 
 def arctanh(x):
-    """Inverse hyperbolic tangent (NaN outside ``[-1, 1]``)."""
+    """Inverse hyperbolic tangent (NaN outside ``[-1, 1]``).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return Arctanh(to_float("arctanh", x))
 
 
 def deg2rad(x):
-    """Degrees to radians: ``x * pi / 180``; integer input gives floatx()."""
+    """Degrees to radians: ``x * pi / 180``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return multiply(to_float("deg2rad", x), _DEG)
 
 
 def rad2deg(x):
-    """Radians to degrees: ``x * 180 / pi``; integer input gives floatx()."""
+    """Radians to degrees: ``x * 180 / pi``; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     return multiply(to_float("rad2deg", x), 1.0 / _DEG)
 
 
 def sinc(x):
-    """The normalized sinc, ``sin(pi x) / (pi x)``, 1 at 0 (its limit; gradient 0 there)."""
+    """The normalized sinc, ``sin(pi x) / (pi x)``, 1 at 0 (its limit; gradient 0 there).
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
     x = to_float("sinc", x)
     zero = equal(x, 0)
     t = multiply(where(zero, 1.0, x), _math.pi)      # no 0/0 where x == 0, nor in the gradient
@@ -212,6 +304,14 @@ def sinc(x):
 
 
 def hypot(x1, x2):
-    """``sqrt(x1**2 + x2**2)`` without intermediate overflow; integers give floatx()."""
+    """``sqrt(x1**2 + x2**2)`` without intermediate overflow; integers give floatx().
+
+    Args:
+        x1: First input tensor.
+        x2: Second input tensor; broadcasts with ``x1``.
+
+    Returns:
+        A tensor of the broadcast shape of ``x1`` and ``x2``.
+    """
     return Hypot(*to_floats("hypot", x1, x2))
 

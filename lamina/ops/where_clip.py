@@ -51,6 +51,22 @@ def where(condition, x1=None, x2=None):
     ``x1`` and ``x2`` are promoted to one dtype. The one-argument form (the indices of the
     nonzero elements) has a data-dependent shape and is not supported: both values are
     required.
+
+    Args:
+        condition: A tensor; nonzero means true.
+        x1: The values where ``condition`` is true.
+        x2: The values elsewhere.
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Raises:
+        TypeError: If ``x1`` or ``x2`` is missing.
+
+    Example:
+
+    >>> lamina.ops.where(np.array([True, False]), 1, -1).numpy()
+    array([ 1, -1], dtype=int32)
     """
     if x1 is None or x2 is None:
         raise TypeError("where: arguments 'x1' and 'x2' are both required; the one-argument "
@@ -104,6 +120,19 @@ def clip(x, x_min, x_max):
 
     As in Keras, the result has ``x``'s dtype (bool becomes int32): bounds of a wider dtype
     are applied in the promoted dtype and the result is cast back.
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+        x_min: The lower bound (a number, a tensor, or None).
+        x_max: The upper bound (a number, a tensor, or None).
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Example:
+
+    >>> lamina.ops.clip(np.array([-2, 0, 5]), -1, 3).numpy()
+    array([-1,  0,  3])
     """
     if x_min is None and x_max is None:
         raise TypeError("clip: arguments 'x_min' and 'x_max' cannot both be None")

@@ -40,23 +40,51 @@ def _cosines(*coefficients):
 
 
 def bartlett(x):
-    """The triangular Bartlett window of ``x`` points."""
+    """The triangular Bartlett window of ``x`` points.
+
+    Args:
+        x: The number of points M of the window (an int).
+
+    Returns:
+        A 1-D float tensor of length M.
+    """
     return _window("bartlett", x, lambda n, m: 2 * n / (m - 1) if n <= (m - 1) / 2
                    else 2 - 2 * n / (m - 1))
 
 
 def blackman(x):
-    """The Blackman window: ``0.42 - 0.5 cos(2 pi n/(M-1)) + 0.08 cos(4 pi n/(M-1))``."""
+    """The Blackman window: ``0.42 - 0.5 cos(2 pi n/(M-1)) + 0.08 cos(4 pi n/(M-1))``.
+
+    Args:
+        x: The number of points M of the window (an int).
+
+    Returns:
+        A 1-D float tensor of length M.
+    """
     return _window("blackman", x, _cosines(0.42, -0.5, 0.08))
 
 
 def hamming(x):
-    """The Hamming window: ``0.54 - 0.46 cos(2 pi n/(M-1))``."""
+    """The Hamming window: ``0.54 - 0.46 cos(2 pi n/(M-1))``.
+
+    Args:
+        x: The number of points M of the window (an int).
+
+    Returns:
+        A 1-D float tensor of length M.
+    """
     return _window("hamming", x, _cosines(0.54, -0.46))
 
 
 def hanning(x):
-    """The Hann window: ``0.5 - 0.5 cos(2 pi n/(M-1))``."""
+    """The Hann window: ``0.5 - 0.5 cos(2 pi n/(M-1))``.
+
+    Args:
+        x: The number of points M of the window (an int).
+
+    Returns:
+        A 1-D float tensor of length M.
+    """
     return _window("hanning", x, _cosines(0.5, -0.5))
 
 
@@ -72,7 +100,15 @@ def _i0(z: float) -> float:
 
 
 def kaiser(x, beta):
-    """The Kaiser window: ``I0(beta sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta)``."""
+    """The Kaiser window: ``I0(beta sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta)``.
+
+    Args:
+        x: The number of points M of the window (an int).
+        beta: The shape parameter (a number).
+
+    Returns:
+        A 1-D float tensor of length M.
+    """
     if hasattr(beta, "numpy"):
         beta = beta.numpy().item()
     beta = float(beta)

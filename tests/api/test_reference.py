@@ -17,7 +17,10 @@ KERAS_FORM = ("keras.datasets", "keras.export", "keras.callbacks", "keras.saving
               "keras.models", "keras.distribution", "keras.dtype_policies", "keras.backend",
               "keras.preprocessing", "keras.mixed_precision", "keras.optimizers.schedules",
               "keras.initializers", "keras.activations", "keras.losses", "keras.tree",
-              "keras.random", "keras.regularizers", "keras.constraints", "keras.config")
+              "keras.random", "keras.regularizers", "keras.constraints", "keras.config",
+              "keras.ops.nn", "keras.ops.image", "keras.ops.linalg", "keras.layers",
+              "keras.ops", "keras.ops.numpy", "keras.metrics", "keras.optimizers",
+              "keras.quantizers", "keras.utils", "keras.applications", "keras")
 
 
 def test_every_public_name_has_a_docstring():
