@@ -1,9 +1,16 @@
 """A host batch as tensors on the active backend: what every train / test / predict step
-receives (the loops, compiled steps and the models' graph methods share it)."""
+receives (the loops, compiled steps and the models' graph methods share it). SciPy sparse
+matrices in a batch (a generator may yield them, as Keras's tests do) are densified:
+Lamina's tensors are dense."""
 from __future__ import annotations
 
 from .. import ops, tree
 from ..core.tensor import TensorBase
+
+
+def is_scipy_sparse(x) -> bool:
+    """Keras's test: a ``scipy.sparse`` matrix or array (it has ``tocoo``)."""
+    return type(x).__module__.startswith("scipy.sparse") and hasattr(x, "tocoo")
 
 
 def to_device(batch):
@@ -11,6 +18,8 @@ def to_device(batch):
     def convert(a):
         if a is None or isinstance(a, TensorBase):
             return a
+        if is_scipy_sparse(a):
+            a = a.toarray()
         return ops.convert_to_tensor(a)
     x, y, sample_weight = batch
     x = tree.map_structure(convert, x)

@@ -80,6 +80,15 @@ class CompileLoss:
         self.trackers = [metrics.Mean(name=f"{name}_loss") if several and fn is not None
                          else None for name, fn in zip(self.output_names, self.losses)]
 
+    @property
+    def metrics(self) -> list:
+        """The per-output loss trackers (Keras 3: empty until built, and with one output)."""
+        return [t for t in self.trackers if t is not None]
+
+    @property
+    def variables(self) -> list:
+        return [v for m in self.metrics for v in m.variables]
+
     def __call__(self, y_true, y_pred, sample_weight=None):
         if self.output_names is None:
             self.build(output_names_of(y_pred))

@@ -25,7 +25,7 @@ from .host_prefix import apply_host_prefix
 from ..core.ignored_arguments import warn_ignored
 from . import argument_checks as check
 from .compile_from_config import compile_from_config
-from .compile_utils import CompileLoss, CompileMetrics
+from .compile_utils import CompileLoss, CompileMetrics, output_names_of
 from .compiled_step import CompiledStep
 from .fit_data import fit_data
 from .loops import evaluate_loop, fit_loop, predict_loop, pythonify_logs
@@ -164,6 +164,25 @@ class Trainer:
     def reset_metrics(self) -> None:
         for metric in self.metrics:
             metric.reset_state()
+
+    def _symbolic_build(self, iterator=None, data_batch=None) -> None:
+        """Keras 3's build before a loop: the model, the compiled loss (its per-output
+        trackers) and the compiled metrics are built from one batch ``(x, y[, sw])``;
+        the model runs with ``training=False`` and no metric or weight changes."""
+        if iterator is not None:
+            raise NotImplementedError(f"{self.name}: _symbolic_build(iterator=...) is not "
+                                      f"supported in Lamina; pass data_batch=(x, y)")
+        if data_batch is None:
+            raise ValueError(f"{self.name}: _symbolic_build needs 'data_batch', a batch "
+                             f"(x, y) or (x, y, sample_weight); received None")
+        x, y, _ = unpack_x_y_sample_weight(data_batch)
+        y_pred = self(x, training=False)
+        loss, compiled = self._compile_loss, self._compile_metrics
+        if loss is not None and not loss.built:
+            loss.build(loss.output_names or self._declared_output_names()
+                       or output_names_of(y_pred))
+        if compiled is not None and not compiled.built and y is not None:
+            compiled.build(y, y_pred)
 
     # ---------------------------------------------------------------- steps
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):

@@ -70,11 +70,28 @@ class RandomElasticTransform(AugmentationLayer):
         apply = ops.less(random.uniform((batch,), 0.0, 1.0, dtype=dtype,
                                         seed=self.seed_generator), probability)
         d = random.uniform((), *self.scale, dtype=dtype, seed=self.seed_generator)
+        return self._displace(images, apply, d, self.seed_generator), labels
+
+    def transform_images(self, images, transformation=None, training=True):
+        """Keras's step with a given draw: the images whose ``apply_transform`` is True
+        displaced with strength ``distortion_factor``, the noise drawn with
+        ``transformation["seed"]``."""
+        images = ops.convert_to_tensor(images)
+        if not (training and transformation is not None) or self.scale[1] == 0:
+            return self._as_compute_dtype(images)
+        apply = ops.convert_to_tensor(transformation["apply_transform"])
+        d = ops.cast(ops.convert_to_tensor(transformation["distortion_factor"]),
+                     self.compute_dtype)
+        seed = transformation.get("seed", self.seed_generator)
+        return self._apply(images, lambda x: self._displace(x, apply, d, seed))
+
+    def _displace(self, images, apply, d, seed):
+        batch, height, width, channels = images.shape
+        dtype = images.dtype
         alpha = ops.multiply(d, 0.1 * max(height, width))
         sigma = ops.multiply(d, 0.05 * min(height, width))
         size = int(6 * 0.05 * min(height, width) * self.scale[1]) | 1
-        noise = random.normal((2 * batch, height, width, 1), dtype=dtype,
-                              seed=self.seed_generator)
+        noise = random.normal((2 * batch, height, width, 1), dtype=dtype, seed=seed)
         field = image_filters.gaussian_blur_traced(ops.multiply(noise, sigma), (size, size),
                                                    ops.add(sigma, 1e-12),
                                                    ops.add(sigma, 1e-12))
@@ -86,7 +103,7 @@ class RandomElasticTransform(AugmentationLayer):
                         0 if self.interpolation == "nearest" else 1, self.fill_mode,
                         self.fill_value)
         out = ops.where(per_image(apply, images), warped, images)
-        return ops.clip(out, float(self.value_range[0]), float(self.value_range[1])), labels
+        return ops.clip(out, float(self.value_range[0]), float(self.value_range[1]))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": list(self.factor),

@@ -128,9 +128,24 @@ class RandomPerspective(AugmentationLayer):
                                           [width - 1.0, height - 1.0]]], dtype=dtype)
         start = ops.broadcast_to(corners, (batch, 4, 2))
         end = ops.add(start, ops.multiply(start, move))
+        return self._warp(images, apply, start, end), labels
+
+    def _warp(self, images, apply, start, end):
         out = image_ops.perspective_transform(images, start, end, self.interpolation,
                                               self.fill_value)
-        return ops.where(per_image(apply, images), out, images), labels
+        return ops.where(per_image(apply, images), out, images)
+
+    def transform_images(self, images, transformation=None, training=True):
+        """Keras's step with a given draw: the images whose ``apply_perspective`` is True
+        warped so that ``start_points`` (batch, 4, 2) land on ``end_points``."""
+        images = ops.convert_to_tensor(images)
+        if not (training and transformation is not None):
+            return self._as_compute_dtype(images)
+        dtype = self.compute_dtype
+        apply = ops.convert_to_tensor(transformation["apply_perspective"])
+        start = ops.cast(ops.convert_to_tensor(transformation["start_points"]), dtype)
+        end = ops.cast(ops.convert_to_tensor(transformation["end_points"]), dtype)
+        return self._apply(images, lambda x: self._warp(x, apply, start, end))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": list(self.factor), "scale": self.scale,

@@ -123,6 +123,16 @@ class CutMix(AugmentationLayer):
             labels = _mix_labels(labels, order, kept)
         return mixed, labels
 
+    def transform_images(self, images, transformation=None, training=True):
+        """Keras's step with a given draw: where ``transformation["batch_masks"]`` is
+        True, the pixel of image ``permutation_order[i]``; the rest unchanged."""
+        images = self._as_compute_dtype(ops.convert_to_tensor(images))
+        if training and transformation is not None:
+            order = ops.convert_to_tensor(transformation["permutation_order"], dtype="int32")
+            images = ops.where(ops.convert_to_tensor(transformation["batch_masks"]),
+                               ops.take(images, order, axis=0), images)
+        return images
+
     def call(self, inputs, training=True):
         images = inputs["images"] if isinstance(inputs, dict) else inputs
         single = hasattr(images, "shape") and len(images.shape) == 3

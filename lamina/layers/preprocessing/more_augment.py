@@ -201,6 +201,19 @@ class RandomErasing(AugmentationLayer):
         fill = ops.clip(fill, float(self.value_range[0]), float(self.value_range[1]))
         return ops.where(ops.logical_and(box, apply), fill, images), labels
 
+    def transform_images(self, images, transformation=None, training=True):
+        """Keras's step with a given draw: ``transformation["fill_value"]`` where
+        ``batch_masks`` is True, in the images whose ``apply_erasing`` is True."""
+        images = self._as_compute_dtype(ops.convert_to_tensor(images))
+        if training and transformation is not None:
+            apply = ops.reshape(ops.convert_to_tensor(transformation["apply_erasing"]),
+                                (-1, 1, 1, 1))
+            mask = ops.logical_and(ops.convert_to_tensor(transformation["batch_masks"]),
+                                   apply)
+            fill = ops.cast(ops.convert_to_tensor(transformation["fill_value"]), images.dtype)
+            images = ops.where(mask, fill, images)
+        return images
+
     def get_config(self) -> dict:
         fill = list(self.fill_value) if isinstance(self.fill_value, tuple) else self.fill_value
         return {**super().get_config(), "factor": list(self.factor),
@@ -245,10 +258,26 @@ class RandomGaussianBlur(AugmentationLayer):
         apply = per_image(ops.less(_uniform(self, (batch,), 0.0, 1.0, dtype), probability),
                           images)
         sigmas = ops.add(_uniform(self, (2,), *self.sigma, dtype), 1e-6)
+        return self._blur(images, apply, sigmas), labels
+
+    def _blur(self, images, apply, sigmas):
+        """NHWC ``images`` blurred with sigmas ``(x, y)`` where ``apply`` is True, clipped."""
         blurred = image_filters.gaussian_blur_traced(images, self.kernel_size, sigmas[1],
                                                      sigmas[0])
         out = ops.where(apply, blurred, images)
-        return ops.clip(out, float(self.value_range[0]), float(self.value_range[1])), labels
+        return ops.clip(out, float(self.value_range[0]), float(self.value_range[1]))
+
+    def transform_images(self, images, transformation=None, training=True):
+        """Keras's step with a given draw: the images whose ``should_apply_blur`` is True
+        blurred with sigmas ``transformation["blur_factor"]`` (x, y), then clipped."""
+        images = ops.convert_to_tensor(images)
+        if not (training and transformation is not None):
+            return self._as_compute_dtype(images)
+        sigmas = ops.cast(ops.convert_to_tensor(transformation["blur_factor"]),
+                          self.compute_dtype)
+        apply = ops.reshape(ops.convert_to_tensor(transformation["should_apply_blur"]),
+                            (-1, 1, 1, 1))
+        return self._apply(images, lambda x: self._blur(x, apply, sigmas))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": list(self.factor),

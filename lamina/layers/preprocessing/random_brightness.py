@@ -22,8 +22,12 @@ class RandomBrightness(RandomImageLayer):
 
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)          # data_format arrives in kwargs
-        self.factor = factor_range(self.name, "factor", factor)
+        self._set_factor(factor)
         self.value_range = sorted(check_value_range(self.name, value_range))
+
+    def _set_factor(self, factor):
+        """Keras's setter (its tests call it): validates ``factor`` and stores the pair."""
+        self.factor = factor_range(self.name, "factor", factor)
 
     def augment(self, images):
         low, high = self.value_range
