@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 
 from .. import dtype_policies, regularizers
-from ..dtype_policies import DTypePolicy
+from ..dtype_policies import DTypePolicy, DTypePolicyMap
 
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -41,20 +41,41 @@ class LayerConfigMixin:
 
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
-        self._set_dtype_policy(value)
-        mode = self.dtype_policy.quantization_mode
+        current = self.__dict__.get("_dtype_policy")
+        policy = layer_policy(value)
+        if policy.quantization_mode == "gptq" and self.built and \
+                not getattr(self, "_is_quantized", False):
+            raise ValueError(f"{self.name}: Implicitly enabling GPTQ quantization by setting "
+                             f"`dtype_policy` to '{value}' is not supported: GPTQ needs a "
+                             f"calibration dataset and a `GPTQConfig` object. Call "
+                             f"`.quantize('gptq', config=...)` on the layer or model instead.")
+        if isinstance(current, DTypePolicyMap) and self.path:
+            if self.path in current:          # a layer given a map keeps it (Keras)
+                del current[self.path]
+            current[self.path] = policy
+        else:
+            self.__dict__["_dtype_policy"] = policy
+        mode = self._path_policy().quantization_mode
         if mode is not None and self.built and not getattr(self, "_is_quantized", False):
             self.quantize(mode)          # a quantized policy on a built float layer (Keras)
+
+    def _path_policy(self) -> DTypePolicy:
+        """The policy that applies to this layer: its own, or, when it was given a
+        DTypePolicyMap, the map's policy for the layer's path (Keras 3)."""
+        policy = self.__dict__["_dtype_policy"]
+        if isinstance(policy, DTypePolicyMap) and self.path:
+            return policy[self.path]
+        return policy
 
     @property
     def compute_dtype(self) -> str:
         """The dtype the layer computes in (its outputs' dtype)."""
-        return self.dtype_policy.compute_dtype
+        return self._path_policy().compute_dtype
 
     @property
     def variable_dtype(self) -> str:
         """The dtype the layer creates its weights in."""
-        return self.dtype_policy.variable_dtype
+        return self._path_policy().variable_dtype
 
     @property
     def dtype(self) -> str:

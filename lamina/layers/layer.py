@@ -24,6 +24,8 @@ from ..core.naming import to_snake_case, unique_name
 from .node import LayerNode
 from .own_variables import LayerError, OwnVariablesMixin
 from .quantize import QuantizeMixin
+from .tracking import LayerTrackingMixin
+from . import remat_scope
 from .remat_scope import get_current_remat_mode
 from .stateless_call import stateless_call
 from ..core.saveable import register_saveable_base
@@ -32,7 +34,7 @@ _CONSTRUCTION_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_
                         "input_length"}
 
 
-class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
+class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMixin):
     """A unit of computation with state: subclass it and write four methods.
 
     - ``__init__(self, ..., **kwargs)`` validates and stores the configuration and passes
@@ -355,6 +357,14 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin):
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call` method "
                                   f"implemented. ({self.name} defines no call(); subclass "
                                   f"Layer and write one)")
+
+    def rematerialized_call(self, layer_call, *args, **kwargs):
+        """``layer_call`` as this layer's RematScope mode says (Keras 3's method): itself
+        for a layer created outside a RematScope; ``args``/``kwargs`` are the inputs the
+        call will get, which the ``"larger_than"`` mode measures."""
+        if not remat_scope.applies(self, symbolic=False):
+            return layer_call
+        return remat_scope.rematerialized_call(self, tuple, args, kwargs, call=layer_call)
 
     def compute_mask(self, inputs, mask=None):
         """The output mask: the input's mask when the layer supports masking, else None."""

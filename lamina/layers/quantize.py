@@ -40,7 +40,7 @@ class QuantizeMixin:
     def quantization_mode(self):
         """The quantization mode of this layer (``"int8"``, ``"int4"``, ``"float8"``),
         None if it is not quantized."""
-        return self.dtype_policy.quantization_mode
+        return self._path_policy().quantization_mode
 
     def quantize(self, mode=None, type_check=True, config=None):
         """Quantize the layer in ``mode`` (``"int8"``, ``"int4"``, ``"float8"``), or as
@@ -57,7 +57,7 @@ class QuantizeMixin:
         getattr(self, f"_quantize_{mode}")(config)
         self.quantization_config = config
         structure.changed()                  # compiled steps read the float kernel
-        if self.dtype_policy.quantization_mode is None:
+        if self.quantization_mode is None:
             name = mode
             if mode == "int4":
                 block_size = int4_block_size(self, config)
@@ -93,10 +93,18 @@ class QuantizeMixin:
                                    f"{self._quantization_modes()}. Received: "
                                    f"quantization_mode={mode}")
 
-    def quantized_build(self, kernel_shape, mode, config=None) -> None:
+    def quantized_build(self, kernel_shape=None, mode=None, config=None, *,
+                        input_shape=None) -> None:
         """Create the variables of ``mode`` for a kernel (an embeddings table) of
         ``kernel_shape``, as ``build`` does for a layer made with a quantized policy (Keras
-        3's method); a mode the class lacks raises NotImplementedError."""
+        3's method; ``input_shape`` is the base class's name for the first argument); a
+        mode the class lacks raises NotImplementedError."""
+        if input_shape is not None:
+            if kernel_shape is not None:
+                raise TypeError(f"{self.name}.quantized_build: pass the shape once, as "
+                                f"kernel_shape or input_shape; received both "
+                                f"({kernel_shape} and {input_shape})")
+            kernel_shape = input_shape
         builder = getattr(self, "_quantized_build", None)
         if builder is None:
             raise NotImplementedError(f"Layer {type(self).__name__} does not have a "
@@ -112,6 +120,28 @@ class QuantizeMixin:
         if self.quantization_mode not in self._quantization_modes():
             raise self._mode_error(self.quantization_mode)
         return self.call(*args, **kwargs)
+
+    # Keras 3's per-mode call hooks: a class quantized in a mode overrides its hook (Lamina's
+    # layers dispatch on the mode in ``call`` instead), so the base ones only refuse.
+    def _int4_call(self, *args, **kwargs):
+        raise self._missing_method("_int4_call")
+
+    def _int8_call(self, *args, **kwargs):
+        raise self._missing_method("_int8_call")
+
+    def _float8_call(self, *args, **kwargs):
+        raise self._missing_method("_float8_call")
+
+    def _gptq_call(self, *args, **kwargs):
+        raise self._missing_method("_gptq_call")
+
+    def _awq_call(self, *args, **kwargs):
+        raise self._missing_method("_awq_call")
+
+    def _missing_method(self, method: str) -> NotImplementedError:
+        return NotImplementedError(f"Layer {type(self).__name__} does not have a `{method}` "
+                                   f"method implemented. ({self.name}'s class does not "
+                                   f"define it)")
 
     def _drop_weight(self, variable) -> None:
         """Forget a weight (the float kernel a quantized one replaces)."""

@@ -93,40 +93,42 @@ def applies(layer, symbolic: bool) -> bool:
         (not symbolic or graph_trace.active() is not None)
 
 
-def rematerialized_call(layer, contexts, args, kwargs):
-    """``layer.call`` as the layer's remat mode says. ``contexts()`` gives the context
-    managers the call runs in (training flag, autocasting): the recomputation in the
-    backward pass runs outside the layer's call, so it enters them again."""
+def rematerialized_call(layer, contexts, args, kwargs, call=None):
+    """``call`` (default ``layer.call``) as the layer's remat mode says. ``contexts()``
+    gives the context managers the call runs in (training flag, autocasting): the
+    recomputation in the backward pass runs outside the layer's call, so it enters them
+    again."""
+    call = layer.call if call is None else call
     mode = layer._remat_mode
     if mode.mode == "activations":
         activation = getattr(layer, "activation", None)
         if activation is None:
-            return layer.call
-        return _with_remat_activation(layer, activation)
+            return call
+        return _with_remat_activation(layer, activation, call)
     if mode.mode == "list_of_layers" and layer.name not in mode.layer_names:
-        return layer.call
+        return call
     if mode.mode == "larger_than" and not \
             _output_size(layer, args, kwargs) > mode.output_size_threshold:
-        return layer.call
+        return call
     state = {"forward": True}
 
-    @functools.wraps(layer.call)
+    @functools.wraps(call)
     def body(*a, **k):
         if state.pop("forward", False):          # the forward runs in the caller's contexts
-            return layer.call(*a, **k)
+            return call(*a, **k)
         with contextlib.ExitStack() as stack:
             for manager in contexts():
                 stack.enter_context(manager)
-            return layer.call(*a, **k)
+            return call(*a, **k)
     return remat(body)
 
 
-def _with_remat_activation(layer, activation):
-    @functools.wraps(layer.call)
+def _with_remat_activation(layer, activation, layer_call):
+    @functools.wraps(layer_call)
     def call(*a, **k):
         layer.__dict__["activation"] = remat(activation)
         try:
-            return layer.call(*a, **k)
+            return layer_call(*a, **k)
         finally:
             layer.__dict__["activation"] = activation
     return call

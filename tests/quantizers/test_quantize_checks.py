@@ -17,9 +17,9 @@ with open(os.path.join(os.path.dirname(__file__), "..", "fixtures",
 
 # Where Lamina raises the same type with its own words, and why.
 OWN_MESSAGE = {
-    # The setter (lamina/layers/config.py) calls quantize("gptq"), which asks for the
-    # GPTQConfig; Keras's setter says so in its own words first.
-    "gptq_by_setting_policy": "For GPTQ, you must pass a `GPTQConfig` object",
+    # The setter (lamina/layers/config.py) refuses with Keras's phrase, naming the layer.
+    "gptq_by_setting_policy": "^dense(_[0-9]+)?: Implicitly enabling GPTQ quantization by setting "
+                              "`dtype_policy` to 'gptq/4/128_from_float32' is not supported",
     # Keras 3.15.1 tries the unbuilt Sequential itself; Lamina reaches its Dense.
     "model_unbuilt": "Cannot quantize a layer that isn't yet built. Layer '.*' \\(of type "
                      "'Dense'\\) is not built yet.",

@@ -49,6 +49,11 @@ class HeadProjection(Layer):
             self.bias = self.add_weight(shape=self.projected_shape, name="bias",
                                         **self._bias_args)
 
+    @property
+    def _kernel(self):
+        """The kernel variable (int8 once quantized): Keras's EinsumDense attribute name."""
+        return self.kernel
+
     def call(self, inputs):
         if self.quantization_mode == "int8":
             x = int8_projection.product(self, inputs)
