@@ -91,6 +91,21 @@ class SymbolicTensor(TensorBase):
         self.record_history = record_history
         self.history = None
 
+    @property
+    def _keras_history(self):
+        """Keras's ``(operation, node_index, tensor_index)`` for a tensor an op or layer made.
+
+        A layer call's ``history`` as it is; for an op applied to symbolic tensors,
+        ``(op, None, output index)`` (Lamina's ops keep no list of their calls, so there is
+        no node index). A tensor nothing made has no such attribute, as in Keras.
+        """
+        if self.history is not None:
+            return self.history
+        if self.node is not None:
+            return (self.node.op, None, self.index)
+        raise AttributeError("'SymbolicTensor' object has no attribute '_keras_history': "
+                             "no op or layer made this tensor")
+
     def numpy(self):
         raise LaminaError(f"symbolic tensor {self.name or ''} (shape {self.shape}, "
                           f"{self.dtype}) has no value: it only describes a shape and dtype")

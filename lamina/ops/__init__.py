@@ -19,6 +19,7 @@ from . import gradient_override as _gradient_override, gufunc as _gufunc
 from . import bitwise as _bitwise, exponents as _exponents, float_parts as _float_parts
 from . import complex_numbers as _complex_numbers
 from . import trig as _trig
+from . import rounding as _rounding, where_clip as _where_clip
 from . import counting as _counting, cumulative as _cumulative, nan_reductions as _nan_reductions
 from . import quantiles as _quantiles, statistics as _statistics
 from . import loss_functions as _loss_functions, normalization as _normalization
@@ -88,6 +89,7 @@ from .exponents import *  # noqa: F401,F403
 from .float_parts import *  # noqa: F401,F403
 from .complex_numbers import *  # noqa: F401,F403
 from .trig import *  # noqa: F401,F403
+from .rounding import *  # noqa: F401,F403
 from .counting import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .nan_reductions import *  # noqa: F401,F403
@@ -120,6 +122,7 @@ _FAMILIES += (_adaptive_pooling, _distances)
 _FAMILIES += (_closeness,)
 _FAMILIES += (_quantized,)
 _FAMILIES += (_complex_numbers,)
+_FAMILIES += (_rounding, _where_clip)
 from . import recompute as _recompute      # lamina.remat's barrier op (no public function)
 _FAMILIES += (_recompute,)
 from . import random_rows as _random_rows  # draws by global row (lamina.distribution)

@@ -14,8 +14,9 @@ import numbers
 from ..dtypes import floatx, is_float
 from .compare import greater, greater_equal
 from .core import as_tensor, cast
-from .math import (abs, add, divide, erf, exp, expm1, log1p, maximum, minimum, multiply,
-                   negative, sigmoid, sqrt, square, subtract, tanh)
+from .math import (abs, add, divide, exp, expm1, log1p, maximum, minimum, multiply, negative,
+                   sigmoid, sqrt, square, subtract, tanh)
+from .exponents import erf
 from .where_clip import clip, where
 from ..core.op import Op, Spec, register_op
 

@@ -20,7 +20,8 @@ from ..errors import DTypeError, ShapeError, describe_shape
 from .compare import equal
 from .core import as_tensor, cast, full_like, unchanged, zeros_like
 from .elementwise import Unary
-from .math import cos, divide, multiply, negative, sin
+from .math import divide, multiply, negative
+from .trig import cos, sin
 from .where_clip import where
 from .reshaping import stack
 from .slicing import getitem

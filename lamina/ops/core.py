@@ -413,6 +413,10 @@ def arange(start, stop=None, step=None, dtype=None) -> Tensor:
     Returns:
         A 1-D tensor.
 
+    Raises:
+        ArgumentTypeError: If ``start``, ``stop`` or ``step`` is None or a string (Keras
+            raises ValueError; numpy would read ``arange(None)`` as an empty range).
+
     Example:
 
     >>> lamina.ops.arange(1, 7, 2).numpy()
@@ -422,6 +426,11 @@ def arange(start, stop=None, step=None, dtype=None) -> Tensor:
         step = 1
     if stop is None:
         start, stop = 0, start
+    for name, value in (("start", start), ("stop", stop), ("step", step)):
+        if value is None or isinstance(value, (str, bytes)):
+            # numpy would read a None stop as an empty range; Keras raises ValueError
+            raise ArgumentTypeError(f"arange: argument '{name}' must be a number; "
+                                    f"received {name}={value!r}")
     if dtype is None:
         dtype = "int32" if all(isinstance(v, int) for v in (start, stop, step)) else floatx()
     backend = get_backend()

@@ -10,7 +10,9 @@ from __future__ import annotations
 from ..dtypes import floatx, is_float, standardize
 from ..errors import ShapeError
 from .core import as_tensor, as_tensors, cast, convert_to_tensor, full, zeros_like
-from .math import add, divide, floor, log10, multiply, power, sign, subtract
+from .math import add, divide, multiply, power, sign, subtract
+from .exponents import log10
+from .rounding import floor
 from ..core.op import Op, Spec, normalize_axis, register_op
 from .reshaping import broadcast_to, expand_dims, moveaxis, reshape
 from .slicing import slice_update

@@ -13,12 +13,16 @@ from ..errors import DTypeError
 from .compare import equal
 from .core import as_tensor, cast
 from .elementwise import Binary, unbroadcast
-from .math import FloatUnary, divide, exp, multiply, negative, power, square, subtract
+from .math import FloatUnary, divide, exp, log, multiply, negative, power, square, subtract
 from .where_clip import where
 from ..core.op import register_op
 from .trig import to_float, to_floats
 
-__all__ = ["cbrt", "exp2", "logaddexp", "logaddexp2", "ldexp", "erfc", "erfinv", "i0"]
+_TWO_OVER_SQRT_PI = 1.1283791670955126      # 2 / sqrt(pi): erf's derivative at 0
+_INV_LN2 = 1.4426950408889634               # 1 / log(2)
+_INV_LN10 = 0.4342944819032518              # 1 / log(10)
+
+__all__ = ["erf", "log2", "log10", "cbrt", "exp2", "logaddexp", "logaddexp2", "ldexp", "erfc", "erfinv", "i0"]
 
 _LN2 = _math.log(2.0)
 _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
@@ -229,3 +233,47 @@ def i0(x):
     """
     return I0(to_float("i0", x))
 
+
+@register_op
+class Erf(FloatUnary):
+    name = "erf"
+
+    def gradient(self, ctx, g):
+        x = ctx.inputs[0]
+        return (multiply(g, multiply(exp(negative(square(x))), _TWO_OVER_SQRT_PI)),)
+
+
+def log2(x):
+    """Base-2 logarithm (``log(x) / log(2)``); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return multiply(log(x), _INV_LN2)
+
+
+def log10(x):
+    """Base-10 logarithm (``log(x) / log(10)``); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return multiply(log(x), _INV_LN10)
+
+
+def erf(x):
+    """The error function, to float64 round-off; integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return Erf(to_float("erf", x))

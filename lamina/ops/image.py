@@ -14,11 +14,13 @@ from .. import backend as _backend
 from ..errors import DTypeArgumentError, ShapeError, describe_shape
 from . import image_color, image_filters
 from .reshaping import expand_dims, moveaxis, reshape, squeeze, stack, transpose
-from .core import arange, as_tensor, cast, convert_to_tensor
+from .core import arange, as_tensor, cast, convert_to_tensor, ones_like
+from .cumulative import cumsum
 from .image_resize import METHODS, KERNELS, resample_axis, resize_axes
 from .image_sampling import FILL_MODES, sample
 from .conversion import saturate_cast
-from .math import abs as abs_, add, divide, floor, multiply, round as round_, sign, subtract
+from .math import abs as abs_, add, divide, multiply, sign, subtract
+from .rounding import floor, round as round_
 from .replicate import pad
 from .solves import solve
 
@@ -390,15 +392,26 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     cs = reshape(arange(channels, dtype=dtype), (1, 1, 1, channels))
     x_in = add(add(add(multiply(a0, xs), multiply(a1, ys)), multiply(c1, cs)), a2)
     y_in = add(add(add(multiply(b0, xs), multiply(b1, ys)), multiply(c0, cs)), b2)
-    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, fill_mode,
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in, x), order, fill_mode,
                  fill_value)
     return _from_nhwc(out, data_format, images.ndim, images.dtype)
 
 
-def batch_and_channel(batch, channels, y_in, x_in):
-    """The four coordinate tensors of an NHWC sample at (y_in, x_in) per image/channel."""
-    return [reshape(arange(batch, dtype="int32"), (batch, 1, 1, 1)), y_in, x_in,
-            reshape(arange(channels, dtype="int32"), (1, 1, 1, channels))]
+def batch_and_channel(batch, channels, y_in, x_in, images=None):
+    """The four coordinate tensors of an NHWC sample at (y_in, x_in) per image/channel.
+
+    ``batch`` None (a traced batch of unknown size) reads the image index off the NHWC
+    ``images`` when the op runs.
+    """
+    if batch is None:
+        if images is None:
+            raise ShapeError("batch_and_channel: an unknown batch size needs the 'images' "
+                             "whose first axis gives it; received images=None")
+        ones = ones_like(images[:, 0, 0, 0], dtype="int32")
+        index = reshape(subtract(cumsum(ones, axis=0), 1), (-1, 1, 1, 1))
+    else:
+        index = reshape(arange(batch, dtype="int32"), (batch, 1, 1, 1))
+    return [index, y_in, x_in, reshape(arange(channels, dtype="int32"), (1, 1, 1, channels))]
 
 
 def _homography(start, end):
@@ -460,7 +473,7 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     denom = add(add(multiply(a[6], xs), multiply(a[7], ys)), 1.0)
     x_in = divide(add(add(multiply(a[0], xs), multiply(a[1], ys)), a[2]), denom)
     y_in = divide(add(add(multiply(a[3], xs), multiply(a[4], ys)), a[5]), denom)
-    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, "constant",
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in, x), order, "constant",
                  fill_value)
     return _from_nhwc(out, data_format, images.ndim, images.dtype)
 

@@ -6,7 +6,8 @@ from .reshaping import squeeze, split, stack
 from .compare import equal, greater, less
 from .core import cast
 from .linalg import tensordot
-from .math import abs as _abs, add, divide, floor, maximum, minimum, multiply
+from .math import abs as _abs, add, divide, maximum, minimum, multiply
+from .rounding import floor
 from .where_clip import clip
 from .math import subtract
 from .where_clip import where

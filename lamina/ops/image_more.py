@@ -126,6 +126,16 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
     _check_box(op, names, values)
     height, width = _hw(images, data_format)
     top, left, bottom, right = values[:4]
+    for axis, size, before, target, names_ in (
+            ("height", height, top, target_height, ("top_cropping", "target_height")),
+            ("width", width, left, target_width, ("left_cropping", "target_width"))):
+        if size is None and (before is None or target is None):
+            # ends with Keras's phrase, which its tests match
+            raise ValueError(f"{op}: an image of unknown {axis} needs '{names_[0]}' and "
+                             f"'{names_[1]}'; received images.shape="
+                             f"{describe_shape(images.shape)}, {names_[0]}={before}, "
+                             f"{names_[1]}={target} (When the {axis} of the images is "
+                             f"unknown, `{names_[1]}` must be specified.)")
     top = height - target_height - bottom if top is None else top
     target_height = height - bottom - top if target_height is None else target_height
     left = width - target_width - right if left is None else left
@@ -135,14 +145,22 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
         if value < 0:
             raise ValueError(f"{op}: {name} must be >= 0 (the crop does not fit the image "
                              f"{height}x{width}); received {name}={value}")
-    if top + target_height > height or left + target_width > width:
+    if ((height is not None and top + target_height > height)
+            or (width is not None and left + target_width > width)):
         raise ValueError(f"{op}: the window ({top}, {left}) of size {target_height}x"
                          f"{target_width} does not fit the image {height}x{width}")
     index = [slice(None)] * images.ndim
     h_axis, w_axis = _hw_axes(images, data_format)
     index[h_axis] = slice(top, top + target_height)
     index[w_axis] = slice(left, left + target_width)
-    return images[tuple(index)]
+    out = images[tuple(index)]
+    shape = list(out.shape)
+    shape[h_axis], shape[w_axis] = target_height, target_width
+    if None in out.shape and None not in shape:
+        # a size unknown while tracing: the window's size is known, and reshaping to it
+        # fails when the graph runs if the window does not fit, as eager mode's check does
+        out = reshape(out, tuple(shape))
+    return out
 
 
 def _pair(op, arg, value, kind=int):
@@ -371,6 +389,6 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
     ys = reshape(arange(height, dtype=dtype), (1, height, 1, 1))
     xs = reshape(arange(width, dtype=dtype), (1, 1, width, 1))
     x_in, y_in = add(xs, multiply(dx, alpha)), add(ys, multiply(dy, alpha))
-    out = sample(x, batch_and_channel(batch, channels, y_in, x_in), order, fill_mode,
+    out = sample(x, batch_and_channel(batch, channels, y_in, x_in, x), order, fill_mode,
                  fill_value)
     return _from_nhwc(out, data_format, images.ndim, images.dtype)

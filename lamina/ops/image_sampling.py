@@ -14,9 +14,10 @@ from .reshaping import broadcast_to, reshape
 from .compare import greater_equal, less, logical_and
 from .core import cast
 from .indexing import take
-from .math import abs as _abs, add, floor, floor_divide, mod, multiply, subtract
+from .math import abs as _abs, add, floor_divide, mod, multiply, subtract
+from .rounding import floor
 from .where_clip import clip, where
-from .math import round as _round
+from .rounding import round as _round
 
 FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
 
@@ -90,7 +91,9 @@ def sample(inputs, coords, order: int = 1, fill_mode: str = "constant", fill_val
         out_shape = tuple(index.shape)
         value = reshape(take(flat, reshape(index, (-1,)), axis=0), out_shape)
         if valid is not None:
-            value = where(broadcast_to(valid, out_shape), value, fill)
+            # ``where`` broadcasts ``valid`` onto ``value`` (of the index's shape), which
+            # also holds when that shape has a size only known when the graph runs
+            value = where(valid, value, fill)
         if weight is not None:
             value = multiply(value, cast(weight, inputs.dtype))
         out = value if out is None else add(out, value)

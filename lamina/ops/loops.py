@@ -92,8 +92,10 @@ def _check_unroll(unroll) -> None:
     if isinstance(unroll, bool):
         return
     if not isinstance(unroll, int) or unroll < 1:
+        # ends with Keras's own phrase (sic), which its tests match
         raise ValueError(f"scan: argument 'unroll' must be a positive integer or a boolean; "
-                         f"received unroll={unroll!r}")
+                         f"received unroll={unroll!r} (`unroll` must be an positive integer "
+                         f"or boolean.)")
 
 
 def _length(seqs, length) -> int:
@@ -104,7 +106,7 @@ def _length(seqs, length) -> int:
     if not seqs:
         if length is None:
             raise ValueError("scan: give 'xs' or 'length'; received xs=None and "
-                             "length=None")
+                             "length=None (no 'xs' to scan over and no 'length')")
         return length
     sizes = {tuple(x.shape)[0] if len(x.shape) else "scalar" for x in seqs}
     known = sizes - {None}

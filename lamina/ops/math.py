@@ -12,18 +12,15 @@ from __future__ import annotations
 from ..dtypes import floatx, is_complex, is_float
 from ..errors import DTypeError
 from .compare import greater_equal, less_equal
-from .core import as_tensor, as_tensors, cast, require_float, unchanged
+from .core import as_tensor, as_tensors, cast, require_float
 from .elementwise import Binary, Unary, unbroadcast
 from ..core.op import Spec, register_op
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "power", "maximum",
            "minimum", "floor_divide", "mod", "negative", "abs", "absolute",
            "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "expm1", "log", "log1p",
-           "log2", "log10", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil", "round"]
+           "tanh", "sigmoid"]
 
-_TWO_OVER_SQRT_PI = 1.1283791670955126      # 2 / sqrt(pi): erf's derivative at 0
-_INV_LN2 = 1.4426950408889634               # 1 / log(2)
-_INV_LN10 = 0.4342944819032518              # 1 / log(10)
 
 
 def _mask(condition, like):
@@ -384,49 +381,6 @@ class Sigmoid(FloatUnary):
         return (multiply(g, multiply(y, subtract(1, y))),)
 
 
-@register_op
-class Erf(FloatUnary):
-    name = "erf"
-
-    def gradient(self, ctx, g):
-        x = ctx.inputs[0]
-        return (multiply(g, multiply(exp(negative(square(x))), _TWO_OVER_SQRT_PI)),)
-
-
-@register_op
-class Sin(FloatUnary):
-    name = "sin"
-
-    def gradient(self, ctx, g):
-        return (multiply(g, cos(ctx.inputs[0])),)
-
-
-@register_op
-class Cos(FloatUnary):
-    name = "cos"
-
-    def gradient(self, ctx, g):
-        return (negative(multiply(g, sin(ctx.inputs[0]))),)
-
-
-@register_op
-class Floor(FloatUnary):
-    name = "floor"
-    differentiable = False
-
-
-@register_op
-class Ceil(FloatUnary):
-    name = "ceil"
-    differentiable = False
-
-
-@register_op
-class Round(Unary):
-    name = "round"
-    differentiable = False
-
-
 def negative(x):
     """``-x``.
 
@@ -587,30 +541,6 @@ def log1p(x):
     return Log1p(_to_float("log1p", x))
 
 
-def log2(x):
-    """Base-2 logarithm (``log(x) / log(2)``); integer input gives floatx().
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return multiply(log(x), _INV_LN2)
-
-
-def log10(x):
-    """Base-10 logarithm (``log(x) / log(10)``); integer input gives floatx().
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return multiply(log(x), _INV_LN10)
-
-
 def tanh(x):
     """Hyperbolic tangent activation.
 
@@ -651,92 +581,3 @@ def sigmoid(x):
     return Sigmoid(_to_float("sigmoid", x))
 
 
-def erf(x):
-    """The error function, to float64 round-off; integer input gives floatx().
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return Erf(_to_float("erf", x))
-
-
-def sin(x):
-    """Sine (radians); integer input gives floatx().
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return Sin(_to_float("sin", x))
-
-
-def cos(x):
-    """Cosine (radians); integer input gives floatx().
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return Cos(_to_float("cos", x))
-
-
-def floor(x):
-    """The largest integer <= ``x``, as a float (integer input gives floatx()); no gradient.
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return Floor(_to_float("floor", x))
-
-
-def ceil(x):
-    """The smallest integer >= ``x``, as a float (integer input gives floatx()); no gradient.
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-
-    Returns:
-        A tensor of ``x``'s shape.
-    """
-    return Ceil(_to_float("ceil", x))
-
-
-def round(x, decimals: int = 0):
-    """Round half to even to ``decimals`` places, as numpy; keeps ``x``'s dtype; no gradient.
-
-    Integer input with ``decimals >= 0`` is returned unchanged; negative ``decimals`` round
-    to tens, hundreds, ... .
-
-    Args:
-        x: Input tensor (or anything ``convert_to_tensor`` accepts).
-        decimals: The number of decimal places (negative for tens, hundreds, ...). Defaults
-            to 0.
-
-    Returns:
-        A tensor of ``x``'s shape and dtype.
-    """
-    x = as_tensor("round", x)
-    if not isinstance(decimals, int) or isinstance(decimals, bool):
-        raise TypeError(f"round: argument 'decimals' must be an int; received {decimals!r}")
-    if decimals == 0:
-        return Round(x)
-    if not is_float(x.dtype):
-        if decimals > 0:
-            return unchanged(x)
-        # round in float64, which holds every int32 exactly, then come back
-        return cast(round(cast(x, "float64"), decimals), x.dtype)
-    if decimals > 0:
-        scale = 10.0 ** decimals
-        return divide(Round(multiply(x, scale)), scale)
-    scale = 10.0 ** -decimals
-    return multiply(Round(divide(x, scale)), scale)

@@ -12,12 +12,12 @@ from ..dtypes import floatx, is_complex, is_float
 from ..errors import DTypeError
 from .core import as_tensor, as_tensors, cast
 from .elementwise import Binary, unbroadcast
-from .math import FloatUnary, add, divide, multiply, negative, sin, sqrt, square, subtract
+from .math import FloatUnary, add, divide, multiply, negative, sqrt, square, subtract
 from .where_clip import where
 from .compare import equal
 from ..core.op import register_op
 
-__all__ = ["tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh",
+__all__ = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh",
            "arccosh", "arctanh", "deg2rad", "rad2deg", "sinc", "hypot"]
 
 _DEG = _math.pi / 180.0
@@ -315,3 +315,42 @@ def hypot(x1, x2):
     """
     return Hypot(*to_floats("hypot", x1, x2))
 
+
+@register_op
+class Sin(FloatUnary):
+    name = "sin"
+
+    def gradient(self, ctx, g):
+        return (multiply(g, cos(ctx.inputs[0])),)
+
+
+@register_op
+class Cos(FloatUnary):
+    name = "cos"
+
+    def gradient(self, ctx, g):
+        return (negative(multiply(g, sin(ctx.inputs[0]))),)
+
+
+def sin(x):
+    """Sine (radians); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return Sin(to_float("sin", x))
+
+
+def cos(x):
+    """Cosine (radians); integer input gives floatx().
+
+    Args:
+        x: Input tensor (or anything ``convert_to_tensor`` accepts).
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return Cos(to_float("cos", x))
