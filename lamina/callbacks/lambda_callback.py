@@ -1,6 +1,8 @@
 """``LambdaCallback``: a callback made of plain functions (Keras 3)."""
 from __future__ import annotations
 
+import warnings
+
 from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .callback import Callback
 
@@ -23,7 +25,8 @@ class LambdaCallback(Callback):
         on_train_batch_begin: Called as ``on_train_batch_begin(batch, logs)``.
         on_train_batch_end: Called as ``on_train_batch_end(batch, logs)``.
         **kwargs: Any other hook by its name (``on_test_end``, ``on_predict_batch_end``,
-            ...); an unknown hook name raises ``TypeError``.
+            ...); any other name is set as an attribute, as Keras does, with a warning
+            (no training loop calls it).
 
     Example:
 
@@ -37,9 +40,13 @@ class LambdaCallback(Callback):
                  **kwargs):
         super().__init__()
         unknown = sorted(set(kwargs) - set(HOOKS))
-        if unknown:
-            raise TypeError(f"LambdaCallback: unknown hook(s) {unknown} (keyword "
-                            f"arguments); expected hook names among {', '.join(HOOKS)}")
+        if unknown:     # Keras sets them as attributes; no training loop ever calls them
+            warnings.warn(f"LambdaCallback: keyword argument(s) {unknown} are not hook "
+                          f"names (expected among {', '.join(HOOKS)}); they are set as "
+                          f"attributes of the callback but fit/evaluate/predict never call "
+                          f"them", UserWarning, stacklevel=2)
+            for name in unknown:
+                setattr(self, name, kwargs.pop(name))
         hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
                      on_train_begin=on_train_begin, on_train_end=on_train_end,
                      on_train_batch_begin=on_train_batch_begin,

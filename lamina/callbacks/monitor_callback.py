@@ -12,9 +12,9 @@ ModelCheckpoint, EarlyStopping and ReduceLROnPlateau (Keras 3's
 """
 from __future__ import annotations
 
-import operator
 import warnings
 
+from .. import ops
 from .callback import Callback
 from ..traceback_filter import user_stacklevel
 
@@ -93,13 +93,13 @@ class MonitorCallback(Callback):
     def _set_monitor_op(self) -> None:
         """Fix the direction; delayed to the first epoch end, when metrics are built."""
         if self._direction() == "min":
-            self.monitor_op = operator.lt
+            self.monitor_op = ops.less       # Keras's comparison ops, as Keras sets them
             self._signed_delta = -self.min_delta     # "better" means below best - delta
         else:
-            self.monitor_op = operator.gt
+            self.monitor_op = ops.greater
             self._signed_delta = self.min_delta
         if self.best is None:
-            self.best = float("inf") if self.monitor_op is operator.lt else -float("inf")
+            self.best = float("inf") if self.monitor_op is ops.less else -float("inf")
 
     def _is_improvement(self, monitor_value, reference_value) -> bool:
         if self.monitor_op is None:

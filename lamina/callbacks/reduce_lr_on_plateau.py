@@ -75,6 +75,8 @@ class ReduceLROnPlateau(MonitorCallback):
         self.wait = 0
 
     def _reset(self) -> None:
+        """Clear the per-run state (each fit starts afresh, as in Keras 3)."""
+        self.best = None
         self.cooldown_counter = 0
         self.wait = 0
 

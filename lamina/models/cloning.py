@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import tree
+from ..errors import ArgumentTypeError
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import Input, InputLayer
 from ..layers.node import LayerNode
@@ -98,6 +99,14 @@ def _clone_functional(model, input_tensors, clone_layer, call_function):
         if len(new_inputs) != len(model.inputs):
             raise ValueError(f"clone_model: {model.name} has {len(model.inputs)} inputs; "
                              f"argument 'input_tensors' has {len(new_inputs)}")
+        try:
+            tree.assert_same_structure(input_tensors, model.input)
+        except ValueError as error:
+            raise ArgumentTypeError(
+                f"clone_model: argument 'input_tensors' must nest like {model.name}'s "
+                f"inputs (`input_tensors` must have the same structure as model.input); "
+                f"expected {_structure(model.input)}, received "
+                f"{_structure(input_tensors)}") from error
     else:
         new_inputs = [Input(batch_shape=x.shape, dtype=x.dtype, name=x.history[0].name)
                       for x in model.inputs]
@@ -129,3 +138,13 @@ def _clone_functional(model, input_tensors, clone_layer, call_function):
     outputs = tree.pack_sequence_as(model._output_structure,
                                     [values[id(x)] for x in model.outputs])
     return Functional(inputs, outputs, name=model.name, trainable=model.trainable)
+
+
+def _structure(value) -> str:
+    """A structure with its tensors written as ``T`` (``{'x': T, 'y': T}``)."""
+    return repr(tree.map_structure(lambda _: _Leaf(), value))
+
+
+class _Leaf:
+    def __repr__(self) -> str:
+        return "T"

@@ -54,15 +54,23 @@ class Functional(Model):
             if not isinstance(x, SymbolicTensor):
                 raise TypeError(f"{self.name}: every output must be a symbolic tensor computed "
                                 f"from the inputs; output {position} is {type(x).__name__}")
-        self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs))
+        paths = [".".join(str(p) for p in path)
+                 for path, _ in tree.flatten_with_path(outputs)]
+        self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs), paths)
         # `layers` in Keras's order (by depth), which Keras's weight files number by.
-        self.__dict__["_layers"] = [
-            op for op in keras_layer_order(flat_inputs, tree.flatten(outputs), _producer)
-            if isinstance(op, Layer)]
+        operations = keras_layer_order(flat_inputs, tree.flatten(outputs), _producer)
+        self.__dict__["_operations"] = list(operations)
+        self.__dict__["_layers"] = [op for op in operations if isinstance(op, Layer)]
         self._node_set = {id(step) for step in self._steps}
         self.built = True
 
     # ---------------------------------------------------------------- structure
+    @property
+    def operations(self) -> list:
+        """The graph's layers (Input layers included) and the op calls between them (as
+        symbolic nodes), in Keras's order (by depth): Keras 3's ``Functional.operations``."""
+        return list(self.__dict__["_operations"])
+
     @property
     def inputs(self) -> list[SymbolicTensor]:
         return tree.flatten(self._input_structure)
@@ -220,8 +228,9 @@ def _producer(x: SymbolicTensor):
     return None
 
 
-def _topological_steps(name: str, inputs, outputs) -> list:
-    """The layer and op steps from ``inputs`` to ``outputs`` in an order that runs."""
+def _topological_steps(name: str, inputs, outputs, output_paths=None) -> list:
+    """The layer and op steps from ``inputs`` to ``outputs`` in an order that runs
+    (``output_paths``: each output's path in the outputs' structure, for errors)."""
     input_ids = {id(x) for x in inputs}
     order, state = [], {}
 
@@ -235,8 +244,11 @@ def _topological_steps(name: str, inputs, outputs) -> list:
             return None
         step = _producer(tensor)
         if step is None or (isinstance(step, LayerNode) and isinstance(step.layer, InputLayer)):
+            path = output_paths[output] if output_paths else ""
+            keras_phrase = f" (Output with path `{path}` is not connected)" if path else ""
             raise ValueError(
-                f"{name}: graph disconnected: Output {output} is not connected to `inputs`: "
+                f"{name}: graph disconnected: Output {output} is not connected to "
+                f"`inputs`{keras_phrase}: "
                 f"{tensor!r} cannot be computed from the model's inputs "
                 f"{[x.name for x in inputs]}; pass every Input it depends on in 'inputs'")
         k = key(step)

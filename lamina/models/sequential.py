@@ -5,13 +5,17 @@ from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..core import structure
-from ..errors import ArgumentTypeError
+from ..errors import ArgumentTypeError, LaminaError
 from ..layers.layer import Layer
 from ..registry import serialize_keras_object
 from .functional import Functional
 from ..trainers.host_prefix import apply_host_prefix, host_prefix
 from .model import Model
 from ..layers import deserialize
+
+
+class UnbuiltSequentialError(LaminaError, AttributeError):
+    """An unbuilt Sequential model has no inputs, outputs or shapes yet."""
 
 
 class Sequential(Model):
@@ -71,6 +75,12 @@ class Sequential(Model):
         if not self._stack and not isinstance(layer, InputLayer) and \
                 layer._batch_input_shape is not None:
             self._stack.append(InputLayer(batch_shape=layer._batch_input_shape))
+            if names is not None:
+                names.add(self._stack[-1].name)
+        elif not self._stack and _single_input(layer) is not None:
+            # a built model first (Keras 3 builds on its input_shape): its one Input
+            x = _single_input(layer)
+            self._stack.append(InputLayer(batch_shape=tuple(x.shape), dtype=x.dtype))
             if names is not None:
                 names.add(self._stack[-1].name)
         if (layer.name in names) if names is not None else \
@@ -180,21 +190,29 @@ class Sequential(Model):
             x = layer(x)
         return x
 
+    def _built_functional(self, attribute: str):
+        if self._functional is None:        # Keras: AttributeError, so hasattr() is False
+            raise UnbuiltSequentialError(
+                f"Sequential model '{self.name}' has no defined {attribute} yet: its "
+                f"input shape is unknown until it is built (start it with "
+                f"lamina.Input(shape), or call or build it first)")
+        return self._functional
+
     @property
     def inputs(self):
-        return self._functional.inputs if self._functional else None
+        return self._built_functional("inputs").inputs
 
     @property
     def outputs(self):
-        return self._functional.outputs if self._functional else None
+        return self._built_functional("outputs").outputs
 
     @property
     def input_shape(self):
-        return self._functional.input_shape if self._functional else None
+        return self._built_functional("input_shape").input_shape
 
     @property
     def output_shape(self):
-        return self._functional.output_shape if self._functional else None
+        return self._built_functional("output_shape").output_shape
 
     @property
     def input(self):
@@ -217,6 +235,12 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
+        if not isinstance(config, dict) or "name" not in config or "layers" not in config:
+            raise ArgumentTypeError(
+                f"Sequential.from_config: argument 'config' must be a dict with 'name' and "
+                f"'layers' keys (A Sequential model configuration must be a dictionary "
+                f"containing the 'name' and 'layers' keys); received "
+                f"{sorted(config) if isinstance(config, dict) else type(config).__name__}")
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         names: set = set()
         for entry in config.get("layers", []):
@@ -232,6 +256,20 @@ class Sequential(Model):
                 shape = (None, *shape[1:])
             model.build(shape)
         return model
+
+
+def _single_input(layer):
+    """The one input tensor of a model that has its inputs (a functional model, a built
+    Sequential), else None."""
+    if not isinstance(layer, Model):
+        return None
+    try:
+        inputs, structure = layer.inputs, layer.input
+    except AttributeError:             # an unbuilt Sequential or a subclassed model
+        return None
+    if isinstance(structure, dict) or not isinstance(inputs, list) or len(inputs) != 1:
+        return None
+    return inputs[0]
 
 
 def _compatible(batch_shape, input_shape) -> bool:

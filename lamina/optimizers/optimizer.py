@@ -151,7 +151,9 @@ class Optimizer(WeightDecay, OptimizerState):
             raise TypeError(f"{type(self).__name__}: the learning rate cannot be set to a "
                             f"number: this optimizer's learning_rate is a "
                             f"{type(previous).__name__} (a schedule or callable); received "
-                            f"{value!r}. Create it with a float learning_rate to set it.")
+                            f"{value!r}. Create it with a float learning_rate to set it "
+                            f"(This optimizer was created with a `LearningRateSchedule` "
+                            f"object as its `learning_rate`: not settable)")
         previous.assign(check_learning_rate(type(self).__name__, value))
 
     lr = learning_rate     # Keras 2's name, still used by older callbacks and scripts

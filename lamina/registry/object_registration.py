@@ -18,6 +18,10 @@ from ..errors import ArgumentTypeError, LaminaError
 _BUILTINS: dict[str, Any] = {}
 _GLOBAL_OBJECTS: dict[str, Any] = {}
 _REGISTERED_NAMES: dict[Any, str] = {}
+# Keras's two module-level registries under Keras's names: name -> user's object (the
+# dict get_custom_objects() returns) and user's object -> "package>name".
+GLOBAL_CUSTOM_OBJECTS = _GLOBAL_OBJECTS
+GLOBAL_CUSTOM_NAMES: dict[Any, str] = {}
 _scope = threading.local()
 
 
@@ -70,6 +74,7 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
                                     f"{target.__name__} has none")
         _GLOBAL_OBJECTS[key] = target
         _REGISTERED_NAMES[target] = key
+        GLOBAL_CUSTOM_NAMES[target] = key
         return target
     return decorate
 

@@ -179,7 +179,9 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
             config = {**config, "config": {}}
         else:
             raise UnknownObjectError(f"cannot deserialize {kind}: the config has no "
-                                     f"'class_name' key; received keys {sorted(config)}")
+                                     f"'class_name' key; received keys {sorted(config)}. "
+                                     f"Expected a dictionary containing a 'config' key "
+                                     f"and a 'class_name' key")
     class_name, inner = config["class_name"], config["config"]
     scoped = scoped_safe_mode()
     safe_mode = bool(safe_mode) if scoped is None else scoped    # an outer scope wins

@@ -159,6 +159,7 @@ def _sequential(config) -> dict:
     if isinstance(config, list):                     # Keras <= 2.2: just the layers
         config = {"layers": config}
     config = dict(config or {})
+    config.setdefault("name", "sequential")          # Keras <= 2.2 stored none
     _free_batch_size(config)
     if "dtype" in config:
         config["dtype"] = _dtype(config["dtype"])

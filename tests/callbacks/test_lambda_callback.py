@@ -45,11 +45,17 @@ def test_unset_hooks_do_nothing():
     assert callback.on_train_begin({}) is None
 
 
-def test_unknown_hook_is_a_type_error():
-    with pytest.raises(TypeError, match="LambdaCallback: unknown hook\\(s\\) \\['on_epoch_ends'"
-                                        "\\] \\(keyword arguments\\); expected hook names "
-                                        "among on_train_begin, "):
-        LambdaCallback(on_epoch_ends=print)
+def test_an_unknown_name_is_set_as_an_attribute_with_a_warning():
+    """Keras 3 sets extra keyword arguments as attributes (lambda_callback_test's
+    test_lambda_callback_with_additional_kwargs); Lamina also warns that none is a hook."""
+    def custom(logs):
+        return "custom"
+    with pytest.warns(UserWarning, match="LambdaCallback: keyword argument\\(s\\) "
+                                         "\\['on_epoch_ends'\\] are not hook names"):
+        callback = LambdaCallback(on_epoch_ends=custom)
+    assert callback.on_epoch_ends is custom
+    assert callback.on_epoch_end(0, {}) is None          # the real hook is untouched
+    assert callback.get_config() == {}
 
 
 def test_a_hook_that_is_not_callable_is_a_type_error():

@@ -1,10 +1,8 @@
 """mode="auto": which way is "better" for a monitored quantity (shared by EarlyStopping,
 ModelCheckpoint and ReduceLROnPlateau)."""
-import operator
-
 import pytest
 
-from lamina import metrics
+from lamina import metrics, ops
 from lamina.callbacks import EarlyStopping, ModelCheckpoint, ReduceLROnPlateau
 
 from .tiny import fit, one_weight_model
@@ -18,7 +16,7 @@ class MetricFree:
 def direction(callback, model):
     callback.set_model(model)
     callback._set_monitor_op()
-    return {operator.lt: "min", operator.gt: "max"}[callback.monitor_op]
+    return {ops.less: "min", ops.greater: "max"}[callback.monitor_op]
 
 
 @pytest.mark.parametrize("monitor, expected", [

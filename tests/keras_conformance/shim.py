@@ -116,6 +116,10 @@ def _counterparts() -> dict:
         "keras.src.backend.set_keras_mask": _set_keras_mask,
         "keras.src.saving.saving_lib.save_model": lamina.saving.save_model,
         "keras.src.saving.saving_lib.load_model": lamina.saving.load_model,
+        "keras.src.saving.object_registration.GLOBAL_CUSTOM_NAMES":
+            lamina.registry.object_registration.GLOBAL_CUSTOM_NAMES,
+        "keras.src.saving.object_registration.GLOBAL_CUSTOM_OBJECTS":
+            lamina.registry.object_registration.GLOBAL_CUSTOM_OBJECTS,
         "keras.src.utils.module_utils.tensorflow": _Unavailable("tensorflow"),
         "keras.src.utils.module_utils.jax": _Unavailable("jax"),
         "keras.src.testing.test_case.TestCase": keras_test_case.TestCase,
@@ -367,7 +371,11 @@ class _PortLoader(importlib.abc.Loader):
         return keras_test_case
 
     def exec_module(self, module):
-        pass
+        # ``from keras.src.testing import test_utils`` looks the submodule up under the
+        # port's own module name: bind Keras's test helpers on it once it is importable
+        if module.__dict__.get("test_utils") is None and \
+                sys.modules.get("keras.src.testing") is module:
+            module.test_utils = importlib.import_module("keras.src.testing.test_utils")
 
 
 _FINDER: KerasFinder | None = None

@@ -109,7 +109,9 @@ def test_errors():
         opt.learning_rate = -1.0
     scheduled = SGD(ExponentialDecay(0.1, 10, 0.5))
     with pytest.raises(TypeError, match=r"SGD: the learning rate cannot be set to a number: "
-                                        r"this optimizer's learning_rate is a ExponentialDecay"):
+                                        r"this optimizer's learning_rate is a ExponentialDecay"
+                                        r".*This optimizer was created with a "
+                                        r"`LearningRateSchedule`"):
         scheduled.learning_rate = 0.01
     with pytest.raises(ValueError, match=r"SGD: argument\(s\) not recognized: \['momentun'\]"):
         SGD(momentun=0.9)
