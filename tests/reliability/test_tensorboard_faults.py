@@ -285,6 +285,7 @@ def sweep_results(tmp_path_factory):
     return run_in_child(cases, tmp_path_factory.mktemp("tensorboard_sweep"))
 
 
+@pytest.mark.slow          # the sweep runs once, in child processes (about 15 s)
 @pytest.mark.parametrize("seed", range(SWEEP_SEEDS))
 def test_sweep_case_is_handled_or_refused_in_bound(sweep_results, seed):
     outcome(sweep_results[seed])

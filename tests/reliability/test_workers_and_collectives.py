@@ -177,6 +177,7 @@ def counts(results, bound) -> dict:
     return out
 
 
+@pytest.mark.slow          # 48 cases in a child process: about 20 s on 2 cores
 def test_worker_sweep():
     results = _child("workers", WORKER_CASES, timeout=WORKER_CASES * CASE_BOUND + 60)
     bad = [r for r in results if r["outcome"] not in ("handled", "refused") or
@@ -273,6 +274,7 @@ def _sweep_collectives(out: str, count: int) -> None:
         json.dump(results, f)
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("mpi")
 def test_collective_sweep(tmp_path):
     from tests.distribution.mpi_run import mpirun
