@@ -3,6 +3,7 @@ the docstrings, and every public name of Keras's namespaces has a docstring; the
 namespaces in KERAS_FORM have them in Keras's form (a summary line, then Args:)."""
 import importlib.util
 import os
+import re
 import sys
 
 import pytest
@@ -42,3 +43,12 @@ def test_the_reference_builds_a_page_per_namespace(tmp_path):
     layers = (tmp_path / "lamina" / "layers.html").read_text()
     assert 'id="Dense"' in layers and "A fully connected layer" in layers
     assert not (tmp_path / "lamina" / "layers" / "core").exists()      # no internals
+    # the getting-started page and the topic pages link into pages the build wrote
+    links = set()
+    for page in os.listdir(DOCS):
+        if page.endswith(".md"):
+            with open(os.path.join(DOCS, page)) as f:
+                links |= set(re.findall(r"\((reference/[\w/]+\.html)\)", f.read()))
+    assert len(links) >= 8
+    for link in links:
+        assert (tmp_path / link.removeprefix("reference/")).is_file(), link
