@@ -148,8 +148,17 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         object.__setattr__(self, name, value)
 
     def _sublayers(self) -> list["Layer"]:
-        """Layers whose weights belong to this one, in weight order."""
-        return self.__dict__.get("_layers", [])
+        """Layers whose weights belong to this one, in weight order. Layers put into a list
+        or dict attribute after it was assigned (``self.blocks = []`` then
+        ``self.blocks.append(Dense(4))``) count too, as Keras's tracked lists make them:
+        they follow the layers known before, in the order they are found."""
+        tracked = self.__dict__.setdefault("_layers", [])
+        for name, value in list(self.__dict__.items()):
+            if isinstance(value, (list, dict)) and value and not name.startswith("__"):
+                for item in _layers_in(value):
+                    if item is not self and all(item is not t for t in tracked):
+                        tracked.append(item)
+        return tracked
 
     # ---------------------------------------------------------------- weights
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable: bool = True,
