@@ -145,16 +145,21 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
             for item in _layers_in(value):
                 if item is not self and all(item is not t for t in tracked):
                     tracked.append(item)
+            if isinstance(value, (list, dict)) and not name.startswith("_"):
+                # a public list or dict may get layers later: _sublayers looks again
+                self.__dict__.setdefault("_containers", {})[name] = None   # in set order
         object.__setattr__(self, name, value)
 
     def _sublayers(self) -> list["Layer"]:
         """Layers whose weights belong to this one, in weight order. Layers put into a list
         or dict attribute after it was assigned (``self.blocks = []`` then
         ``self.blocks.append(Dense(4))``) count too, as Keras's tracked lists make them:
-        they follow the layers known before, in the order they are found."""
+        they follow the layers known before, in the order they are found. Only the public
+        list and dict attributes are looked at again (their names are kept when set)."""
         tracked = self.__dict__.setdefault("_layers", [])
-        for name, value in list(self.__dict__.items()):
-            if isinstance(value, (list, dict)) and value and not name.startswith("__"):
+        for name in self.__dict__.get("_containers", ()):
+            value = self.__dict__.get(name)
+            if isinstance(value, (list, dict)) and value:
                 for item in _layers_in(value):
                     if item is not self and all(item is not t for t in tracked):
                         tracked.append(item)
