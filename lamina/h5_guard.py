@@ -77,6 +77,11 @@ def check_contained(f, filepath) -> H5Index:
 
 def _walk(f, filepath) -> H5Index:
     import h5py
+    from h5py import h5i, h5o
+    odd = _odd_links(f)
+    if odd:
+        _refuse_link(f, odd[0], filepath)
+    readonly = f.mode == "r"
     index = H5Index()
     index.objects["/"] = f
     seen, stack = set(), [f]
@@ -87,29 +92,52 @@ def _walk(f, filepath) -> H5Index:
         seen.add(group.id)
         keys = list(group)                  # link names only: nothing is resolved yet
         index.links[group.name] = keys
-        for key in keys:
-            where = f"{group.name.rstrip('/')}/{key}"
-            try:
-                link = group.get(key, getlink=True)
-            except TypeError:               # h5py's "Unknown link type": user-defined
-                link = None
-            entry = f"the link '{where}'"
-            if isinstance(link, h5py.ExternalLink):
-                _refuse(filepath, entry, f"is an external link (h5py.ExternalLink) to "
-                                         f"'{link.path}' in the "
-                                         f"file '{link.filename}'")
-            if isinstance(link, h5py.SoftLink):
-                _refuse(filepath, entry, f"is a soft link (h5py.SoftLink) to "
-                                         f"'{link.path}'")
-            if not isinstance(link, h5py.HardLink):
-                _refuse(filepath, entry, "is a user-defined HDF5 link")
-            obj = group[key]
-            index.objects[where] = obj
-            if isinstance(obj, h5py.Group):
+        base = group.name.rstrip("/")
+        for key in keys:                    # opened by its parent: no path walked anew
+            where = f"{base}/{key}"
+            oid = h5o.open(group.id, key.encode("utf-8"))
+            if h5i.get_type(oid) == h5i.GROUP:
+                obj = h5py.Group(oid)
                 stack.append(obj)
-            elif isinstance(obj, h5py.Dataset):
+            elif h5i.get_type(oid) == h5i.DATASET:
+                obj = h5py.Dataset(oid, readonly=readonly)
                 _check_dataset(obj, where, filepath)
+            else:                           # a committed datatype
+                obj = h5py.Datatype(oid)
+            index.objects[where] = obj
     return index
+
+
+def _odd_links(f) -> list:
+    """The absolute paths of the links that are not hard links (the first one found: HDF5
+    visits every link in C, once per object, following hard links only)."""
+    from h5py import h5l
+    odd: list = []
+
+    def look(name, info):
+        if info.type != h5l.TYPE_HARD:
+            odd.append("/" + name.decode("utf-8", "replace").lstrip("/"))
+            return 1                        # not None: the visit stops here
+        return None
+
+    f.id.links.visit(look, info=True)
+    return odd
+
+
+def _refuse_link(f, where: str, filepath) -> None:
+    import h5py
+    group, _, key = where.rpartition("/")
+    try:
+        link = f[group or "/"].get(key, getlink=True)
+    except TypeError:                       # h5py's "Unknown link type": user-defined
+        link = None
+    entry = f"the link '{where}'"
+    if isinstance(link, h5py.ExternalLink):
+        _refuse(filepath, entry, f"is an external link (h5py.ExternalLink) to "
+                                 f"'{link.path}' in the file '{link.filename}'")
+    if isinstance(link, h5py.SoftLink):
+        _refuse(filepath, entry, f"is a soft link (h5py.SoftLink) to '{link.path}'")
+    _refuse(filepath, entry, "is a user-defined HDF5 link")
 
 
 def _check_dataset(dataset, where: str, filepath) -> None:

@@ -34,16 +34,26 @@ for _name in _EXPORTS:
         register_builtin(_obj)
 
 
+_BUILTIN_TABLE: dict = {}
+
+
 def _layer_table() -> dict:
-    names = globals()            # read once: this runs for every layer a config holds
-    table = {name: names[name] for name in _EXPORTS
-             if isinstance(names[name], type) and issubclass(names[name], Layer)}
+    # Runs for every layer a config holds: the built-in part is made once (the exports are
+    # fixed at import), the models part is read each time (lamina.models registers it later)
+    if not _BUILTIN_TABLE:
+        names = globals()
+        _BUILTIN_TABLE.update({name: names[name] for name in _EXPORTS
+                               if isinstance(names[name], type)
+                               and issubclass(names[name], Layer)})
+        # Saved configs name a class by its own __name__ where Keras's export name differs
+        # (GroupQueryAttention is the class GroupedQueryAttention)
+        _BUILTIN_TABLE.update({cls.__name__: cls for cls in list(_BUILTIN_TABLE.values())})
+    table = dict(_BUILTIN_TABLE)
     # Models are layers too: Sequential, Functional and Model come from the table that
     # lamina.models registers (models import layers, so layers cannot import models).
-    table.update(family_table("keras.models") or {})
-    # Saved configs name a class by its own __name__ where Keras's export name differs
-    # (GroupQueryAttention is the class GroupedQueryAttention)
-    table.update({cls.__name__: cls for cls in list(table.values())})
+    models = family_table("keras.models") or {}
+    table.update(models)
+    table.update({cls.__name__: cls for cls in models.values()})
     return table
 
 

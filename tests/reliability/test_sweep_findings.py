@@ -1,6 +1,7 @@
 """Focused regressions for what the mutation sweep found (sweep seeds in each docstring)."""
 import json
 import zipfile
+import types
 
 import h5py
 import numpy as np
@@ -61,12 +62,13 @@ def test_exported_graph_intact_still_loads_identically(tmp_path):
 def test_unwalkable_h5_raises_h5_file_error_naming_it(tmp_path):
     """Sweep legacy-11: zeroed bytes made the walk fail with "TypeError: Objects of class
     FileID cannot be hashed" out of check_contained."""
-    class Broken:
-        id = object()
-        name = "/"
+    def unhashable(*args, **kwargs):
+        raise TypeError("Objects of class FileID cannot be hashed")
 
-        def __iter__(self):
-            raise TypeError("Objects of class FileID cannot be hashed")
+    class Broken:
+        id = types.SimpleNamespace(links=types.SimpleNamespace(visit=unhashable))
+        name = "/"
+        __iter__ = unhashable
     with pytest.raises(H5FileError, match=r"'where\.h5': the file is damaged: its groups "
                                           r"cannot be read \(TypeError: Objects of class"):
         check_contained(Broken(), "where.h5")
