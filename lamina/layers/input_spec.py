@@ -61,6 +61,8 @@ def check_input_compatibility(layer_name: str, specs, inputs) -> None:
     for position, (spec, x) in enumerate(zip(specs, inputs)):
         if spec is None or (x is None and spec.optional):
             continue
+        if isinstance(x, dict) and "images" in x:     # Keras's image-layer dict input
+            x = x["images"]
         shape = getattr(x, "shape", None)
         if shape is None:
             raise TypeError(f"{layer_name} expects a tensor as input {position}; received "

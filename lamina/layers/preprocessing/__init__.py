@@ -47,7 +47,8 @@ from .rand_augment import RandAugment  # noqa: E402
 
 __all__ += ["RandAugment"]
 
-from .elastic_augment import MaxNumBoundingBoxes, RandomElasticTransform  # noqa: E402
+from .elastic_augment import RandomElasticTransform  # noqa: E402
+from .max_num_bounding_boxes import MaxNumBoundingBoxes  # noqa: E402
 
 __all__ += ["MaxNumBoundingBoxes", "RandomElasticTransform"]
 

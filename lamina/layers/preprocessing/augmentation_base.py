@@ -3,9 +3,9 @@ inputs, the ``training`` rule, Keras's ``factor`` and ``value_range`` convention
 
 A layer writes ``transform(images, labels, training)`` on an NHWC batch in the compute
 dtype (``labels`` is None unless a dict brought them) and returns ``(images, labels)``.
-Inputs are an image tensor or a dict ``{"images": ..., "labels": ...}``; Keras's other
-dict keys (bounding boxes, segmentation masks) raise NotImplementedError naming the layer
-and the key. ``training`` defaults to True (Keras 3's rule for every preprocessing layer:
+Inputs are an image tensor or a dict ``{"images": ..., "labels": ...}``; the layers that
+set ``draws_transformation`` also take Keras's "bounding_boxes" and "segmentation_masks"
+(``bounding_boxes.flow``); the others raise NotImplementedError naming the layer and key. ``training`` defaults to True (Keras 3's rule for every preprocessing layer:
 random layers augment on a direct call; see ``RandomImageLayer``)."""
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ... import ops
 from ...graph.trace import runs_for_real
 from ..regularization.dropout import make_seed_generator
 from .base_image_layer import BaseImageLayer
+from .bounding_boxes.flow import transform_dict
 
 DICT_KEYS = ("images", "labels")
 
@@ -76,13 +77,22 @@ class AugmentationLayer(BaseImageLayer):
         self.seed_generator = make_seed_generator(self, seed, random)
         self.input_spec = None
 
+    # True where the layer follows Keras's hooks (``get_random_transformation`` then
+    # ``augment_with`` on NHWC images, ``transform_bounding_boxes``...): dicts with
+    # bounding boxes or segmentation masks then take that path (``bounding_boxes.flow``)
+    draws_transformation = False
+
     def call(self, inputs, training=True):
+        if isinstance(inputs, dict) and self.draws_transformation and (
+                "bounding_boxes" in inputs or "segmentation_masks" in inputs):
+            return self._call_hooks(inputs, training)
         if isinstance(inputs, dict):
             for key in inputs:
                 if key not in DICT_KEYS:
                     raise NotImplementedError(
                         f"{self.name}: dict inputs with key {key!r} are not supported by "
-                        f"{type(self).__name__} in Lamina (only 'images' and 'labels')")
+                        f"{type(self).__name__} in Lamina (only 'images' and 'labels'"
+                        f"{' with its bounding_box_format' if self.draws_transformation else ''})")
             if "images" not in inputs:
                 raise ValueError(f"{self.name}: a dict input needs the key 'images'; "
                                  f"received keys {sorted(inputs)}")
@@ -117,6 +127,21 @@ class AugmentationLayer(BaseImageLayer):
                 result["labels"] = labels if labels is not None else inputs["labels"]
             return result
         return images
+
+    def _call_hooks(self, data, training):
+        images = ops.convert_to_tensor(data["images"])
+        active = (training or self.deterministic) and runs_for_real(images)
+        transformation = None
+        if active:
+            transformation = self.get_random_transformation(images, training=True)
+            out = self._apply(images, lambda x: self.augment_with(x, transformation))
+        else:
+            out = self._as_compute_dtype(images)
+        return transform_dict(self, data, out, transformation, bool(active))
+
+    def augment_with(self, images, transformation):
+        """NHWC ``images`` transformed by a drawn ``transformation``."""
+        raise NotImplementedError
 
     def transform(self, images, labels, training):
         raise NotImplementedError

@@ -1,4 +1,4 @@
-"""Keras 3's RandomElasticTransform and MaxNumBoundingBoxes."""
+"""Keras 3's RandomElasticTransform."""
 from __future__ import annotations
 
 import numbers
@@ -111,32 +111,3 @@ class RandomElasticTransform(AugmentationLayer):
                 "fill_mode": self.fill_mode, "fill_value": self.fill_value,
                 "value_range": list(self.value_range)}
 
-
-class MaxNumBoundingBoxes(AugmentationLayer):
-    """Keras pads or trims the bounding boxes of a dict input to ``max_number``; images
-    pass unchanged. Lamina's image layers do not take bounding boxes yet, so this layer
-    returns the images (and labels) and raises NotImplementedError for a
-    ``bounding_boxes`` key.
-
-    Args:
-        max_number: Number of boxes to pad or trim to (bounding boxes are not supported yet).
-        fill_value: Value of the padding boxes.
-    """
-
-    deterministic = True
-
-    def __init__(self, max_number, fill_value=-1, **kwargs):
-        super().__init__(random=False, **kwargs)
-        if isinstance(max_number, bool) or not isinstance(max_number, numbers.Integral) or \
-                max_number < 1:
-            raise ValueError(f"{self.name}: argument 'max_number' must be a positive int; "
-                             f"received {max_number!r}")
-        self.max_number = int(max_number)
-        self.fill_value = int(fill_value)
-
-    def transform(self, images, labels, training):
-        return images, labels
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "max_number": self.max_number,
-                "fill_value": self.fill_value}

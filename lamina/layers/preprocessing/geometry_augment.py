@@ -7,7 +7,19 @@ from ... import ops, random
 from ...ops import image as image_ops
 from .augmentation_base import (AugmentationLayer, keras_factor, per_image, rescale,
                                 value_range_pair)
-from .image_utils import affine_transform
+from .bounding_boxes.affine_boxes import perspective_boxes, shear_boxes
+from .bounding_boxes.formats import image_size
+from .image_utils import affine_transform, from_nhwc, to_nhwc
+
+
+def masks_like_images(layer, segmentation_masks, transformation, training):
+    """``segmentation_masks`` through ``layer.augment_with`` with "nearest" sampling."""
+    if not training or transformation is None:
+        return segmentation_masks
+    masks = ops.convert_to_tensor(segmentation_masks)
+    nhwc = to_nhwc(masks, layer.data_format, layer.compute_dtype)
+    return from_nhwc(layer.augment_with(nhwc, transformation, "nearest"), layer.data_format,
+                     len(masks.shape))
 
 
 def _unit_factor(layer, arg, factor):
@@ -65,20 +77,45 @@ class RandomShear(AugmentationLayer):
                              f"received {fill_value!r}")
         self.fill_value = fill_value
 
+    draws_transformation = True
+
     def transform(self, images, labels, training):
-        batch, dtype = images.shape[0], "float32"
+        return self.augment_with(images, self.get_random_transformation(images)), labels
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras's draw: ``{"shear_factor": (batch, 2) (x, y) shears with one random sign
+        per image, "input_shape": the images' shape}``; None when not ``training``."""
+        if not training:
+            return None
+        images = data["images"] if isinstance(data, dict) else data
+        shape, dtype = tuple(images.shape), "float32"
+        batch = shape[0] if len(shape) == 4 else 1
+        seed = self.seed_generator if seed is None else seed
         sign = ops.where(ops.greater(random.uniform((batch, 1), 0.0, 1.0, dtype=dtype,
-                                                    seed=self.seed_generator), 0.5),
-                         -1.0, 1.0)
-        shear_y = random.uniform((batch, 1), *self.y_factor, dtype=dtype,
-                                 seed=self.seed_generator)
-        shear_x = random.uniform((batch, 1), *self.x_factor, dtype=dtype,
-                                 seed=self.seed_generator)
-        sx = ops.reshape(ops.multiply(shear_x, sign), (-1, 1, 1))
-        sy = ops.reshape(ops.multiply(shear_y, sign), (-1, 1, 1))
-        out = affine_transform(images, 1.0, sx, 0.0, sy, 1.0, 0.0, self.interpolation,
-                               self.fill_mode, self.fill_value)
-        return out, labels
+                                                    seed=seed), 0.5), -1.0, 1.0)
+        shear_y = random.uniform((batch, 1), *self.y_factor, dtype=dtype, seed=seed)
+        shear_x = random.uniform((batch, 1), *self.x_factor, dtype=dtype, seed=seed)
+        return {"shear_factor": ops.multiply(ops.concatenate([shear_x, shear_y], axis=1),
+                                             sign),
+                "input_shape": shape}
+
+    def augment_with(self, images, transformation, interpolation=None):
+        shear = ops.cast(ops.convert_to_tensor(transformation["shear_factor"]), "float32")
+        sx = ops.reshape(shear[:, 0], (-1, 1, 1))
+        sy = ops.reshape(shear[:, 1], (-1, 1, 1))
+        return affine_transform(images, 1.0, sx, 0.0, sy, 1.0, 0.0,
+                                interpolation or self.interpolation, self.fill_mode,
+                                self.fill_value)
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        """Masks sheared like the images, with "nearest" interpolation (Keras)."""
+        return masks_like_images(self, segmentation_masks, transformation, training)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        if not training or transformation is None:
+            return bounding_boxes
+        return shear_boxes(self, bounding_boxes, transformation)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "x_factor": list(self.x_factor),
@@ -115,23 +152,51 @@ class RandomPerspective(AugmentationLayer):
                                      ("nearest", "bilinear"))
         self.fill_value = fill_value
 
+    draws_transformation = True
+
     def transform(self, images, labels, training):
-        batch, height, width, _ = images.shape
-        dtype = images.dtype
-        probability = random.uniform((batch,), *self.factor, dtype=dtype,
-                                     seed=self.seed_generator)
-        apply = ops.less(random.uniform((batch,), 0.0, 1.0, dtype=dtype,
-                                        seed=self.seed_generator), probability)
+        return self.augment_with(images, self.get_random_transformation(images)), labels
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras's draw: ``{"apply_perspective": (batch,) bool, "start_points": the
+        corners, "end_points": the moved corners, "input_shape": the images' shape}``."""
+        if not training:
+            return None
+        images = data["images"] if isinstance(data, dict) else data
+        shape, dtype = tuple(images.shape), self.compute_dtype
+        batch = shape[0] if len(shape) == 4 else 1
+        height, width = image_size(shape, self.data_format)
+        seed = self.seed_generator if seed is None else seed
+        probability = random.uniform((batch,), *self.factor, dtype=dtype, seed=seed)
+        apply = ops.less(random.uniform((batch,), 0.0, 1.0, dtype=dtype, seed=seed),
+                         probability)
         move = random.uniform((batch, 4, 2), -0.5 * self.scale, 0.5 * self.scale,
-                              dtype=dtype, seed=self.seed_generator)
+                              dtype=dtype, seed=seed)
         corners = ops.convert_to_tensor([[[0.0, 0.0], [width - 1.0, 0.0], [0.0, height - 1.0],
                                           [width - 1.0, height - 1.0]]], dtype=dtype)
         start = ops.broadcast_to(corners, (batch, 4, 2))
-        end = ops.add(start, ops.multiply(start, move))
-        return self._warp(images, apply, start, end), labels
+        return {"apply_perspective": apply, "start_points": start,
+                "end_points": ops.add(start, ops.multiply(start, move)), "input_shape": shape}
 
-    def _warp(self, images, apply, start, end):
-        out = image_ops.perspective_transform(images, start, end, self.interpolation,
+    def augment_with(self, images, transformation, interpolation=None):
+        apply = ops.convert_to_tensor(transformation["apply_perspective"])
+        start, end = (ops.cast(ops.convert_to_tensor(transformation[key]), images.dtype)
+                      for key in ("start_points", "end_points"))
+        return self._warp(images, apply, start, end, interpolation)
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        """Masks warped like the images, with "nearest" interpolation (Keras)."""
+        return masks_like_images(self, segmentation_masks, transformation, training)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        if not training or transformation is None:
+            return bounding_boxes
+        return perspective_boxes(self, bounding_boxes, transformation)
+
+    def _warp(self, images, apply, start, end, interpolation=None):
+        out = image_ops.perspective_transform(images, start, end,
+                                              interpolation or self.interpolation,
                                               self.fill_value)
         return ops.where(per_image(apply, images), out, images)
 

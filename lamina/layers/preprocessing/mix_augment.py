@@ -69,6 +69,38 @@ class MixUp(AugmentationLayer):
         return ops.add(ops.multiply(w, images),
                        ops.multiply(ops.subtract(1.0, w), ops.take(images, order, axis=0)))
 
+    draws_transformation = True
+
+    def augment_with(self, images, transformation):
+        return self._mix(images, transformation)
+
+    def transform_labels(self, labels, transformation=None, training=True):
+        if not training or transformation is None:
+            return labels
+        return _mix_labels(labels, ops.convert_to_tensor(transformation["permutation_order"]),
+                           ops.convert_to_tensor(transformation["mix_weight"]))
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        if not training or transformation is None:
+            return segmentation_masks
+        masks = ops.convert_to_tensor(segmentation_masks)
+        weight = ops.convert_to_tensor(transformation["mix_weight"])
+        return self._mix(ops.cast(masks, weight.dtype), transformation)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        """Keras's: each example's boxes followed by its partner's (boxes concatenated on
+        the box axis, labels on their last axis)."""
+        if not training or transformation is None:
+            return bounding_boxes
+        order = ops.convert_to_tensor(transformation["permutation_order"], dtype="int32")
+        boxes = ops.convert_to_tensor(bounding_boxes["boxes"])
+        labels = ops.convert_to_tensor(bounding_boxes["labels"])
+        return {**bounding_boxes,
+                "boxes": ops.concatenate([boxes, ops.take(boxes, order, axis=0)], axis=1),
+                "labels": ops.concatenate([labels, ops.take(labels, order, axis=0)],
+                                          axis=-1)}
+
     def get_config(self) -> dict:
         return {**super().get_config(), "alpha": self.alpha}
 

@@ -35,6 +35,15 @@ class RandomBrightness(RandomImageLayer):
                                seed=self.seed_generator)
         return ops.clip(ops.add(images, ops.multiply(delta, float(high - low))), low, high)
 
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        """A colour change: boxes unchanged (Keras)."""
+        return bounding_boxes
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        """A colour change: masks unchanged (Keras)."""
+        return segmentation_masks
+
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": self.factor,
                 "value_range": self.value_range}

@@ -63,6 +63,15 @@ class RandomContrast(RandomImageLayer):
         out = ops.add(ops.multiply(ops.subtract(images, mean), factor), mean)
         return ops.clip(out, *self.value_range)
 
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        """A colour change: boxes unchanged (Keras)."""
+        return bounding_boxes
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        """A colour change: masks unchanged (Keras)."""
+        return segmentation_masks
+
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": self.factor,
                 "value_range": self.value_range}

@@ -29,6 +29,9 @@ class RandomCrop(RandomImageLayer):
         self.width = check_size(self.name, "width", width)
 
     def call(self, inputs, training=True):
+        if isinstance(inputs, dict):
+            raise NotImplementedError(f"{self.name}: dict inputs are not supported by "
+                                      f"RandomCrop in Lamina; pass the images tensor")
         h_axis, w_axis = hw_axes(self.data_format, len(inputs.shape))
         height, width = inputs.shape[h_axis], inputs.shape[w_axis]
         if height is None or width is None:

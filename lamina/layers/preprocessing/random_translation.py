@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import ops, random
 from .base_image_layer import AffineImageLayer
+from .bounding_boxes.affine_boxes import translate_boxes
 from .image_utils import factor_range, plain_factor as _plain
 
 
@@ -40,15 +41,27 @@ class RandomTranslation(AffineImageLayer):
         self.width_lower, self.width_upper = factor_range(self.name, "width_factor",
                                                           width_factor)
 
-    def coefficients(self, images):
-        batch, height, width = images.shape[:3]
-        shift_y = ops.multiply(random.uniform((batch, 1, 1), self.height_lower,
-                                              self.height_upper, seed=self.seed_generator),
-                               float(height))
-        shift_x = ops.multiply(random.uniform((batch, 1, 1), self.width_lower,
-                                              self.width_upper, seed=self.seed_generator),
-                               float(width))
+    draws_transformation = True
+
+    def draw(self, batch, height, width, seed):
+        """Keras's draw: ``{"translations": (batch, 2) shifts (x, y) in pixels}``."""
+        shift_y = ops.multiply(random.uniform((batch, 1), self.height_lower,
+                                              self.height_upper, seed=seed), float(height))
+        shift_x = ops.multiply(random.uniform((batch, 1), self.width_lower,
+                                              self.width_upper, seed=seed), float(width))
+        return {"translations": ops.concatenate([shift_x, shift_y], axis=1)}
+
+    def coefficients_from(self, transformation, height, width):
+        shifts = ops.cast(ops.convert_to_tensor(transformation["translations"]), "float32")
+        shift_x = ops.reshape(shifts[:, 0], (-1, 1, 1))
+        shift_y = ops.reshape(shifts[:, 1], (-1, 1, 1))
         return 1.0, 0.0, ops.negative(shift_x), 0.0, 1.0, ops.negative(shift_y)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        """Boxes shifted with the images, clipped to the image (Keras)."""
+        if not training or transformation is None:
+            return bounding_boxes
+        return translate_boxes(self, bounding_boxes, transformation)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height_factor": self.height_factor,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import ops, random
 from .base_image_layer import AffineImageLayer
+from .bounding_boxes.affine_boxes import zoom_boxes
 from .image_utils import factor_range, plain_factor as _plain
 
 
@@ -41,14 +42,28 @@ class RandomZoom(AffineImageLayer):
             self.width_lower, self.width_upper = factor_range(self.name, "width_factor",
                                                               width_factor)
 
-    def coefficients(self, images):
-        batch, height, width = images.shape[:3]
-        h_zoom = random.uniform((batch, 1, 1), 1.0 + self.height_lower,
-                                1.0 + self.height_upper, seed=self.seed_generator)
+    draws_transformation = True
+
+    def draw(self, batch, height, width, seed):
+        """Keras's draw: ``{"height_zoom": (batch, 1), "width_zoom": (batch, 1)}``."""
+        h_zoom = random.uniform((batch, 1), 1.0 + self.height_lower, 1.0 + self.height_upper,
+                                seed=seed)
         w_zoom = h_zoom if self.width_factor is None else random.uniform(
-            (batch, 1, 1), 1.0 + self.width_lower, 1.0 + self.width_upper,
-            seed=self.seed_generator)
-        return zoom_coefficients(h_zoom, w_zoom, height, width)
+            (batch, 1), 1.0 + self.width_lower, 1.0 + self.width_upper, seed=seed)
+        return {"height_zoom": h_zoom, "width_zoom": w_zoom}
+
+    def coefficients_from(self, transformation, height, width):
+        def per_image(key):
+            value = ops.cast(ops.convert_to_tensor(transformation[key]), "float32")
+            return ops.reshape(value, (-1, 1, 1))
+        return zoom_coefficients(per_image("height_zoom"), per_image("width_zoom"), height,
+                                 width)
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation=None, training=True):
+        """Boxes clipped to the zoomed window and rescaled to the image (Keras)."""
+        if not training or transformation is None:
+            return bounding_boxes
+        return zoom_boxes(self, bounding_boxes, transformation)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height_factor": self.height_factor,

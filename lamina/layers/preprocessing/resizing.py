@@ -4,7 +4,11 @@ from __future__ import annotations
 from ... import ops
 from .base_image_layer import BaseImageLayer
 from ...ops.image_resize import METHODS, resize_axes
-from .image_utils import aspect_crop_box, check_choice, check_number, check_size, crop, hw_axes
+from .bounding_boxes.formats import image_size
+from .bounding_boxes.geometry import resize_boxes
+from .image_utils import (
+    aspect_crop_box, check_choice, check_number, check_size, crop, from_nhwc, hw_axes, to_nhwc
+)
 
 
 class Resizing(BaseImageLayer):
@@ -50,6 +54,11 @@ class Resizing(BaseImageLayer):
         self.antialias = bool(antialias)
 
     def call(self, inputs):
+        if isinstance(inputs, dict):
+            images = inputs.get("images")
+            shape = tuple(images.shape) if images is not None else None
+            transformation = shape and image_size(shape, self.data_format)
+            return self._call_dict(inputs, True, self.call, transformation)
         rank = len(inputs.shape)
         h_axis, w_axis = hw_axes(self.data_format, rank)
         if inputs.shape[h_axis] is None or inputs.shape[w_axis] is None:
@@ -57,14 +66,14 @@ class Resizing(BaseImageLayer):
                              f"received shape {tuple(inputs.shape)}")
         return self._apply(inputs, self._resize)
 
-    def _resize(self, images):
+    def _resize(self, images, interpolation=None):
         height, width = images.shape[1:3]
         if self.crop_to_aspect_ratio:
             images = crop(images, *aspect_crop_box(height, width, self.height, self.width))
         elif self.pad_to_aspect_ratio:
             images = self._pad(images, height, width)
-        return resize_axes(images, (1, 2), (self.height, self.width), self.interpolation,
-                           self.antialias)
+        return resize_axes(images, (1, 2), (self.height, self.width),
+                           interpolation or self.interpolation, self.antialias)
 
     def _pad(self, images, height, width):
         """Keras pads the same amount on both sides of one axis."""
@@ -78,6 +87,27 @@ class Resizing(BaseImageLayer):
         else:
             return images
         return ops.pad(images, pads, constant_values=self.fill_value)
+
+    def get_random_transformation(self, data, training=True, seed=None):
+        """Keras's: the input (height, width)."""
+        images = data["images"] if isinstance(data, dict) else data
+        return image_size(tuple(images.shape), self.data_format)
+
+    def transform_images(self, images, transformation=None, training=True):
+        return self.call(ops.convert_to_tensor(images))
+
+    def transform_segmentation_masks(self, segmentation_masks, transformation=None,
+                                     training=True):
+        """Masks resized like the images, with "nearest" interpolation (Keras)."""
+        masks = ops.convert_to_tensor(segmentation_masks)
+        return from_nhwc(self._resize(to_nhwc(masks, self.data_format, masks.dtype),
+                                      "nearest"), self.data_format, len(masks.shape))
+
+    def transform_bounding_boxes(self, bounding_boxes, transformation, training=True):
+        """Keras's box map for the resize (stretch, crop or pad to the aspect ratio), then
+        clipped to the output; all-0 and all--1 (padding) boxes stay all 0."""
+        height, width = transformation
+        return resize_boxes(self, bounding_boxes, height, width)
 
     def compute_output_shape(self, input_shape):
         shape = list(input_shape)

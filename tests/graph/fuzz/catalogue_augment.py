@@ -40,7 +40,7 @@ ANY_CHANNELS = [
     # the random layers of item 4 (call defaults to training=True), same reason
     "layers.RandomBrightness(0.2, value_range=(-1, 1), seed={seed})",
     "layers.RandomContrast(0.3, value_range=(-1, 1), seed={seed})",
-    "layers.RandomFlip(seed={seed})",
+    "layers.RandomFlip(seed={seed}, bounding_box_format='xyxy')",
     "layers.RandomRotation(0.1, seed={seed})",
     "layers.RandomTranslation(0.1, 0.1, seed={seed})",
     "layers.RandomZoom(0.1, seed={seed})",

@@ -48,14 +48,26 @@ def test_elastic_seeds_repeat_graph_equals_eager_inference_identity():
     np.testing.assert_array_equal(make()(X, training=False).numpy(), X)
 
 
-def test_max_num_bounding_boxes_passes_images_and_rejects_boxes():
-    layer = layers.MaxNumBoundingBoxes(3, name="m")
+def test_max_num_bounding_boxes_pads_and_trims_like_keras():
+    # Keras 3.15.1: MaxNumBoundingBoxes(max_number=3) on one image with 2 boxes gives
+    # boxes [[2, 1, 4, 3], [6, 4, 8, 6], [-1, -1, -1, -1]] (float32), labels [1, 2, -1]
+    layer = layers.MaxNumBoundingBoxes(3, bounding_box_format="xyxy", name="m")
     np.testing.assert_array_equal(layer(X).numpy(), X)
-    out = layer({"images": X, "labels": np.arange(4)})
-    np.testing.assert_array_equal(out["images"].numpy(), X)
-    with pytest.raises(NotImplementedError, match="m: dict inputs with key 'bounding_boxes' "
-                       "are not supported by MaxNumBoundingBoxes"):
-        layer({"images": X, "bounding_boxes": {"boxes": np.zeros((4, 2, 4))}})
+    boxes = {"boxes": np.array([[2, 1, 4, 3], [6, 4, 8, 6]]), "labels": np.array([1, 2])}
+    out = layer({"images": X[0], "bounding_boxes": boxes})
+    np.testing.assert_array_equal(out["images"].numpy(), X[0])
+    assert out["bounding_boxes"]["boxes"].dtype == "float32"
+    np.testing.assert_array_equal(out["bounding_boxes"]["boxes"].numpy(),
+                                  [[2, 1, 4, 3], [6, 4, 8, 6], [-1, -1, -1, -1]])
+    np.testing.assert_array_equal(out["bounding_boxes"]["labels"].numpy(), [1, 2, -1])
+    many = {"boxes": np.ones((2, 5, 4)), "labels": np.arange(10).reshape(2, 5)}
+    out = layer({"images": X[:2], "bounding_boxes": many})
+    assert tuple(out["bounding_boxes"]["boxes"].shape) == (2, 3, 4)
+    np.testing.assert_array_equal(out["bounding_boxes"]["labels"].numpy(),
+                                  [[0, 1, 2], [5, 6, 7]])
+    assert layer.compute_output_shape({"images": (2, 5, 5, 3), "bounding_boxes": {
+        "boxes": (2, 5, 4), "labels": (2, 5)}})["bounding_boxes"] == {
+            "boxes": (2, 3, 4), "labels": (2, 3)}
 
 
 @pytest.mark.parametrize("make, error, match", [

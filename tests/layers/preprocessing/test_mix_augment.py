@@ -81,6 +81,10 @@ def test_errors():
         layers.MixUp(alpha=0, name="m")
     with pytest.raises(ValueError, match=r"c: argument 'factor' must be a number or a pair"):
         layers.CutMix(factor=2.0, name="c")
-    with pytest.raises(NotImplementedError, match="m2: dict inputs with key "
-                       "'segmentation_masks' are not supported by MixUp"):
-        layers.MixUp(name="m2")({"images": X, "segmentation_masks": X})
+    with pytest.raises(NotImplementedError, match="c2: dict inputs with key "
+                       "'segmentation_masks' are not supported by CutMix"):
+        layers.CutMix(name="c2")({"images": X, "segmentation_masks": X})
+    with pytest.raises(ValueError, match="m3: you passed an input with a 'bounding_boxes' "
+                       "key, but you didn't specify a bounding box format"):
+        layers.MixUp(name="m3")({"images": X, "bounding_boxes": {
+            "boxes": np.zeros((len(X), 1, 4)), "labels": np.zeros((len(X), 1))}})
