@@ -4,12 +4,13 @@ from __future__ import annotations
 from .. import ops, tree
 from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
-from ..errors import InputShapeError, describe_shape
+from ..errors import ArgumentTypeError, InputShapeError, describe_shape
 from ..layers.core.input_layer import InputLayer
 from ..layers.layer import Layer
 from ..core.naming import unique_name
 from ..layers.node import LayerNode
 from .functional_config import functional_config, functional_from_config as build
+from .input_matching import match_structure
 from .layer_order import keras_layer_order
 from .model import Model
 
@@ -44,16 +45,20 @@ class Functional(Model):
         self.autocast = False        # inputs keep the dtypes of their Inputs (Keras 3)
         self._input_structure = inputs
         self._output_structure = outputs
+        for kind, structure in (("inputs", inputs), ("outputs", outputs)):
+            for position, x in enumerate(tree.flatten(structure)):
+                if not isinstance(x, SymbolicTensor):
+                    raise ArgumentTypeError(
+                        f"{self.name}: every {kind[:-1]} must be a symbolic tensor "
+                        f"(All `{kind}` values must be KerasTensors, made by lamina.Input() "
+                        f"or computed from one); {kind[:-1]} {position} is {x!r} of type "
+                        f"{type(x).__name__}")
+        if not all(_is_input_tensor(x) for x in tree.flatten(inputs)):
+            # Keras 3: a model from intermediate tensors (a slice of a bigger graph) gets
+            # fresh Inputs in their place, with the layers between them called again
+            inputs, outputs = _from_fresh_inputs(self.name, inputs, outputs)
+            self._input_structure, self._output_structure = inputs, outputs
         flat_inputs = tree.flatten(inputs)
-        for position, x in enumerate(flat_inputs):
-            if not (isinstance(x, SymbolicTensor) and x.history is not None
-                    and isinstance(x.history[0], InputLayer)):
-                raise TypeError(f"{self.name}: every input must be a tensor made by "
-                                f"lamina.Input(); input {position} is {x!r}")
-        for position, x in enumerate(tree.flatten(outputs)):
-            if not isinstance(x, SymbolicTensor):
-                raise TypeError(f"{self.name}: every output must be a symbolic tensor computed "
-                                f"from the inputs; output {position} is {type(x).__name__}")
         paths = [".".join(str(p) for p in path)
                  for path, _ in tree.flatten_with_path(outputs)]
         self._steps = _topological_steps(self.name, flat_inputs, tree.flatten(outputs), paths)
@@ -116,31 +121,18 @@ class Functional(Model):
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
-        values = {}
-        for ref, value in zip(self.inputs, self._match_inputs(inputs)):
+        values, refused = {}, []
+        for ref, value in zip(self.inputs, self._match_inputs(inputs, refused)):
             values[id(ref)] = value
-        for step in self._steps:
-            if isinstance(step, LayerNode):
-                def fill(x):
-                    return values[id(x)] if isinstance(x, SymbolicTensor) else x
-                args = tree.map_structure(fill, step.args)
-                kwargs = tree.map_structure(fill, step.kwargs)
-                if training is not None:
-                    # Keras 3: the model's training value (passed, inherited, or fit's,
-                    # evaluate's, predict's) replaces the one the call recorded, so
-                    # base(x, training=False) trains under fit (keras-team/keras#20285)
-                    kwargs["training"] = training
-                result = step.layer(*args, **kwargs)
-                for ref, value in zip(step.output_tensors, tree.flatten(result)):
-                    values[id(ref)] = value
-            else:
-                node = step.node
-                ins = [values[id(x)] if isinstance(x, SymbolicTensor) else x
-                       for x in node.inputs]
-                result = node.op(*ins, **node.attrs)
-                results = result if isinstance(result, tuple) else (result,)
-                for ref, value in zip(node.outputs, results):
-                    values[id(ref)] = value
+        if not refused:
+            _run_steps(self._steps, values, training)
+        else:
+            # A Sequential's graph (Keras 3): data of its Input's rank but other sizes runs
+            # when the layers take it; when they refuse it, the input's own error is raised.
+            try:
+                _run_steps(self._steps, values, training)
+            except ValueError:
+                raise refused[0] from None
         return tree.pack_sequence_as(self._output_structure,
                                      [values[id(x)] for x in self.outputs])
 
@@ -149,35 +141,28 @@ class Functional(Model):
         """The name errors give: the Sequential's own for the graph a Sequential runs."""
         return self.__dict__.get("_shown_name") or self.name
 
-    def _match_inputs(self, inputs) -> list:
+    def _match_inputs(self, inputs, refused: list | None = None) -> list:
         refs = self.inputs
         name = self.shown_name
-        if isinstance(inputs, dict):
-            if isinstance(self._input_structure, dict):
-                missing = set(self._input_structure) - set(inputs)
-                if missing:
-                    raise ValueError(f"{name}: missing input(s) {sorted(missing)}; "
-                                     f"received keys {sorted(inputs)}")
-                flat = tree.flatten({k: inputs[k] for k in self._input_structure})
-            else:
-                names = self.input_names
-                missing = [n for n in names if n not in inputs]
-                if missing:
-                    raise ValueError(f"{name}: inputs given as a dict must be keyed by "
-                                     f"the Input names {names}; missing {missing}")
-                flat = [inputs[n] for n in names]
-        else:
-            flat = tree.flatten(inputs)
+        flat = match_structure(self, inputs)
         if len(flat) != len(refs):
             raise ValueError(f"{name}: expects {len(refs)} input(s) "
                              f"({', '.join(self.input_names)}); received {len(flat)}")
-        return [_conform(name, ref, x) for ref, x in zip(refs, flat)]
+        paths = [".".join(str(p) for p in path)
+                 for path, _ in tree.flatten_with_path(self._input_structure)]
+        if not self.__dict__.get("_layers_check_sizes"):
+            refused = None
+        return [_conform(name, ref, x, position, path, refused)
+                for position, (ref, x, path) in enumerate(zip(refs, flat, paths))]
 
     def get_config(self) -> dict:
         return functional_config(self)
 
 
-def _conform(model: str, ref: SymbolicTensor, x):
+def _conform(model: str, ref: SymbolicTensor, x, position: int = 0, path: str = "",
+             refused: list | None = None):
+    """``x`` for ``ref``; with a ``refused`` list, data of the right rank but other sizes
+    passes, its error added to the list (raised if the layers refuse the data)."""
     if x is None:
         # Keras 3: an Input(optional=True) takes None, which its layers receive as None
         if getattr(ref.history[0], "optional", False):
@@ -196,9 +181,15 @@ def _conform(model: str, ref: SymbolicTensor, x):
         x = ops.squeeze(x, -1)
     if len(x.shape) != len(ref.shape) or any(
             r is not None and d is not None and r != d for r, d in zip(ref.shape, x.shape)):
-        raise InputShapeError(f"{model}: input '{ref.history[0].name}' expects shape "
-                              f"{describe_shape(ref.shape)}; received shape "
-                              f"{describe_shape(x.shape)}{_likely_fix(ref.shape, x.shape)}")
+        name, expected, found = ref.history[0].name, describe_shape(ref.shape), \
+            describe_shape(x.shape)
+        error = InputShapeError(f"{model}: input '{name}' expects shape {expected}; "
+                                f"received shape {found}{_likely_fix(ref.shape, x.shape)} "
+                                f"(input {position} with name '{name}' and path '{path}': "
+                                f"expected shape={expected}, found shape={found})")
+        if refused is None or len(x.shape) != len(ref.shape):
+            raise error
+        refused.append(error)
     return x
 
 
@@ -217,6 +208,51 @@ def _likely_fix(expected, received) -> str:
         return (". Its axes are in another order: transpose it (channels_last data has "
                 "the channels last)")
     return ""
+
+
+def _run_steps(steps, values: dict, training=None) -> None:
+    """Run the layer and op ``steps`` on ``values`` (id of a graph tensor -> its value),
+    adding the value of every tensor they compute."""
+    for step in steps:
+        if isinstance(step, LayerNode):
+            def fill(x):
+                return values[id(x)] if isinstance(x, SymbolicTensor) else x
+            args = tree.map_structure(fill, step.args)
+            kwargs = tree.map_structure(fill, step.kwargs)
+            if training is not None:
+                # Keras 3: the model's training value (passed, inherited, or fit's,
+                # evaluate's, predict's) replaces the one the call recorded, so
+                # base(x, training=False) trains under fit (keras-team/keras#20285)
+                kwargs["training"] = training
+            result = step.layer(*args, **kwargs)
+            for ref, value in zip(step.output_tensors, tree.flatten(result)):
+                values[id(ref)] = value
+        else:
+            node = step.node
+            ins = [values[id(x)] if isinstance(x, SymbolicTensor) else x
+                   for x in node.inputs]
+            result = node.op(*ins, **node.attrs)
+            results = result if isinstance(result, tuple) else (result,)
+            for ref, value in zip(node.outputs, results):
+                values[id(ref)] = value
+
+
+def _is_input_tensor(x: SymbolicTensor) -> bool:
+    return x.history is not None and isinstance(x.history[0], InputLayer)
+
+
+def _from_fresh_inputs(name: str, inputs, outputs):
+    """``inputs`` with each tensor that is not an Input's replaced by a new Input of its
+    shape and dtype, and ``outputs`` recomputed from them by calling the same layers."""
+    flat = tree.flatten(inputs)
+    fresh = [x if _is_input_tensor(x) else
+             InputLayer(batch_shape=tuple(x.shape), dtype=x.dtype).output for x in flat]
+    flat_outputs = tree.flatten(outputs)
+    values = {id(old): new for old, new in zip(flat, fresh)}
+    _run_steps(_topological_steps(name, flat, flat_outputs), values)
+    new_outputs = [values.get(id(x), x) for x in flat_outputs]
+    return (tree.pack_sequence_as(inputs, fresh),
+            tree.pack_sequence_as(outputs, new_outputs))
 
 
 def _producer(x: SymbolicTensor):

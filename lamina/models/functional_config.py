@@ -12,6 +12,8 @@ from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
 from ..registry import serialize_keras_object
 from ..layers import deserialize
+from ..layers.layer import Layer
+from .op_nodes import OpConfigError, OpReplay, is_op_entry, op_call_name, op_entry
 
 
 def deserialize_layer(entry, custom_objects):
@@ -22,13 +24,13 @@ class FunctionalConfigError(ValueError):
     """A functional config (or model) cannot be written or read as described."""
 
 
-def _tensor_ref(model, tensor) -> list:
+def _tensor_ref(model, tensor, op_names: dict) -> list:
+    if isinstance(tensor, SymbolicTensor) and tensor.history is None and \
+            getattr(tensor, "node", None) is not None and id(tensor.node) in op_names:
+        return [op_names[id(tensor.node)], 0, tensor.node.outputs.index(tensor)]
     if not isinstance(tensor, SymbolicTensor) or tensor.history is None:
-        op = tensor.node.op.name if getattr(tensor, "node", None) is not None else "?"
-        raise FunctionalConfigError(
-            f"{model.name}.get_config: the op '{op}' is applied to symbolic tensors between "
-            f"layers, which Lamina cannot serialize yet; use a layer instead (e.g. "
-            f"lamina.layers.Add, Concatenate, Reshape, or a Lambda layer)")
+        raise FunctionalConfigError(f"{model.name}.get_config: {tensor!r} is not computed "
+                                    f"by the model's layers or ops from its inputs")
     layer, index, position = tensor.history
     nodes = model.layer_nodes(layer)
     node = layer._inbound_nodes[index]
@@ -37,19 +39,31 @@ def _tensor_ref(model, tensor) -> list:
 
 
 def functional_config(model) -> dict:
+    operations = model.operations
+    used = {op.name for op in operations if isinstance(op, Layer)}
+    op_names = {id(op): op_call_name(op, used) for op in operations
+                if not isinstance(op, Layer)}
+
+    def encode(x):
+        if isinstance(x, SymbolicTensor):
+            return {"class_name": "__keras_tensor__",
+                    "config": {"shape": list(x.shape), "dtype": x.dtype,
+                               "keras_history": _tensor_ref(model, x, op_names)}}
+        return x
+
     layers = []
-    for layer in model.layers:
+    for layer in operations:
+        if not isinstance(layer, Layer):          # an op between layers (Keras 3 keeps it)
+            try:
+                layers.append(op_entry(layer, op_names[id(layer)], encode))
+            except OpConfigError as error:
+                raise FunctionalConfigError(f"{model.name}.get_config: {error}") from None
+            continue
         entry = serialize_keras_object(layer)
         entry["name"] = layer.name
         nodes = []
         if not isinstance(layer, InputLayer):
             for node in model.layer_nodes(layer):
-                def encode(x):
-                    if isinstance(x, SymbolicTensor):
-                        return {"class_name": "__keras_tensor__",
-                                "config": {"shape": list(x.shape), "dtype": x.dtype,
-                                           "keras_history": _tensor_ref(model, x)}}
-                    return x
                 nodes.append({"args": tree.map_structure(encode, list(node.args)),
                               "kwargs": tree.map_structure(encode, node.kwargs)})
         entry["inbound_nodes"] = nodes
@@ -57,8 +71,8 @@ def functional_config(model) -> dict:
 
     def refs(structure):
         if isinstance(structure, SymbolicTensor):      # one tensor: one triple (Keras 3)
-            return _tensor_ref(model, structure)
-        return tree.map_structure(lambda t: _tensor_ref(model, t), structure)
+            return _tensor_ref(model, structure, op_names)
+        return tree.map_structure(lambda t: _tensor_ref(model, t, op_names), structure)
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
             "input_layers": refs(model._input_structure),
             "output_layers": refs(model._output_structure)}
@@ -75,7 +89,11 @@ def functional_from_config(cls, config: dict, custom_objects=None):
     outputs: dict[str, list] = {}            # layer name -> outputs of each replayed call
     pending = []
     for entry in config["layers"]:
-        layer = deserialize_layer(entry, custom_objects)
+        try:
+            layer = OpReplay(entry) if is_op_entry(entry) else \
+                deserialize_layer(entry, custom_objects)
+        except OpConfigError as error:
+            raise FunctionalConfigError(f"functional config: {error}") from None
         name = entry.get("name") or entry.get("config", {}).get("name")
         created[name] = layer
         if isinstance(layer, InputLayer):
@@ -110,8 +128,18 @@ def functional_from_config(cls, config: dict, custom_objects=None):
             progress = True
         if not progress:
             names = sorted({name for name, _ in pending})
-            raise FunctionalConfigError(f"functional config: the calls of layer(s) {names} "
-                                        f"refer to tensors no layer produces")
+            unknown = sorted({x["config"]["keras_history"][0] for _, (args, kwargs) in pending
+                              for x in _tensor_dicts(args, kwargs)
+                              if x["config"]["keras_history"][0] not in created})
+            if unknown:
+                raise FunctionalConfigError(
+                    f"functional config: Invalid Functional model configuration. Missing "
+                    f"node: {', '.join(unknown)}: the calls of layer(s) {names} refer to "
+                    f"layers the config does not list")
+            raise FunctionalConfigError(
+                f"functional config: Invalid Functional model configuration. The graph of "
+                f"the Functional model either has loops or disconnected nodes: the calls of "
+                f"layer(s) {names} wait on each other's outputs")
 
     def lookup(ref):
         layer, node, position = ref
@@ -124,6 +152,8 @@ def functional_from_config(cls, config: dict, custom_objects=None):
             return lookup(refs)
         if isinstance(refs, dict):
             return {k: structure(v) for k, v in refs.items()}
+        if isinstance(refs, tuple):          # a config not (yet) through JSON keeps tuples
+            return tuple(structure(r) for r in refs)
         return [structure(r) for r in refs]
 
     def top_level(refs):
@@ -135,9 +165,14 @@ def functional_from_config(cls, config: dict, custom_objects=None):
     inputs = top_level(config["input_layers"])
     outs = top_level(config["output_layers"])
     from .functional import Functional   # functional.py imports this module for its config
-    target = cls if issubclass(cls, Functional) else Functional
-    return target(inputs, outs, name=config.get("name"),
-                  trainable=config.get("trainable", True))
+    target = Functional if cls in Functional.__bases__ else cls      # Model: a Functional
+    # keys other than the graph's are a subclass's own constructor arguments (Keras 3)
+    rest = {k: v for k, v in config.items() if k not in _GRAPH_KEYS}
+    return target(inputs=inputs, outputs=outs, name=config.get("name"),
+                  trainable=config.get("trainable", True), **rest)
+
+
+_GRAPH_KEYS = ("name", "trainable", "layers", "input_layers", "output_layers")
 
 
 def _standardize_node(raw):

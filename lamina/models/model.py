@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+import inspect
+
 from .. import tree
 from ..core.saveable import register_saveable_base
 from ..core.symbolic import SymbolicTensor
@@ -135,9 +137,34 @@ class Model(ModelQuantizeMixin, GraphMixin, StateTreeMixin, SavingMixin, Trainer
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        if "layers" in config and "output_layers" in config:
+        """A model from ``get_config()``: a functional config rebuilds the graph (and
+        passes any other keys of the config, a subclass's own arguments, to ``cls``);
+        any other config is ``cls(**config)``."""
+        functional = all(k in config for k in ("name", "layers", "input_layers",
+                                                "output_layers"))
+        if functional and _revivable_as_functional(cls):
             return _functional().functional_from_config(cls, config, custom_objects)
-        return cls(**config)
+        try:
+            return cls(**config)
+        except TypeError as error:
+            raise TypeError(f"{cls.__name__}.from_config: Unable to revive model from config "
+                            f"({error}). A get_config() override must return every "
+                            f"argument of the constructor, or the class must define "
+                            f"from_config(cls, config); received config keys "
+                            f"{sorted(config)}") from error
+
+
+def _revivable_as_functional(cls) -> bool:
+    """Whether ``cls(inputs=..., outputs=..., name=..., **rest)`` makes the model: Model,
+    Functional, or a subclass whose constructor takes Functional's arguments or passes
+    ``*args, **kwargs`` on (Keras 3's rule)."""
+    Functional = _functional().Functional
+    if cls in (Model, Functional) or cls.__dict__.get("_functional_mixin"):
+        return True
+    spec = inspect.getfullargspec(cls.__init__)
+    functional_args = inspect.getfullargspec(Functional.__init__).args[1:]
+    return spec.args[1:] == functional_args or (spec.varargs is not None and
+                                                spec.varkw is not None)
 
 
 _FUNCTIONAL_SUBCLASSES: dict[type, type] = {}
@@ -146,7 +173,8 @@ _FUNCTIONAL_SUBCLASSES: dict[type, type] = {}
 def _with_functional(cls: type, functional: type) -> type:
     if cls not in _FUNCTIONAL_SUBCLASSES:
         _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, functional),
-                                           {"__module__": cls.__module__})
+                                           {"__module__": cls.__module__,
+                                            "_functional_mixin": True})
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 

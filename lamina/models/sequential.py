@@ -1,6 +1,8 @@
 """``Sequential``: a plain stack of layers, each with one input and one output."""
 from __future__ import annotations
 
+import inspect
+
 from .. import tree
 from ..core.symbolic import SymbolicTensor
 from ..layers.core.input_layer import InputLayer
@@ -118,12 +120,15 @@ class Sequential(Model):
         for layer in self._stack[1:]:
             if any(layer is h for h in skip):
                 continue
+            _check_single_positional(self.name, layer)
             x = layer(x)
             if len(tree.flatten(x)) != 1:
                 raise ValueError(f"{self.name}: every layer of a Sequential model must have "
                                  f"one output; {layer.name} returned {len(tree.flatten(x))}")
         functional = Functional(input_layer.output, x, name=f"{self.name}_graph")
         functional.__dict__["_shown_name"] = self.name      # errors name the user's model
+        # Keras 3 checks no sizes against a Sequential's Input: its layers check them
+        functional.__dict__["_layers_check_sizes"] = True
         self.__dict__["_functional"] = functional
         self._build_shapes = input_layer.batch_shape
         self.built = True
@@ -177,9 +182,15 @@ class Sequential(Model):
     def _maybe_build(self, inputs, args, kwargs) -> None:
         if not self.built:
             shape = getattr(inputs, "shape", None)
+            if shape is None and isinstance(inputs, (list, tuple, dict)):
+                # Keras 3: nested inputs (a list, a dict) build no graph; call() then runs
+                # the layers one after the other on the structure
+                self.built = True
+                return
             if shape is None:
-                raise ValueError(f"{self.name}: a Sequential model takes one tensor as input; "
-                                 f"received {type(inputs).__name__}")
+                raise ValueError(f"{self.name}: a Sequential model takes one tensor (or a "
+                                 f"list or dict of tensors) as input; received "
+                                 f"{type(inputs).__name__}")
             self.build((None, *tuple(shape)[1:]))
 
     def call(self, inputs, training=None, mask=None):
@@ -256,6 +267,25 @@ class Sequential(Model):
                 shape = (None, *shape[1:])
             model.build(shape)
         return model
+
+
+def _check_single_positional(model: str, layer) -> None:
+    """Each layer of a Sequential model takes the previous one's output as its one required
+    positional argument (Keras 3 refuses others when it builds the model)."""
+    try:
+        params = inspect.signature(layer.call).parameters.values()
+    except (TypeError, ValueError):        # a builtin or C callable: nothing to check
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in positional if p.default is p.empty]
+    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        raise ValueError(f"{model}: Layers added to a Sequential model should have a single "
+                         f"positional argument, the input tensor; layer {layer.name!r} "
+                         f"({type(layer).__name__}) has no positional arguments")
+    if len(required) > 1:
+        raise ValueError(f"{model}: Layers added to a Sequential model can only have a single "
+                         f"required positional argument, the input tensor; layer "
+                         f"{layer.name!r} ({type(layer).__name__}) requires {required}")
 
 
 def _single_input(layer):

@@ -30,6 +30,25 @@ class StateTreeMixin:
         return {group: _nested(self.name, self._state_group(group), value_format)
                 for group in _GROUPS}
 
+    def _get_variable_map(self) -> dict:
+        """``{variable.path: variable}`` for every variable of the model, its optimizer and
+        its metrics (Keras 3's ``Model._get_variable_map``, which exporters read).
+
+        Raises:
+            ValueError: If two variables share a path.
+        """
+        found: dict = {}
+        for group in _GROUPS:
+            for variable in self._state_group(group):
+                other = found.get(variable.path)
+                if other is not None and other is not variable:
+                    raise ValueError(f"{self.name}._get_variable_map: The model contains "
+                                     f"two variables with a duplicate path: "
+                                     f"path='{variable.path}' appears at least twice; give "
+                                     f"your layers (and other objects) unique names")
+                found[variable.path] = variable
+        return found
+
     def set_state_tree(self, state_tree: dict) -> None:
         """Assign the values of a tree shaped as :meth:`get_state_tree`'s to the variables
         of the same paths (paths the model lacks are ignored, as in Keras)."""

@@ -15,7 +15,7 @@ import types
 from typing import Any, Callable
 
 from .families import is_strict_family, lookup_in_family
-from ..errors import ArgumentTypeError
+from ..errors import ArgumentTypeError, LaminaError
 from .object_registration import (CustomObjectScope, UnknownObjectError, get_custom_objects,
                                   get_registered_name, get_registered_object, is_builtin,
                                   unknown_object, users_object)
@@ -258,13 +258,29 @@ def _instantiate(cls, config: dict, inner, custom_objects):
     if not isinstance(cls, type) and not hasattr(cls, "from_config"):
         return cls                     # a function named as a class (old configs)
     if hasattr(cls, "from_config"):
-        if _accepts_custom_objects(cls.from_config):
-            obj = cls.from_config(inner, custom_objects=custom_objects)
-        else:
-            with CustomObjectScope(custom_objects or {}):
-                obj = cls.from_config(inner)
+        try:
+            if _accepts_custom_objects(cls.from_config):
+                obj = cls.from_config(inner, custom_objects=custom_objects)
+            else:
+                with CustomObjectScope(custom_objects or {}):
+                    obj = cls.from_config(inner)
+        except TypeError as error:
+            if isinstance(error, LaminaError):
+                raise
+            # Python's own TypeError (a config dict called as a layer, a missing
+            # argument): Keras 3 names the usual cause
+            raise ArgumentTypeError(
+                f"cannot deserialize {config.get('class_name')!r}: {cls.__name__} could "
+                f"not be deserialized properly ({type(error).__name__}: {error}). Please "
+                f"ensure that components that are Python object instances (layers, "
+                f"models, etc.) returned by `get_config()` are explicitly deserialized in "
+                f"the model's `from_config()` method") from error
     else:
-        obj = cls(**inner)
+        raise ArgumentTypeError(
+            f"cannot deserialize {config.get('class_name')!r}: Unable to reconstruct an "
+            f"instance of '{cls.__name__}' because the class is missing a `from_config()` "
+            f"method (a class with get_config() needs from_config(cls, config) too); full "
+            f"object config: {config}")
     if config.get("build_config") and hasattr(obj, "build_from_config"):
         obj.build_from_config(config["build_config"])
     if config.get("compile_config") and hasattr(obj, "compile_from_config"):

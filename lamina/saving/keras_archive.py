@@ -20,6 +20,7 @@ import zipfile
 import numpy as np
 
 from ..core import weight_budget
+from ..layers import initial_values
 from ..errors import LaminaError
 from .. import settings
 from ..registry import serialize_keras_object
@@ -88,9 +89,19 @@ def write_archive(model, filepath: str, zipped: bool = True,
                     f.write(data)
         return
     with atomic_path(filepath, "save_model") as temporary:
-        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_STORED) as zf:
-            for name, data in entries.items():
-                zf.writestr(name, data)
+        _write_zip(temporary, entries)
+
+
+def write_archive_to_file(model, fileobj, include_optimizer: bool = True) -> None:
+    """Write ``model`` as a ``.keras`` zip into an open binary file (``io.BytesIO``);
+    everything is made in memory first, so a failure writes nothing."""
+    _write_zip(fileobj, _entries(model, include_optimizer))
+
+
+def _write_zip(target, entries: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
 
 
 def read_entry(filepath: str, name: str, cap: int | None = None) -> bytes:
@@ -159,6 +170,15 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
     budget = weight_budget.limited(stored + BUDGET_SLACK, f"'{filepath}' stores "
                                    f"{stored:,} bytes of weights ({WEIGHTS})") \
         if stored is not None else contextlib.nullcontext()
+    with initial_values.deferred():     # the file's weights replace the initial values
+        model = _rebuild(filepath, config, compile_config, budget, custom_objects, compile)
+        weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
+        assign_weights(read_weights(model, io.BytesIO(weights), filepath))
+    restore_assets(model, lambda prefix: _entries_under(filepath, prefix), filepath)
+    return model
+
+
+def _rebuild(filepath, config, compile_config, budget, custom_objects, compile):
     try:
         with budget:
             model = deserialize_in_family("keras.layers", "layer", config, custom_objects)
@@ -172,9 +192,6 @@ def read_archive(filepath: str, custom_objects: dict | None = None,
             apply_compile_config(model, compile_config, custom_objects)
         except LaminaError as exc:
             raise naming_file(exc, filepath) from None
-    weights = read_entry(filepath, WEIGHTS, cap=weights_cap(model))
-    assign_weights(read_weights(model, io.BytesIO(weights), filepath))
-    restore_assets(model, lambda prefix: _entries_under(filepath, prefix), filepath)
     return model
 
 

@@ -59,6 +59,8 @@ def _losses(loss):
         return [_losses(item) for item in loss]
     if isinstance(loss, dict) and "class_name" not in loss:      # {output name: loss}
         return {key: _losses(item) for key, item in loss.items()}
+    if isinstance(loss, dict) and loss["class_name"] == "function":
+        return loss.get("config")        # a function, by its (registered) name
     if isinstance(loss, dict):
         config = dict(loss.get("config") or {})
         if config.get("reduction") == "auto":        # Keras 2's default

@@ -30,9 +30,12 @@ _SKIPS: dict[str, frozenset] = {}
 
 
 class Saveable(NamedTuple):
-    """One object that owns a ``vars`` group, and the path of that group's parent."""
+    """One object that owns a ``vars`` group, and the path of that group's parent;
+    ``aliases``: the other paths that reach the same object (loading falls back on them,
+    as Keras does, when the file has nothing that fits at ``path``)."""
     path: str
     obj: object
+    aliases: tuple = ()
 
     @property
     def group(self) -> str:
@@ -138,13 +141,17 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
     """
     found: list[Saveable] = []
     visited = {id(obj) for obj in objects_to_skip}
+    aliases: dict[int, list] = {}       # id of a listed object -> its other paths
     classes: dict = {}              # what _names learns of each class, for this walk only
     snake: dict = {}                # class name -> its snake_case (a pure function)
 
     def visit(obj, path: str):
         """List ``obj``; its children to visit next (None when it was already listed)."""
         if id(obj) in visited:
+            if id(obj) in aliases:
+                aliases[id(obj)].append(path)
             return None
+        aliases[id(obj)] = []
         kind = _kind(obj)
         found.append(Saveable(path, obj))
         visited.add(id(obj))
@@ -185,4 +192,5 @@ def saveables(model, objects_to_skip=()) -> list[Saveable]:
                 break
         else:
             stack.pop()
-    return found
+    return [Saveable(s.path, s.obj, tuple(aliases[id(s.obj)])) if aliases[id(s.obj)] else s
+            for s in found]

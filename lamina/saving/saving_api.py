@@ -19,7 +19,8 @@ from .atomic import atomic_image
 from .errors import (CorruptFileError, FileFormatError, SavedFileExistsError,
                      SavedFileNotFoundError, SavingError)
 from ..registry.lookup import deserialize_in_family
-from .keras_archive import write_archive
+from .keras_archive import write_archive, write_archive_to_file
+from .file_objects import is_file_object, spooled_archive
 from .legacy_h5 import save_legacy_model
 from .keras_archive import read_archive
 from .legacy_h5 import load_legacy_model
@@ -27,6 +28,7 @@ from .weights_h5 import write_weights
 from .keras_archive import load_weights_from_archive
 from .weights_h5 import assign_weights, read_weights
 from .legacy_h5 import load_legacy_weights
+from .sharded_weights import INDEX_SUFFIX, load_sharded, write_sharded
 from .compile_config import apply_compile_config
 
 _LEGACY = (".h5", ".hdf5")
@@ -79,7 +81,7 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
         model: The Lamina ``Model`` to save.
         filepath: The path; its extension chooses the format (``.keras``, ``.h5`` or
             ``.hdf5``). With ``zipped=False`` it names a folder and must not end in
-            ``.keras``.
+            ``.keras``. An open binary file (``io.BytesIO``) gets the ``.keras`` zip.
         overwrite: If ``True`` (default), replace an existing file; if ``False``, an
             existing file raises ``SavedFileExistsError``.
         zipped: ``True`` (default, also for ``None``) for a zip file, ``False`` for a
@@ -94,6 +96,9 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
 
     >>> lamina.saving.save_model(model, "model.keras")
     """
+    if is_file_object(filepath, "write"):
+        _save_to_file_object(model, filepath, zipped, kwargs)
+        return
     filepath = _path(filepath, "save_model")
     _check_model(model, "save_model")
     include_optimizer = kwargs.pop("include_optimizer", True)
@@ -135,6 +140,20 @@ def save_model(model, filepath, overwrite: bool = True, zipped: bool | None = No
     write_archive(model, filepath, zipped=True, include_optimizer=include_optimizer)
 
 
+def _save_to_file_object(model, fileobj, zipped, kwargs: dict) -> None:
+    """``save_model`` into an open binary file: the ``.keras`` zip's bytes, as Keras 3."""
+    _check_model(model, "save_model")
+    include_optimizer = kwargs.pop("include_optimizer", True)
+    if kwargs:
+        raise ArgumentTypeError(f"save_model: The following argument(s) are not supported "
+                                f"when saving to a file object: {sorted(kwargs)}")
+    _check_flag("save_model", "include_optimizer", include_optimizer)
+    if zipped is False:
+        raise FileFormatError("save_model: zipped=False writes a folder, which needs a path; "
+                              f"received a file object of type {type(fileobj).__name__}")
+    write_archive_to_file(model, fileobj, include_optimizer=include_optimizer)
+
+
 @filter_traceback
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
                safe_mode: bool = True):
@@ -148,7 +167,8 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     ``safe_mode`` says.
 
     Args:
-        filepath: Path of the file or folder (a string or ``os.PathLike``).
+        filepath: Path of the file or folder (a string or ``os.PathLike``), or an open
+            binary file holding a ``.keras`` zip (``io.BytesIO``).
         custom_objects: A dict of name -> class or function for the user's own classes
             and functions the model uses.
         compile: If ``True`` (default), compile the model with the saved optimizer, loss
@@ -171,6 +191,10 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     >>> model.save("model.keras")
     >>> restored = lamina.saving.load_model("model.keras")
     """
+    if is_file_object(filepath, "read"):
+        with spooled_archive(filepath) as path:
+            return load_model(path, custom_objects=custom_objects, compile=compile,
+                              safe_mode=safe_mode)
     filepath = _path(filepath, "load_model")
     if custom_objects is not None and not isinstance(custom_objects, dict):
         raise TypeError(f"load_model: argument 'custom_objects' must be a dict of name -> "
@@ -213,13 +237,15 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
         filepath: The path; it must end in ``.weights.h5``.
         overwrite: If ``True`` (default), replace an existing file; if ``False``, an
             existing file raises ``SavedFileExistsError``.
-        max_shard_size: Sharded weights are not supported yet: it must be ``None``.
+        max_shard_size: ``None`` (default) for one ``.weights.h5`` file; a number of
+            gigabytes to write shards of at most that size beside an index, whose
+            ``filepath`` then ends in ``.weights.json`` (Keras 3's sharded weights).
         **kwargs: ``objects_to_skip`` (objects whose weights are left out), as in Keras;
             anything else raises ``TypeError``.
 
     Raises:
-        FileFormatError: If ``filepath`` does not end in ``.weights.h5``, or
-            ``max_shard_size`` is given.
+        FileFormatError: If ``filepath`` does not end in ``.weights.h5`` (or
+            ``.weights.json`` with ``max_shard_size``).
 
     Example:
 
@@ -231,18 +257,38 @@ def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None,
                         f"only extra one is objects_to_skip")
     filepath = _path(filepath, "save_weights")
     _check_model(model, "save_weights")
+    if max_shard_size is not None:
+        _save_sharded(model, filepath, overwrite, max_shard_size, objects_to_skip)
+        return
     if not filepath.endswith(".weights.h5"):
         legacy = (" Like Keras 3, Lamina reads legacy .h5 weight files (load_weights) but "
                   "does not write them; model.save('model.h5') writes a whole model in the "
                   "legacy format." if filepath.endswith(_LEGACY) else "")
         raise FileFormatError(f"save_weights: the filename must end in `.weights.h5`. "
                               f"Received: filepath={filepath!r}.{legacy}")
-    if max_shard_size is not None:
-        raise FileFormatError(f"save_weights: sharded weights (max_shard_size="
-                              f"{max_shard_size!r}) are not supported yet; leave it None")
     _check_overwrite(filepath, overwrite, "save_weights")
     with atomic_image(filepath, "save_weights") as image:
         write_weights(model, image, objects_to_skip=list(objects_to_skip))
+
+
+def _save_sharded(model, filepath: str, overwrite: bool, max_shard_size,
+                  objects_to_skip) -> None:
+    if isinstance(max_shard_size, bool) or not isinstance(max_shard_size, (int, float)) or \
+            not max_shard_size > 0:
+        raise ArgumentTypeError(f"save_weights: argument 'max_shard_size' must be a positive "
+                                f"number of gigabytes; received {max_shard_size!r}")
+    if filepath.endswith(".weights.h5"):             # Keras 3 renames it, with a warning
+        renamed = filepath[:-len(".h5")] + ".json"
+        warnings.warn(f"save_weights: saving sharded weights requires `*.json` as the "
+                      f"extension; the original path {filepath!r} is renamed to "
+                      f"{renamed!r}", stacklevel=3)
+        filepath = renamed
+    if not filepath.endswith(INDEX_SUFFIX):
+        raise FileFormatError(f"save_weights: The filename must end in `{INDEX_SUFFIX}` "
+                              f"when `max_shard_size` is specified (the index, beside the "
+                              f"shards). Received: filepath={filepath!r}")
+    _check_overwrite(filepath, overwrite, "save_weights")
+    write_sharded(model, filepath, max_shard_size, objects_to_skip=list(objects_to_skip))
 
 
 @filter_traceback
@@ -302,9 +348,8 @@ def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs):
     elif filepath.endswith(".weights.h5"):
         assign_weights(read_weights(model, filepath, filepath, skip_mismatch,
                                     objects_to_skip))
-    elif filepath.endswith(".weights.json"):
-        raise FileFormatError(f"load_weights: sharded weights ('{filepath}') are not "
-                              f"supported yet")
+    elif filepath.endswith(INDEX_SUFFIX):
+        load_sharded(model, filepath, skip_mismatch, objects_to_skip)
     else:
         _check_flag("load_weights", "by_name", by_name)
         return load_legacy_weights(model, filepath, skip_mismatch=skip_mismatch,

@@ -69,8 +69,29 @@ def read_weights(model, source, filepath: str, skip_mismatch: bool = False,
         plan = []
         for saveable in saveables(model, objects_to_skip):
             with _reading(filepath):
-                plan.extend(_plan_one(saveable, index, filepath, skip_mismatch))
+                plan.extend(_plan_with_aliases(saveable, index, filepath, skip_mismatch))
         return plan
+
+
+def _plan_with_aliases(saveable: Saveable, index, filepath: str, skip_mismatch: bool) -> list:
+    """The plan for ``saveable`` at its first path or, when nothing in the file fits there,
+    at the first of its other paths that fits (Keras 3 tries each path that reaches an
+    object: an attribute renamed behind a property still loads)."""
+    try:
+        return _plan_one(saveable, index, filepath, skip_mismatch=False)
+    except (WeightMismatchError, CorruptFileError) as error:
+        failed = error
+        stored = _group(index, saveable) is not None
+        for alias in saveable.aliases:
+            other = Saveable(alias, saveable.obj)
+            try:
+                return _plan_one(other, index, filepath, False)
+            except (WeightMismatchError, CorruptFileError) as alias_error:
+                if not stored and _group(index, other) is not None:
+                    failed, stored, saveable = alias_error, True, other   # says more
+        if not skip_mismatch or not isinstance(failed, WeightMismatchError):
+            raise failed from None
+    return _plan_one(saveable, index, filepath, skip_mismatch)
 
 
 def assign_weights(plan: list) -> None:

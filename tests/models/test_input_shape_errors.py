@@ -53,7 +53,8 @@ def test_a_sample_without_its_batch_axis(make, name, input_name, call):
     assert str(info.value) == (
         f"{name}: input '{input_name}' expects shape (None, 28, 28); received shape "
         f"(28, 28). It looks like one sample without its batch axis: add one with x[None] "
-        f"(or np.expand_dims(x, 0))")
+        f"(or np.expand_dims(x, 0)) (input 0 with name '{input_name}' and path '': expected "
+        f"shape=(None, 28, 28), found shape=(28, 28))")
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
@@ -64,7 +65,10 @@ def test_an_extra_leading_axis_and_swapped_axes_are_named():
         model.predict(X[None], verbose=0)
     with pytest.raises(InputShapeError, match=r"digits: input 'input_layer(_1)?' expects "
                                               r"shape \(None, 20\); received shape "
-                                              r"\(5, 28, 28\)$"):
+                                              r"\(5, 28, 28\) \(input 0 with name "
+                                              r"'input_layer(_1)?' and path '': expected "
+                                              r"shape=\(None, 20\), found "
+                                              r"shape=\(5, 28, 28\)\)$"):
         lamina.Sequential([lamina.Input((20,)), layers.Dense(2)], name="digits")(X)
 
 

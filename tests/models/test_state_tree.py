@@ -63,3 +63,17 @@ def test_duplicate_paths_are_refused():
     with pytest.raises(ValueError, match="The following variable path is found twice in "
                                          "the model: 'same/kernel'"):
         model.get_state_tree()
+
+
+def test_variable_map_holds_every_variable_by_path():
+    inputs = lamina.Input((4,), batch_size=2)
+    x = lamina.layers.Dense(1, name="first_dense")(inputs)
+    model = lamina.Model(inputs, lamina.layers.Dense(1, name="second_dense")(x))
+    model.compile(optimizer="adam", loss="mse")
+    model.optimizer.build(model.trainable_variables)
+    found = model._get_variable_map()
+    assert found["first_dense/kernel"] is model.layers[1].kernel
+    assert found["second_dense/bias"] is model.layers[2].bias
+    assert found[f"{model.optimizer.name}/learning_rate"] is model.optimizer.learning_rate
+    assert len(found) == len(model.variables) + len(model.optimizer.variables) + \
+        len(model.metrics_variables)           # the loss tracker's total and count

@@ -171,3 +171,23 @@ def test_registered_subclass_and_its_own_weights(tmp_path):
     with pytest.raises(WeightMismatchError, match=r"weight '.*scale': expected shape \(3,\), "
                                                   r"found \(5,\).*top_level_model_weights"):
         load_model(tmp_path / "scaled.h5")
+
+
+@lamina.saving.register_keras_serializable(package="legacy_round_trip")
+def _mean_squared(y_true, y_pred):
+    return lamina.ops.mean(lamina.ops.square(y_pred - y_true), axis=-1)
+
+
+def test_a_registered_function_loss_compiles_back(tmp_path):
+    """The file's training_config names the function ({"class_name": "function", "config":
+    "pkg>name"}); Keras 3 itself writes just the name."""
+    inputs = lamina.Input((4,), batch_size=2)
+    model = lamina.Model(inputs, layers.Dense(1)(inputs))
+    model.compile(optimizer="adam", loss=_mean_squared, metrics=["mse"])
+    x = np.random.default_rng(0).random((2, 4)).astype("float32")
+    model.save(tmp_path / "m.h5")
+    loaded = lamina.saving.load_model(tmp_path / "m.h5")
+    y = np.ones((2, 1), "float32")
+    assert loaded.compiled
+    np.testing.assert_allclose(loaded.evaluate(x, y, verbose=0),
+                               model.evaluate(x, y, verbose=0), rtol=1e-6)

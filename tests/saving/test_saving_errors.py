@@ -41,8 +41,9 @@ def test_save_weights_needs_the_weights_h5_extension(tmp_path):
     with pytest.raises(FileFormatError, match=r"must end in `\.weights\.h5`.*w\.h5'\. Like "
                                               r"Keras 3, Lamina reads legacy \.h5 weight"):
         dense_bn().save_weights(tmp_path / "w.h5")
-    with pytest.raises(FileFormatError, match=r"sharded weights \(max_shard_size=5\)"):
-        dense_bn().save_weights(tmp_path / "w.weights.h5", max_shard_size=5)
+    with pytest.raises(FileFormatError, match=r"must end in `\.weights\.json` when "
+                                              r"`max_shard_size` is specified"):
+        dense_bn().save_weights(tmp_path / "w.h5", max_shard_size=5)
 
 
 def test_load_extension_errors(saved, tmp_path):
