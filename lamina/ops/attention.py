@@ -19,6 +19,7 @@ from .linalg import matmul
 from .math import add, multiply
 from .where_clip import where
 from .softmax import softmax
+from .refused import refused
 
 __all__ = ["dot_product_attention"]
 
@@ -73,10 +74,12 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
                          f"shapes {describe_shape(query.shape)} and {describe_shape(key.shape)}")
     n, kv = query.shape[2], key.shape[2]
     if n is not None and kv is not None and n != kv:
-        if n % kv:
-            raise ShapeError(f"{op}: the number of query heads ({n}) must be a multiple of the "
-                             f"number of key/value heads ({kv}); received shapes "
-                             f"{describe_shape(query.shape)} and {describe_shape(key.shape)}")
+        if n % kv:                # Keras's symbolic rule: query's shape; refused if run
+            return refused(ShapeError, f"{op}: the number of query heads ({n}) must be a "
+                           f"multiple of the number of key/value heads ({kv}); received "
+                           f"shapes {describe_shape(query.shape)} and "
+                           f"{describe_shape(key.shape)}", (query, key, value, bias, mask),
+                           (query.shape, query.dtype))
         key, value = repeat(key, n // kv, axis=2), repeat(value, n // kv, axis=2)
     head_dim = key.shape[-1]
     scale = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)

@@ -26,7 +26,8 @@ from .where_clip import where
 from .reshaping import stack
 from .slicing import getitem
 from .trig import arctan2, to_float
-from ..core.op import Op, Spec, register_op
+from ..core.op import Op, Spec, broadcast_shapes, register_op
+from .refused import refused
 
 __all__ = ["view_as_complex", "view_as_real", "polar", "real", "imag", "conj", "conjugate",
            "angle", "isreal"]
@@ -240,5 +241,10 @@ def polar(abs_, angle):
     if is_complex(magnitude.dtype) or is_complex(theta.dtype):
         raise DTypeError(f"polar: arguments 'abs_' and 'angle' must be real tensors; "
                          f"received {magnitude.dtype} and {theta.dtype}")
+    try:
+        broadcast_shapes("polar", magnitude.shape, theta.shape, args=("abs_", "angle"))
+    except ShapeError as error:        # Keras's symbolic rule: abs_'s shape; refused if run
+        return refused(ShapeError, str(error), (magnitude, theta),
+                       (magnitude.shape, _PARTS.get(magnitude.dtype, "complex64")))
     # both parts broadcast abs_ against angle alike: one shape and dtype
     return MakeComplex(multiply(magnitude, cos(theta)), multiply(magnitude, sin(theta)))

@@ -31,6 +31,7 @@ from .loops import scan
 from .where_clip import clip, where
 from ..core.op import Op, Spec, register_op
 from .step_body import capture_step
+from .refused import refused
 from .while_grad import WhileGrad, while_gradient
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop"]
@@ -161,15 +162,23 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     leaves = tree.flatten(state)
     if not any_symbolic(*leaves):
         steps = 0
-        while (limit is None or steps < limit) and bool(tensors_of(
-                "while_loop", call_cond(state))[0].numpy()):
+        while (limit is None or steps < limit) and bool(
+                _predicate(call_cond(state)).numpy().reshape(())):
             state = call_body(state)
             steps += 1
-    elif limit is not None:
-        state = _bounded(call_cond, call_body, state, limit)
     else:
-        state = _unbounded(call_cond, call_body, state)
+        try:
+            state = _bounded(call_cond, call_body, state, limit) if limit is not None \
+                else _unbounded(call_cond, call_body, state)
+        except _NonScalarCondition as error:   # Keras's symbolic rule: the loop_vars' specs
+            specs = [(tuple(x.shape), x.dtype) for x in leaves]
+            state = tree.pack_sequence_as(state, list(refused(ShapeError, str(error), leaves,
+                                                              specs)))
     return state if is_tuple else state[0]
+
+
+class _NonScalarCondition(ShapeError):
+    """``cond`` returned a non-scalar: refused at once in eager mode, when run if traced."""
 
 
 def traced_while(cond, body, loop_vars: tuple):
@@ -197,8 +206,8 @@ def _iterations(maximum_iterations):
 def _predicate(value):
     p = tensors_of("while_loop", value)[0]
     if tuple(p.shape) not in ((), (1,)):
-        raise ShapeError(f"while_loop: cond must return a scalar; received shape "
-                         f"{describe_shape(tuple(p.shape))}")
+        raise _NonScalarCondition(f"while_loop: cond must return a scalar; received "
+                                  f"shape {describe_shape(tuple(p.shape))}")
     return cast(p, "bool")
 
 

@@ -13,6 +13,7 @@ from .math import add, exp, log, maximum, multiply, negative, subtract
 from .where_clip import where
 from ..core.op import Op, Spec, register_op
 from .softmax import log_softmax
+from .refused import refused
 
 __all__ = ["ctc_loss", "ctc_decode"]
 
@@ -51,9 +52,14 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     if output.dtype != "float64":        # Keras: result_type(dtype, "float32")
         output = cast(output, "float32")
     if target.ndim != 2 or output.ndim != 3:
-        raise ShapeError(f"{op}: 'target' must be (batch, max_label_length) and 'output' "
-                         f"(batch, time, classes); received shapes "
-                         f"{describe_shape(target.shape)} and {describe_shape(output.shape)}")
+        message = (f"{op}: 'target' must be (batch, max_label_length) and 'output' "
+                   f"(batch, time, classes); received shapes "
+                   f"{describe_shape(target.shape)} and {describe_shape(output.shape)}")
+        if not target.ndim or not output.ndim:
+            raise ShapeError(message)
+        # Keras's symbolic rule: one loss per entry of the batch; refused when run
+        return refused(ShapeError, message, (target, output, target_length, output_length),
+                       ((target.shape[0],), output.dtype))
     target_length = cast(as_tensor(op, target_length), "int32")
     output_length = cast(as_tensor(op, output_length), "int32")
     steps, labels = output.shape[1], target.shape[1]

@@ -11,18 +11,20 @@ from __future__ import annotations
 import numbers
 
 from .. import backend as _backend
-from ..errors import DTypeArgumentError, ShapeError, describe_shape
+from ..errors import ArgumentTypeError, DTypeArgumentError, ShapeError, describe_shape
 from . import image_color, image_filters
 from .reshaping import expand_dims, moveaxis, reshape, squeeze, stack, transpose
 from .core import arange, as_tensor, cast, convert_to_tensor, ones_like
 from .cumulative import cumsum
 from .image_resize import METHODS, KERNELS, resample_axis, resize_axes
+from .image_resize_dynamic import ResizeImages
 from .image_sampling import FILL_MODES, sample
 from .conversion import saturate_cast
 from .math import abs as abs_, add, divide, multiply, sign, subtract
 from .rounding import floor, round as round_
 from .replicate import pad
 from .solves import solve
+from .refused import is_symbolic, refused
 
 __all__ = ["affine_transform", "crop_images", "elastic_transform", "extract_patches",
            "extract_patches_3d", "gaussian_blur", "hsv_to_rgb", "map_coordinates",
@@ -237,6 +239,10 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     height, width = _size_pair(op, size)
     x = _to_nhwc(images, data_format)
     h, w = x.shape[1], x.shape[2]
+    if h is None or w is None:         # sizes known when run: one op builds the weights
+        return _from_nhwc(_resize_unknown(x, height, width, interpolation, antialias,
+                                          crop_to_aspect_ratio, pad_to_aspect_ratio,
+                                          fill_value), data_format, images.ndim)
     if crop_to_aspect_ratio:
         crop_h = max(min(h, int(float(w * height) / width)), 1)
         crop_w = max(min(w, int(float(h * width) / height)), 1)
@@ -261,6 +267,20 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     if not exact:
         x = saturate_cast(round_(x), dtype)
     return _from_nhwc(x, data_format, images.ndim)
+
+
+def _resize_unknown(x, height, width, interpolation, antialias, crop, pad_, fill_value):
+    dtype = x.dtype
+    if dtype == "bool" and interpolation != "nearest":
+        raise DTypeArgumentError(f"resize: interpolation {interpolation!r} needs numeric "
+                                 f"images; received dtype bool")
+    exact = interpolation == "nearest" or _is_float(dtype)
+    if pad_:             # the padding holds fill_value as the images' dtype stores it
+        fill_value = cast(convert_to_tensor(fill_value), dtype).numpy().item()
+    y = ResizeImages(x if exact else cast(x, "float32"), height=height, width=width,
+                     method=interpolation, antialias=bool(antialias), crop=bool(crop),
+                     pad=bool(pad_), fill_value=float(fill_value))
+    return y if exact else saturate_cast(round_(y), dtype)
 
 
 def _is_float(dtype):
@@ -288,6 +308,12 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
     op = "scale_and_translate"
     images = as_tensor(op, images)
     kernel = SCALE_METHODS.get(_choice(op, "method", method, tuple(SCALE_METHODS)))
+    if is_symbolic(scale, translation):     # Keras's symbolic rule: output_shape
+        return refused(ArgumentTypeError, f"{op}: arguments 'scale' and 'translation' must "
+                       f"be known when the resampling is built (numbers or concrete tensors: "
+                       f"they set its weights); received scale={scale!r}, "
+                       f"translation={translation!r}", (images, scale, translation),
+                       (tuple(output_shape), images.dtype))
     scale = [float(s) for s in convert_to_tensor(scale).numpy().reshape(-1)]
     translation = [float(t) for t in convert_to_tensor(translation).numpy().reshape(-1)]
     x = images

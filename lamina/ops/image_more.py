@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..errors import ShapeError, describe_shape
+from ..errors import ArgumentTypeError, ShapeError, describe_shape
 from . import image_filters
 from .reshaping import expand_dims, moveaxis, reshape, squeeze, transpose
 from .core import arange, as_tensor, cast
@@ -13,7 +13,10 @@ from .image import (INTERPOLATIONS, _choice, _compute_dtype, _data_format, _from
 from .image_sampling import FILL_MODES, sample
 from .math import add, multiply
 from .random import random_normal
+from .introspection import DynamicDim
+from .size_checks import check_size
 from .replicate import pad
+from .refused import is_symbolic, refused
 
 
 def _check_box(op, names, values):
@@ -78,6 +81,9 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
               target_width]
     _check_box(op, names, values)
     height, width = _hw(images, data_format)
+    if (height is None and None in values[0:5:2]) or (width is None and None in
+                                                         values[1:6:2]):
+        return _pad_unknown_size(images, data_format, values)
     top, left, bottom, right = values[:4]
     top = target_height - bottom - height if top is None else top
     bottom = target_height - top - height if bottom is None else bottom
@@ -91,6 +97,36 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
     h_axis, w_axis = _hw_axes(images, data_format)
     widths[h_axis], widths[w_axis] = [top, bottom], [left, right]
     return pad(images, widths)
+
+
+def _pad_unknown_size(images, data_format, values):
+    """``pad_images`` where a padding depends on a size known only when the graph runs:
+    that side is padded by the most it can need and the result cut to the target; the
+    image's size is checked against the target when the graph runs."""
+    x = images
+    for axis, (before, after, target), names in zip(
+            _hw_axes(images, data_format), (values[0:5:2], values[1:6:2]),
+            (("top_padding", "bottom_padding", "target_height"),
+             ("left_padding", "right_padding", "target_width"))):
+        if target is None:
+            x = pad(x, [(before, after) if a == axis else (0, 0) for a in range(x.ndim)])
+            continue
+        given = before if after is None else after
+        room = target - given
+        message = (f"pad_images: {names[1] if after is None else names[0]} must be >= 0 (the "
+                   f"target is smaller than the image): an image of size {{size}} on axis "
+                   f"{axis} does not fit {names[2]}={target} with "
+                   f"{names[0] if after is None else names[1]}={given}")
+        if room < 0:
+            raise ValueError(message.replace("{size}", "any"))
+        x = check_size(x, axis, room, message)
+        widths = (before, room) if after is None else (room, after)
+        x = pad(x, [widths if a == axis else (0, 0) for a in range(x.ndim)])
+        index = [slice(None)] * x.ndim           # the padded size is the image's + target
+        index[axis] = slice(0, target) if after is None else \
+            (slice(-target, None) if target else slice(0, 0))
+        x = check_size(x[tuple(index)], axis, target, message, exact=True)
+    return x
 
 
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
@@ -189,6 +225,12 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     """
     op = "gaussian_blur"
     data_format, images = _data_format(op, data_format), _images(op, images)
+    if is_symbolic(kernel_size, sigma):     # Keras's symbolic rule: images' shape
+        return refused(ArgumentTypeError, f"{op}: arguments 'kernel_size' and 'sigma' must be "
+                       f"known when the blur is built (numbers or concrete tensors: they "
+                       f"shape the kernel); received kernel_size={kernel_size!r}, "
+                       f"sigma={sigma!r}", (images, kernel_size, sigma),
+                       (images.shape, images.dtype))
     kernel_size = _pair(op, "kernel_size", kernel_size)
     sigma = _pair(op, "sigma", sigma, float)
     dtype = _compute_dtype(images)
@@ -382,10 +424,20 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
     batch, height, width, channels = x.shape
     sigma, alpha = float(sigma), float(alpha)
     k = int(6 * sigma) | 1
-    field = multiply(random_normal((2 * batch, height, width, 1), dtype=dtype, seed=seed),
-                     sigma)
-    field = image_filters.gaussian_blur(field, (k, k), (sigma, sigma))
-    dx, dy = field[:batch], field[batch:]
+    if batch is None:
+        # the same draw as (2 * batch, ...) below, element for element (a draw depends on
+        # the element's row-major index), with the batch size read from x when run
+        field = random_normal((2, DynamicDim(x, 0), height, width, 1), dtype=dtype,
+                              seed=seed)
+        field = reshape(field, (-1, height, width, 1))
+    else:
+        field = random_normal((2 * batch, height, width, 1), dtype=dtype, seed=seed)
+    field = image_filters.gaussian_blur(multiply(field, sigma), (k, k), (sigma, sigma))
+    if batch is None:
+        field = reshape(field, (2, -1, height, width, 1))
+        dx, dy = field[0], field[1]
+    else:
+        dx, dy = field[:batch], field[batch:]
     ys = reshape(arange(height, dtype=dtype), (1, height, 1, 1))
     xs = reshape(arange(width, dtype=dtype), (1, 1, width, 1))
     x_in, y_in = add(xs, multiply(dx, alpha)), add(ys, multiply(dy, alpha))

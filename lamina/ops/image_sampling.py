@@ -11,10 +11,11 @@ Gradients flow to the sampled values (a gather) and to the coordinates (the weig
 from __future__ import annotations
 
 from .reshaping import broadcast_to, reshape
-from .compare import greater_equal, less, logical_and
-from .core import cast
+from .compare import equal, greater_equal, less, logical_and
+from .core import cast, ones_like
 from .indexing import take
-from .math import abs as _abs, add, floor_divide, mod, multiply, subtract
+from .math import abs as _abs, add, floor_divide, maximum, mod, multiply, subtract
+from .reduction import sum as reduce_sum
 from .rounding import floor
 from .where_clip import clip, where
 from .rounding import round as _round
@@ -27,14 +28,36 @@ def _fix(index, size: int, fill_mode: str):
     if fill_mode == "constant":
         valid = logical_and(greater_equal(index, 0), less(index, size))
         return clip(index, 0, size - 1), valid
-    if fill_mode == "nearest" or size == 1:
+    if fill_mode == "nearest" or (isinstance(size, int) and size == 1):
         return clip(index, 0, size - 1), None
     if fill_mode == "wrap":
         return mod(index, size), None
+    if isinstance(size, int):
+        mapped = _mirrored(index, size, fill_mode)
+    else:                       # a size read when the graph runs: one row is "nearest"
+        mapped = where(equal(size, 1), multiply(index, 0),
+                       _mirrored(index, maximum(size, 2), fill_mode))
+    return mapped, None
+
+
+def _mirrored(index, size, fill_mode: str):
     if fill_mode == "mirror":
-        return _mirror(index, size), None
+        return _mirror(index, size)
     # reflect (dcba|abcd|dcba): mirror (dcb|abcd|cba) on the doubled grid, then halve.
-    return floor_divide(subtract(_mirror(add(multiply(index, 2), 1), 2 * size + 1), 1), 2), None
+    doubled = 2 * size + 1 if isinstance(size, int) else add(multiply(size, 2), 1)
+    return floor_divide(subtract(_mirror(add(multiply(index, 2), 1), doubled), 1), 2)
+
+
+def _sizes(inputs) -> list:
+    """The size of each axis of ``inputs``: an int, or an int32 scalar tensor read when
+    the graph runs for a size unknown while tracing."""
+    sizes = []
+    for d, n in enumerate(inputs.shape):
+        if n is None:
+            line = inputs[tuple(slice(None) if a == d else 0 for a in range(inputs.ndim))]
+            n = reduce_sum(ones_like(line, dtype="int32"))
+        sizes.append(n)
+    return sizes
 
 
 def _mirror(index, size: int):
@@ -59,10 +82,12 @@ def sample(inputs, coords, order: int = 1, fill_mode: str = "constant", fill_val
 
     A coordinate given as an int tensor is exact (no interpolation, no fill: the batch
     and channel axes of an image); float ones are interpolated with ``order``."""
-    shape = tuple(inputs.shape)
+    shape = _sizes(inputs)
     strides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
+        strides[d] = multiply(strides[d + 1], shape[d + 1]) if not isinstance(
+            shape[d + 1], int) or not isinstance(strides[d + 1], int) else \
+            strides[d + 1] * shape[d + 1]
     per_axis = []
     for d, c in enumerate(coords):
         if c.dtype.startswith("int"):
@@ -82,7 +107,8 @@ def sample(inputs, coords, order: int = 1, fill_mode: str = "constant", fill_val
     for combo in combos:
         index = weight = valid = None
         for d, (i, w, v) in enumerate(combo):
-            term = multiply(i, strides[d]) if strides[d] != 1 else i
+            stride = strides[d]
+            term = i if isinstance(stride, int) and stride == 1 else multiply(i, stride)
             index = term if index is None else add(index, term)
             if w is not None:
                 weight = w if weight is None else multiply(weight, w)

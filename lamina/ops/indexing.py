@@ -26,6 +26,7 @@ from .compare import less
 from .core import as_tensor, cast, convert_to_tensor, to_backend_tensor
 from .math import add, multiply
 from ..core.op import Op, Spec, broadcast_shapes, normalize_axis, register_op
+from .refused import refused
 from .reduction import sum as reduce_sum
 
 __all__ = ["take", "take_along_axis", "scatter", "one_hot"]
@@ -33,8 +34,11 @@ __all__ = ["take", "take_along_axis", "scatter", "one_hot"]
 
 def _require_int(op: str, arg: str, indices) -> None:
     if not is_int(indices.dtype):
-        raise DTypeError(f"{op}: argument '{arg}' must be an integer tensor; received dtype "
-                         f"{indices.dtype}")
+        raise DTypeError(int_message(op, arg, indices.dtype))
+
+
+def int_message(op: str, arg: str, dtype: str) -> str:
+    return f"{op}: argument '{arg}' must be an integer tensor; received dtype {dtype}"
 
 
 def _as_indices(op: str, arg: str, indices, like):
@@ -263,16 +267,20 @@ class CheckIndexRange(Op):
     name = "check_index_range"
     differentiable = False
 
-    def output_spec(self, indices, sizes, op):
+    def output_spec(self, indices, *like, sizes, op):
+        if None in sizes and len(like) != 1:
+            raise ShapeError(f"check_index_range: unknown sizes {sizes} are read from one "
+                             f"'like' tensor; received {len(like)}")
         return Spec(indices.shape, indices.dtype)
 
-    def forward(self, backend, indices, out=None, sizes=(), op="scatter"):
-        for j, size in enumerate(sizes):
-            _check_column(backend, op, indices[..., j], size, j)
+    def forward(self, backend, indices, *like, out=None, sizes=(), op="scatter"):
+        for j, size in enumerate(sizes):      # None: axis j of ``like``, known when run
+            _check_column(backend, op, indices[..., j],
+                          like[0].shape[j] if size is None else size, j)
         return indices
 
     def gradient(self, ctx, g):
-        return (None,)
+        return (None,) * len(ctx.inputs)
 
 
 def _check_column(backend, op: str, column, size: int, axis: int) -> None:
@@ -299,8 +307,12 @@ def scatter(indices, values, shape):
         A tensor of ``shape``.
     """
     values = as_tensor("scatter", values)
-    indices = _as_indices("scatter", "indices", indices, values)
     shape = tuple(int(d) for d in shape)
+    if isinstance(indices, TensorBase) and not is_int(indices.dtype):
+        # Keras's symbolic rule does not look at the dtype: refused when run
+        return refused(DTypeError, int_message("scatter", "indices", indices.dtype),
+                       (indices, values), (shape, values.dtype))
+    indices = _as_indices("scatter", "indices", indices, values)
     if indices.ndim == 0 or indices.shape[-1] > len(shape):
         raise ShapeError(f"scatter: 'indices' must have shape (..., k) with k <= "
                          f"{len(shape)} (the rank of 'shape' {shape}); received "

@@ -19,6 +19,7 @@ from .indexing import checked_take_along_axis
 from .math import log, multiply, negative, square, subtract
 from ..core.op import normalize_axis
 from .reduction import mean, sum as reduce_sum
+from .refused import refused
 
 __all__ = ["binary_crossentropy", "categorical_crossentropy",
            "sparse_categorical_crossentropy", "psnr"]
@@ -134,6 +135,11 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     return negative(squeeze(picked, axis))
 
 
+def _same_sizes(s1, s2) -> bool:
+    """Whether two shapes of one rank agree where both sizes are known."""
+    return all(d1 is None or d2 is None or d1 == d2 for d1, d2 in zip(s1, s2))
+
+
 def psnr(x1, x2, max_val):
     """Peak signal-to-noise ratio in decibels: ``20 log10(max_val) - 10 log10(mse)`` with
     the mean squared error over all elements; a scalar.
@@ -147,7 +153,8 @@ def psnr(x1, x2, max_val):
         The peak signal-to-noise ratio in decibels, a scalar.
 
     Raises:
-        ShapeError: If ``x1`` and ``x2`` differ in shape.
+        ShapeError: If ``x1`` and ``x2`` differ in shape (symbolic inputs of one rank, as
+            Keras's give a scalar, raise it when the result is computed).
     """
     a = as_tensor("psnr", x1)
     if not is_float(a.dtype):
@@ -155,9 +162,12 @@ def psnr(x1, x2, max_val):
     b = as_tensor("psnr", x2)
     if b.dtype != a.dtype:
         b = cast(b, a.dtype)
-    if tuple(a.shape) != tuple(b.shape):
-        raise ShapeError(f"psnr: arguments 'x1' and 'x2' must have the same shape; received "
-                         f"{describe_shape(a.shape)} and {describe_shape(b.shape)}")
+    if len(a.shape) != len(b.shape) or not _same_sizes(a.shape, b.shape):
+        message = (f"psnr: arguments 'x1' and 'x2' must have the same shape; received "
+                   f"{describe_shape(a.shape)} and {describe_shape(b.shape)}")
+        if len(a.shape) != len(b.shape):          # Keras refuses this symbolically too
+            raise ShapeError(message)
+        return refused(ShapeError, message, (a, b), ((), a.dtype))
     mse = mean(square(subtract(a, b)))
     peak = log(cast(as_tensor("psnr", max_val), a.dtype))
     return multiply(subtract(multiply(peak, 2.0), log(mse)), 10.0 * _INV_LN10)

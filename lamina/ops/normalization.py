@@ -21,7 +21,8 @@ from .core import as_tensor, cast
 from .math import (abs as abs_, add, divide, maximum, minimum, multiply, negative, power,
                    rsqrt, square)
 from .where_clip import clip
-from ..core.op import normalize_axes, normalize_axis
+from ..core.op import broadcast_shapes, normalize_axes, normalize_axis
+from .refused import refused
 from .reduction import mean, sum as reduce_sum, var
 from .reshaping import reshape, squeeze
 
@@ -180,6 +181,12 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
                           x.ndim)
     gamma = _broadcast_params(x, axes, gamma)
     beta = _broadcast_params(x, axes, beta)
+    for name, v in (("gamma", gamma), ("beta", beta)):
+        try:
+            if v is not None:
+                broadcast_shapes("layer_normalization", x.shape, v.shape, args=("x", name))
+        except ShapeError as error:    # Keras's symbolic rule: x's shape; refused if run
+            return refused(ShapeError, str(error), (x, gamma, beta), (x.shape, dtype))
     if rms_scaling:
         out = multiply(x, rsqrt(add(var(x, axis=axes, keepdims=True), eps)))
         if gamma is not None:

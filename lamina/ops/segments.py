@@ -11,17 +11,21 @@ mask costs ``num_segments * rows`` booleans.
 """
 from __future__ import annotations
 
+import math
+
 from ..core.tensor import Tensor
 from ..dtypes import is_float, is_int
 from ..errors import DTypeError, ShapeError, describe_shape
 from .compare import equal, less
-from .core import arange, as_tensor, cast, full_like, to_backend_tensor
+from .core import arange, as_tensor, cast, full_like, ones_like, to_backend_tensor
+from .cumulative import cumsum
 from .indexing import CheckIndexRange, scatter, take
-from .math import add, maximum, minimum, multiply
+from .math import add, maximum, minimum, multiply, subtract
 from .where_clip import where
 from .reduction import any as reduce_any, argmax, max as reduce_max, min as reduce_min
 from .reduction import prod as reduce_prod, sum as reduce_sum
-from .reshaping import expand_dims, reshape
+from .reshaping import expand_dims, reshape, stack
+from .refused import refused
 
 __all__ = ["segment_sum", "segment_max", "segment_min", "segment_prod", "scatter_update"]
 
@@ -61,9 +65,6 @@ def _segment(kind: str, data, segment_ids, num_segments):
     op = f"segment_{kind}"
     data = as_tensor(op, data)
     ids = as_tensor(op, segment_ids)
-    if not is_int(ids.dtype):
-        raise DTypeError(f"{op}: argument 'segment_ids' must be an integer tensor; received "
-                         f"dtype {ids.dtype}")
     shapes = f"received shapes {describe_shape(ids.shape)} and {describe_shape(data.shape)}"
     if ids.ndim != 1:
         raise ShapeError(f"{op}: argument 'segment_ids' must be 1-D with one id per row of "
@@ -74,10 +75,18 @@ def _segment(kind: str, data, segment_ids, num_segments):
         raise ShapeError(f"{op}: argument 'segment_ids' must be 1-D with one id per row of "
                          f"'data' (Argument `segment_ids` and `data` should have same leading "
                          f"dimension.); {shapes}")
+    # Keras's symbolic rule: (num_segments or None,) + data.shape[1:], whatever the ids'
+    # dtype; here a result that depends on the ids' values or dtype is refused when run
+    spec = ((num_segments if isinstance(num_segments, int) else None,) +
+            tuple(data.shape[1:]), data.dtype)
+    if not is_int(ids.dtype):
+        return refused(DTypeError, f"{op}: argument 'segment_ids' must be an integer tensor; "
+                       f"received dtype {ids.dtype}", (data, ids), spec)
     if num_segments is None:
         if not isinstance(ids, Tensor):
-            raise ValueError(f"{op}: argument 'num_segments' is required when tracing a graph "
-                             "(the number of segments would depend on the values)")
+            return refused(ShapeError, f"{op}: argument 'num_segments' is required when "
+                           "tracing a graph (the number of segments would depend on the "
+                           "values)", (data, ids), spec)
         num_segments = int(reduce_max(ids).numpy()) + 1 if ids.shape[0] else 0
     if not isinstance(num_segments, int) or isinstance(num_segments, bool) or num_segments < 0:
         raise ValueError(f"{op}: argument 'num_segments' must be a non-negative int; "
@@ -183,18 +192,23 @@ def scatter_update(inputs, indices, updates, reduction=None):
                          f"{x.ndim}; received {describe_shape(indices.shape)}")
     k = indices.shape[1]
     shape = tuple(x.shape)
-    if None in shape:
-        raise ShapeError(f"scatter_update: argument 'inputs' must have known sizes; received "
-                         f"{describe_shape(shape)}")
-    positions = 1
-    for d in shape[:k]:
-        positions *= d
-    if reduction == "add":
+    if shape.count(None) > 1 or indices.shape[0] is None:
+        raise ShapeError(f"scatter_update: argument 'inputs' may have one unknown size and "
+                         f"'indices' a known number of rows; received "
+                         f"{describe_shape(shape)} and {describe_shape(indices.shape)}")
+    positions = None if None in shape[:k] else math.prod(shape[:k])
+    if reduction == "add" and None not in shape:
         return add(x, scatter(indices, updates, shape))
-    flat = _flat_positions(indices, shape[:k])
+    flat = _flat_positions(indices, shape[:k], x)
     rest = len(shape) - k
-    mask = _member_mask(flat, positions, rest)
-    rows = reshape(x, (positions,) + shape[k:])
+    if positions is None:     # a size read when run: the positions 0, 1, ... of x's rows
+        corner = x[(slice(None),) * k + (slice(0, 1),) * rest]
+        segments = subtract(cumsum(reshape(ones_like(corner, dtype="int32"), (-1,))), 1)
+        mask = equal(expand_dims(cast(flat, "int32"), 0), reshape(segments, (-1, 1)))
+        mask = reshape(mask, (-1, flat.shape[0]) + (1,) * rest) if rest else mask
+    else:
+        mask = _member_mask(flat, positions, rest)
+    rows = reshape(x, (-1 if positions is None else positions,) + shape[k:])
     touched = reduce_any(mask, axis=1)
     if reduction is None:
         order = reshape(add(arange(flat.shape[0]), 1), (1, -1) + (1,) * rest)
@@ -202,22 +216,38 @@ def scatter_update(inputs, indices, updates, reduction=None):
         winner = take(updates, reshape(last, (-1,)), axis=0)
         result = where(touched, winner, rows)
     else:
-        kind = {"max": "max", "min": "min", "mul": "prod"}[reduction]
+        kind = {"add": "sum", "max": "max", "min": "min", "mul": "prod"}[reduction]
         combined = _reduce_rows(kind, updates, mask)
-        merge = {"max": maximum, "min": minimum, "mul": multiply}[reduction]
+        merge = {"add": add, "max": maximum, "min": minimum, "mul": multiply}[reduction]
         result = where(touched, merge(rows, combined), rows)
     return reshape(result, shape)
 
 
-def _flat_positions(indices, dims):
-    """Row-major positions of the index rows into ``dims``: negatives count from the end,
-    out-of-range rows are an IndexRangeError in eager and graph mode alike."""
-    indices = cast(CheckIndexRange(indices, sizes=tuple(dims), op="scatter_update"), "int32")
+def _flat_positions(indices, dims, x):
+    """Row-major positions of the index rows into ``dims`` (the first axes of ``x``; a
+    None size is read from ``x`` when run): negatives count from the end, out-of-range rows
+    are an IndexRangeError in eager and graph mode alike."""
+    like = (x,) if None in dims else ()
+    indices = cast(CheckIndexRange(indices, *like, sizes=tuple(dims), op="scatter_update"),
+                   "int32")
     backend = getattr(indices, "backend", None)
-    sizes = to_backend_tensor(list(dims), dtype="int32", backend=backend)
-    strides = [1] * len(dims)
-    for j in range(len(dims) - 2, -1, -1):
-        strides[j] = strides[j + 1] * dims[j + 1]
+    if None not in dims:
+        sizes = to_backend_tensor(list(dims), dtype="int32", backend=backend)
+        strides = [1] * len(dims)
+        for j in range(len(dims) - 2, -1, -1):
+            strides[j] = strides[j + 1] * dims[j + 1]
+        strides = to_backend_tensor(strides, dtype="int32", backend=backend)
+    else:
+        each = [_size(x, j) for j in range(len(dims))]
+        steps = [ones_like(each[-1])]
+        for j in range(len(dims) - 1, 0, -1):
+            steps.insert(0, multiply(steps[0], each[j]))
+        sizes, strides = stack(each), stack(steps)
     wrapped = add(indices, multiply(cast(less(indices, 0), "int32"), sizes))
-    return reduce_sum(multiply(wrapped, to_backend_tensor(strides, dtype="int32",
-                                                          backend=backend)), axis=-1)
+    return reduce_sum(multiply(wrapped, strides), axis=-1)
+
+
+def _size(x, axis: int):
+    """The size of ``x`` on ``axis`` as an int32 scalar, read when the graph runs."""
+    line = x[tuple(slice(None) if a == axis else 0 for a in range(x.ndim))]
+    return reduce_sum(ones_like(line, dtype="int32"))

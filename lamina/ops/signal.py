@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..errors import DTypeError, ShapeError, describe_shape
-from .reshaping import reshape
+from .reshaping import reshape, stack
 from .core import as_tensor, convert_to_tensor, ones_like
 from .fft import complex_pair, irfft, rfft
 from .indexing import take
@@ -20,6 +20,8 @@ from .math import add, divide, multiply
 from .where_clip import where
 from .compare import greater
 from .replicate import pad
+from .merge_axes import merge_axes
+from .size_checks import check_size
 
 __all__ = ["extract_sequences", "stft", "istft"]
 
@@ -47,12 +49,19 @@ def extract_sequences(x, sequence_length, sequence_stride):
     x = as_tensor(op, x)
     length = _positive(op, "sequence_length", sequence_length)
     stride = _positive(op, "sequence_stride", sequence_stride)
-    if x.ndim < 1 or x.shape[-1] < length:
-        raise ShapeError(f"{op}: the last axis of 'x' must hold at least sequence_length="
-                         f"{length} samples; received shape {describe_shape(x.shape)}")
-    frames = (x.shape[-1] - length) // stride + 1
+    if x.ndim < 1:
+        raise ShapeError(f"{op}: argument 'x' must have at least one axis (the samples); "
+                         f"received shape {describe_shape(x.shape)}")
+    if x.shape[-1] is None:
+        # an unknown number of samples: sample k of every frame is a strided slice that
+        # stops where the last whole frame ends; no frames when x is shorter than one
+        return stack([x[..., k:(k + 1 - length) or None:stride] for k in range(length)],
+                     axis=-1)
+    frames = max((x.shape[-1] - length) // stride + 1, 0)     # Keras: none when too short
     index = [[f * stride + k for k in range(length)] for f in range(frames)]
-    return take(x, convert_to_tensor(index, dtype="int32"), axis=x.ndim - 1)
+    index = convert_to_tensor(index, dtype="int32") if frames else \
+        reshape(convert_to_tensor([], dtype="int32"), (0, length))
+    return take(x, index, axis=x.ndim - 1)
 
 
 def _window_values(op: str, window, sequence_length: int, fft_length: int):
@@ -127,20 +136,19 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
 def overlap_add(frames, stride: int):
     """Sum of frames (..., num_frames, length) placed every ``stride`` samples:
     (..., (num_frames - 1) * stride + length). The adjoint of ``extract_sequences``.
-    ``num_frames`` may be unknown when the leading sizes are known (and vice versa)."""
+    Any of the sizes but ``length`` may be unknown."""
     count, length = frames.shape[-2], frames.shape[-1]
     lead = tuple(frames.shape[:-2])
-    if count is None and None in lead:
-        raise ShapeError(f"istft: the number of frames and the leading sizes of 'x' cannot "
-                         f"both be unknown; received frames of shape "
-                         f"{describe_shape(frames.shape)}")
     chunks = -(-length // stride)
     flat = lead + ((count * stride) if count is not None else -1,)
     frames = pad(frames, [(0, 0)] * (len(lead) + 1) + [(0, chunks * stride - length)])
     result = None
     for r in range(chunks):
         # chunk r of every frame, laid end to end, lands r * stride samples later
-        piece = reshape(frames[..., r * stride:(r + 1) * stride], flat)
+        piece = frames[..., r * stride:(r + 1) * stride]
+        # two unknown sizes (frames and a leading one): merged with the sizes when run
+        piece = merge_axes(piece, -2) if count is None and None in lead else \
+            reshape(piece, flat)
         placed = pad(piece, [(0, 0)] * len(lead) + [(r * stride, (chunks - 1 - r) * stride)])
         result = placed if result is None else add(result, placed)
     excess = chunks * stride - length
@@ -185,7 +193,11 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
         signal = multiply(signal, fft_length / sequence_stride)
     start = fft_length // 2 if center else 0
     if length is not None:
-        return signal[..., start:start + length]
+        cut = signal[..., start:start + length]
+        if cut.shape[-1] is None:       # frames counted when run: Keras's shape says length
+            cut = check_size(cut, -1, length, f"istft: the signal has {{size}} samples after "
+                             f"{start}, fewer than length={length}", exact=True)
+        return cut
     if center and start:
         return signal[..., start:-start]
     return signal

@@ -19,6 +19,7 @@ from .elementwise import unbroadcast
 from .indexing import take
 from .dynamic_slicing import DynamicSlice, DynamicSliceUpdate
 from ..core.op import Op, Spec, broadcast_shapes, register_op
+from .refused import refused
 
 __all__ = ["getitem", "slice", "slice_update"]
 
@@ -209,10 +210,13 @@ def slice(inputs, start_indices, shape):
                          f"number of dimensions in `shape` (one size per axis of the input "
                          f"of shape {describe_shape(x.shape)}); received {sizes}")
     if isinstance(start_indices, TensorBase):
-        if -1 in sizes:
-            raise ShapeError(f"slice: a size of -1 with tensor 'start_indices' gives a block "
-                             f"whose shape depends on their values; give every size "
-                             f"explicitly; received shape {sizes}")
+        if -1 in sizes:     # Keras's symbolic rule: None for those sizes; refused if run
+            return refused(ShapeError, f"slice: a size of -1 with tensor 'start_indices' "
+                           f"gives a block whose shape depends on their values; give every "
+                           f"size explicitly; received shape {sizes}", (x, start_indices),
+                           (tuple(None if n == -1 else n for n in sizes), x.dtype))
+        if not is_int(start_indices.dtype):
+            return _float_starts("slice", x, start_indices, sizes)
         return DynamicSlice(x, start_indices, sizes=sizes)
     starts = _start_indices("slice", x, start_indices)
     if -1 in sizes:
@@ -221,6 +225,13 @@ def slice(inputs, start_indices, shape):
     if builtins.all(s == 0 for s in starts) and sizes == tuple(x.shape):
         return unchanged(x)
     return GetItem(x, key=key)
+
+
+def _float_starts(op: str, x, starts, shape):
+    """Non-integer tensor starts: a DTypeError now, or when run where symbolic (Keras's
+    symbolic rule does not look at their dtype)."""
+    return refused(DTypeError, f"{op}: argument 'start_indices' must be an integer tensor; "
+                   f"received dtype {starts.dtype}", (x, starts), (tuple(shape), x.dtype))
 
 
 def _rest_key(op: str, x, starts, sizes) -> tuple:
@@ -255,6 +266,8 @@ def slice_update(inputs, start_indices, updates):
     if updates.dtype != x.dtype:
         updates = cast(updates, x.dtype)
     if isinstance(start_indices, TensorBase):
+        if not is_int(start_indices.dtype):
+            return _float_starts("slice_update", x, start_indices, x.shape)
         return DynamicSliceUpdate(x, updates, start_indices)
     starts = _start_indices("slice_update", x, start_indices)
     key = _region_key("slice_update", x, starts, updates.shape)

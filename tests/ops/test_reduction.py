@@ -217,7 +217,9 @@ def test_reduce_kernel_matches_numpy_on_every_path(shape, axis, fn, backend):
         got = b.to_host(b.reduce(fn, b.asarray(x), axis, keepdims))
         want = getattr(np, fn)(x.astype(np.float64), axis=axis, keepdims=keepdims)
         assert got.shape == want.shape and got.dtype == np.float32
-        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+        # float32 rounding grows with the magnitudes summed, not with the (cancelled) result
+        size = getattr(np, fn)(np.abs(x).astype(np.float64), axis=axis, keepdims=keepdims)
+        np.testing.assert_array_less(np.abs(got - want), 2e-6 * size + 1e-6)
 
 
 def test_reduce_kernel_writes_into_out(backend):

@@ -125,9 +125,33 @@ def test_segment_and_scatter_errors(backend):
     with pytest.raises(ShapeError, match=r"scatter_update: argument 'indices' must have shape "
                                          r"\(n, k\) with k <= 2"):
         ops.scatter_update(d, [[0, 0, 0]], [1.0])
-    with pytest.raises(ShapeError, match=r"scatter_update: argument 'inputs' must have known "
-                                         r"sizes"):
-        ops.scatter_update(lamina.Input((2,)), [[0, 0]], [1.0])
+    assert ops.scatter_update(lamina.Input((2,)), [[0, 0]], [1.0]).shape == (None, 2)
     with pytest.raises(IndexRangeError, match=r"scatter_update: index 3 is out of range for "
                                               r"axis 0 of size 3"):
         ops.scatter_update(d, [[3, 0]], [1.0])
+
+
+def test_scatter_update_of_an_unknown_size():
+    # Keras 3.15.1: CoreOpsDynamicShapeTest.test_scatter_update
+    assert ops.scatter_update(lamina.KerasTensor((4, None)), lamina.KerasTensor((5, 2), "int32"),
+                              lamina.KerasTensor((5,))).shape == (4, None)
+    x, i = lamina.Input(batch_shape=(3, None)), lamina.Input(batch_shape=(3, 2), dtype="int32")
+    u = lamina.Input(batch_shape=(3,))
+    model = lamina.Model([x, i, u], ops.scatter_update(x, i, u))
+    args = [np.arange(12, dtype="float32").reshape(3, 4), np.array([[0, 1], [2, -1], [0, 1]],
+                                                                   "int32"),
+            np.array([10.0, 20.0, 30.0], "float32")]
+    expected = [[0, 30, 2, 3], [4, 5, 6, 7], [8, 9, 10, 20]]      # Keras 3.15.1 (JAX)
+    np.testing.assert_array_equal(model(args).numpy(), expected)
+    np.testing.assert_array_equal(lamina.jit(model)(args).numpy(), expected)
+    for reduction in ("add", "max", "mul"):
+        model = lamina.Model([x, i, u], ops.scatter_update(x, i, u, reduction=reduction))
+        np.testing.assert_array_equal(lamina.jit(model)(args).numpy(),
+                                      ops.scatter_update(*args, reduction=reduction).numpy())
+    args[1] = np.array([[0, 4], [0, 0], [0, 0]], "int32")       # 4 is past the 4 columns
+    with pytest.raises(IndexRangeError, match=r"scatter_update: index 4 is out of range for "
+                                              r"axis 1 of size 4"):
+        lamina.jit(model)(args)
+    with pytest.raises(ShapeError, match=r"scatter_update: argument 'inputs' may have one "
+                                         r"unknown size"):
+        ops.scatter_update(lamina.KerasTensor((None, None)), args[1], args[2])

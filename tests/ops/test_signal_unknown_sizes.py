@@ -28,11 +28,27 @@ def test_symbolic_shapes_match_keras():
     assert ops.istft((batch, batch), 4, 1, 8).shape == (None, 9)
 
 
-def test_istft_refuses_unknown_frames_and_unknown_leading_sizes():
+def test_istft_of_unknown_frames_and_unknown_leading_sizes():
+    # Keras 3.15.1: MathOpsDynamicShapeTest.test_istft_with_length
     x = lamina.KerasTensor((None, None, 5))
-    with pytest.raises(ShapeError, match=r"istft: the number of frames and the leading sizes "
-                                         r"of 'x' cannot both be unknown"):
-        ops.istft((x, x), 4, 1, 8)
+    assert ops.istft((x, x), 4, 1, 8, 1, "hann", False).shape == (None, 1)
+    assert ops.istft((x, x), 4, 1, 8).shape == (None, None)
+    real, imag = (lamina.Input(batch_shape=(None, None, 5)) for _ in range(2))
+    for length in (None, 20):
+        model = lamina.Model([real, imag], ops.istft((real, imag), 8, 4, 8, length=length))
+        for batch, samples in ((1, 40), (3, 48)):
+            x = rand(batch, samples).astype("float32")
+            r, i = (t.numpy() for t in ops.stft(ops.convert_to_tensor(x), 8, 4, 8))
+            eager = ops.istft((r, i), 8, 4, 8, length=length).numpy()
+            np.testing.assert_allclose(eager, x[:, :eager.shape[-1]], atol=1e-6)
+            np.testing.assert_array_equal(model([r, i]).numpy(), eager)
+            np.testing.assert_array_equal(lamina.jit(model)([r, i]).numpy(), eager)
+    model = lamina.Model([real, imag], ops.istft((real, imag), 8, 4, 8, length=60))
+    r, i = (t.numpy() for t in ops.stft(ops.convert_to_tensor(rand(1, 40).astype("float32")),
+                                        8, 4, 8))
+    with pytest.raises(ShapeError, match=r"istft: the signal has 44 samples after 4, fewer "
+                                         r"than length=60"):
+        lamina.jit(model)([r, i])
 
 
 def test_istft_of_an_unknown_number_of_frames_runs_in_graph_mode():
@@ -64,3 +80,19 @@ def test_functional_stft_istft_runs_any_batch_size_in_graph_mode(center):
             :, np.arange(7 if center else 5)[:, None] * 4 + np.arange(8)] *
             (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(8) / 8)), 8).real
         np.testing.assert_allclose(graph_real, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_extract_sequences_of_an_unknown_number_of_samples():
+    # Keras 3.15.1: MathOpsDynamicShapeTest.test_extract_sequences
+    assert ops.extract_sequences(lamina.KerasTensor((None, None)), 3, 2).shape == (None, None, 3)
+    assert ops.extract_sequences(lamina.KerasTensor((None, 32)), 3, 2).shape == (None, 15, 3)
+    inputs = lamina.Input(batch_shape=(None, None))
+    model = lamina.Model(inputs, ops.extract_sequences(inputs, 3, 2))
+    for samples in (2, 3, 7, 8):          # Keras: (2, 0, 3), (2, 1, 3), (2, 3, 3), (2, 3, 3)
+        x = np.arange(2 * samples, dtype="float32").reshape(2, samples)
+        expected = ops.extract_sequences(ops.convert_to_tensor(x), 3, 2).numpy()
+        assert expected.shape == (2, max((samples - 3) // 2 + 1, 0), 3)
+        np.testing.assert_array_equal(model(x).numpy(), expected)
+        np.testing.assert_array_equal(model.predict_on_batch(x), expected)
+    np.testing.assert_array_equal(model.predict_on_batch(np.arange(7.0)[None]),
+                                  [[[0, 1, 2], [2, 3, 4], [4, 5, 6]]])
