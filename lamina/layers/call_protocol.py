@@ -11,10 +11,12 @@ from ..core.autocast import scope_for_layer
 from ..core.tensor import TensorBase
 from ..core.symbolic import SymbolicTensor
 from ..dtypes import is_float
+from ..errors import ArgumentTypeError
 from ..ops.reduction import num_rows
 from . import call_context, remat_scope
 from .input_spec import check_input_compatibility
 from .node import LayerNode
+from .shape_arguments import declares_output_shape, spec_from_output_shape
 from ..graph import trace as graph_trace
 
 _signatures: dict = {}
@@ -50,6 +52,7 @@ def run_call(layer, args: tuple, kwargs: dict):
                             f"first argument; received no positional arguments")
         args = (kwargs.pop(name),)
     user_kwargs = dict(kwargs)
+    _check_positional(layer, args[1:])
     inputs = tree.map_structure(_to_tensor, args[0])
     args = (inputs, *args[1:])
     params = call_parameters(layer)
@@ -76,6 +79,7 @@ def run_call(layer, args: tuple, kwargs: dict):
     if "mask" in params and kwargs.get("mask") is None:
         if any(m is not None for m in tree.flatten(previous_mask)):
             kwargs["mask"] = previous_mask
+    _fill_argument_masks(params, args, kwargs)
     recorded_args = args        # a functional node reads the tensors given, as in Keras:
     if layer.autocast:          # its autocast belongs to the layer, not the graph
         inputs = tree.map_structure(lambda x: _autocast(x, layer.compute_dtype), inputs)
@@ -96,7 +100,11 @@ def run_call(layer, args: tuple, kwargs: dict):
             call = remat_scope.rematerialized_call(
                 layer, lambda: (call_context.layer_call(training),
                                 scope or contextlib.nullcontext()), args, kwargs)
-        outputs = call(*args, **kwargs)
+        if symbolic and outermost and graph_trace.active() is None and \
+                not call_context.is_tracing() and declares_output_shape(layer):
+            outputs = spec_from_output_shape(layer, args, kwargs)     # Keras: call not run
+        else:
+            outputs = call(*args, **kwargs)
         outputs = _attach_masks(layer, inputs, kwargs.get("mask", previous_mask), outputs)
         # Activity losses are real when values are (eager) or will be (a graph trace).
         if layer.activity_regularizer is not None and (
@@ -107,6 +115,43 @@ def run_call(layer, args: tuple, kwargs: dict):
     if symbolic and not call_context.is_tracing() and graph_trace.active() is None:
         outputs = _record_node(layer, recorded_args, user_kwargs, outputs)
     return outputs
+
+
+def _fill_argument_masks(params: dict, args: tuple, kwargs: dict) -> None:
+    """``call(self, x1, x2, x1_mask=None, x2_mask=None)``: each ``<arg>_mask`` not given
+    is the mask carried by the tensor(s) passed as ``<arg>`` (Keras 3)."""
+    if not any(name.endswith("_mask") for name in params):
+        return
+    values = dict(zip(params, args))
+    values.update(kwargs)
+    tensors = {name: value for name, value in values.items() if value is not None and
+               any(isinstance(x, TensorBase) for x in tree.flatten(value))}
+    if len(tensors) < 2:             # one tensor argument: its mask goes to ``mask``
+        return
+    for name, value in tensors.items():
+        mask_name = f"{name}_mask"
+        if mask_name in params and kwargs.get(mask_name) is None:
+            masks = tree.map_structure(lambda x: getattr(x, "_keras_mask", None), value)
+            if any(m is not None for m in tree.flatten(masks)):
+                kwargs[mask_name] = masks
+
+
+def _check_positional(layer, extra_args: tuple) -> None:
+    """Only tensors (or arrays, or None) may follow the inputs positionally (Keras 3):
+    an option such as ``layer(x, True)`` must be passed by keyword. Functional and
+    Sequential models, and layers that set ``_allow_non_tensor_positional_args``, are
+    exempt as in Keras."""
+    if not extra_args or getattr(layer, "_allow_non_tensor_positional_args", False) or \
+            getattr(layer, "saving_kind", None) in ("Functional", "Sequential"):
+        return
+    for arg in tree.flatten(extra_args):
+        if arg is None or isinstance(arg, TensorBase) or hasattr(arg, "__array__") or \
+                hasattr(arg, "__cuda_array_interface__"):
+            continue
+        raise ArgumentTypeError(
+            f"{layer.name}: Only input tensors may be passed as positional arguments. The "
+            f"following argument value should be passed as a keyword argument: {arg!r} (of "
+            f"type {type(arg)})")
 
 
 def _resolve_context_args(layer, params: dict, kwargs: dict):

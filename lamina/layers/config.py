@@ -124,5 +124,13 @@ class LayerConfigMixin:
 
     @classmethod
     def from_config(cls, config: dict):
-        """A new, unbuilt instance from ``get_config()``'s output."""
+        """A new, unbuilt instance from ``get_config()``'s output. A serialized dtype
+        policy reaches ``__init__`` as Keras passes it: a plain policy as its name, a
+        quantized policy (or a policy map) as the policy object."""
+        dtype = config.get("dtype")
+        if isinstance(dtype, dict):
+            policy = dtype_policies.deserialize(dtype)
+            if not isinstance(policy, DTypePolicyMap) and policy.quantization_mode is None:
+                policy = policy.name
+            config = {**config, "dtype": policy}
         return cls(**config)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
 
 from .. import constraints, initializers, regularizers, tree
 from ..core.stateless_scope import get_stateless_scope
@@ -25,7 +24,9 @@ from .node import LayerNode
 from .own_variables import LayerError, OwnVariablesMixin
 from .quantize import QuantizeMixin
 from .tracking import LayerTrackingMixin
-from . import remat_scope
+from .add_weight_args import resolve_positional
+from .shape_arguments import declares_output_shape, shape_arguments, spec_from_output_shape
+from . import initial_values, remat_scope
 from .remat_scope import get_current_remat_mode
 from .stateless_call import stateless_call
 from ..core.saveable import register_saveable_base
@@ -120,10 +121,9 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         if name is not None and (not isinstance(name, str) or not name or "/" in name):
             raise ValueError(f"{cls_name}: argument 'name' must be a non-empty string "
                              f"without '/'; received {name!r}")
+        self._init_tracking()
         d = self.__dict__
-        d.setdefault("_layers", [])
-        d["_trainable_variables"] = []
-        d["_non_trainable_variables"] = []
+        d.setdefault("_path", None)          # set by build: see ``path``
         d["_losses"] = []
         d["_inbound_nodes"] = []
         d["_trainable"] = bool(trainable)
@@ -138,43 +138,26 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         self._batch_input_shape = _batch_shape_from_kwargs(kwargs)
         d["_remat_mode"] = get_current_remat_mode()     # a RematScope at creation (Keras)
 
-    # ---------------------------------------------------------------- attribute tracking
-    def __setattr__(self, name: str, value) -> None:
-        if not name.startswith("__"):
-            tracked = self.__dict__.setdefault("_layers", [])
-            for item in _layers_in(value):
-                if item is not self and all(item is not t for t in tracked):
-                    tracked.append(item)
-            if isinstance(value, (list, dict)) and not name.startswith("_"):
-                # a public list or dict may get layers later: _sublayers looks again
-                self.__dict__.setdefault("_containers", {})[name] = None   # in set order
-        object.__setattr__(self, name, value)
-
-    def _sublayers(self) -> list["Layer"]:
-        """Layers whose weights belong to this one, in weight order. Layers put into a list
-        or dict attribute after it was assigned (``self.blocks = []`` then
-        ``self.blocks.append(Dense(4))``) count too, as Keras's tracked lists make them:
-        they follow the layers known before, in the order they are found. Only the public
-        list and dict attributes are looked at again (their names are kept when set)."""
-        tracked = self.__dict__.setdefault("_layers", [])
-        for name in self.__dict__.get("_containers", ()):
-            value = self.__dict__.get(name)
-            if isinstance(value, (list, dict)) and value:
-                for item in _layers_in(value):
-                    if item is not self and all(item is not t for t in tracked):
-                        tracked.append(item)
-        return tracked
-
     # ---------------------------------------------------------------- weights
-    def add_weight(self, shape=None, initializer=None, dtype=None, trainable: bool = True,
-                   autocast: bool = True, regularizer=None, constraint=None,
-                   aggregation: str = "none", overwrite_with_gradient: bool = False,
-                   name: str | None = None) -> Variable:
-        """Create a weight (Keras 3's signature) owned by this layer."""
-        if isinstance(shape, str):               # Keras 2 order: add_weight(name, shape, ...)
-            name, shape = shape, name
-            if isinstance(initializer, (list, tuple)):
-                shape, initializer = initializer, None
+    def add_variable(self, shape, initializer, dtype=None, trainable: bool = True,
+                     autocast: bool = True, regularizer=None, constraint=None,
+                     name: str | None = None) -> Variable:
+        """Keras 3's alias of :meth:`add_weight` (shape and initializer required)."""
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype,
+                               trainable=trainable, autocast=autocast,
+                               regularizer=regularizer, constraint=constraint, name=name)
+
+    def add_weight(self, *args, shape=None, initializer=None, dtype=None,
+                   trainable: bool = True, autocast: bool = True, regularizer=None,
+                   constraint=None, aggregation: str = "none",
+                   overwrite_with_gradient: bool = False, name: str | None = None) -> Variable:
+        """Create a weight (Keras 3's signature) owned by this layer; ``args`` may give
+        ``shape``, ``initializer`` and ``dtype`` by position."""
+        given = resolve_positional(self.name, args, {"shape": shape, "initializer":
+                                                     initializer, "dtype": dtype})
+        shape, initializer, dtype = given["shape"], given["initializer"], given["dtype"]
+        self._init_tracking()
+        self._tracker.check(self, f"a new weight {name or 'variable'!r} from add_weight")
         shape = () if shape is None else tuple(shape)
         for size in shape:
             if not isinstance(size, int) or size < 0:
@@ -187,7 +170,7 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         # a model rebuilt from a file may not declare more weights than the file holds
         weight_budget.charge(shape, itemsize(dtype), f"{self.name}/{name or 'variable'}")
         with graph_trace.suspended():        # weights start from real numbers, even mid-trace
-            value = init(shape, dtype=dtype)
+            value = initial_values.draw(init, shape, dtype)
         # A frozen layer's weights start frozen; unfreezing the layer thaws them.
         variable = Variable(value, dtype=dtype, trainable=trainable and self.trainable,
                             autocast=autocast,
@@ -198,56 +181,11 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
         variable.overwrite_with_gradient = overwrite_with_gradient
-        if trainable:
-            self._trainable_variables.append(variable)
-        else:
-            self._non_trainable_variables.append(variable)
+        initial_values.note(variable, init, shape, dtype)
+        store = self._trainable_variables if trainable else self._non_trainable_variables
+        store.append(variable)
         structure.changed()                 # compiled steps of older weights are stale
         return variable
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value: bool) -> None:
-        value = bool(value)
-        self._trainable = value
-        structure.changed()                 # compiled train steps froze the old flags
-        for variable in self._trainable_variables:
-            variable.trainable = value
-        for layer in self._sublayers():
-            layer.trainable = value
-
-    @property
-    def weights(self) -> list[Variable]:
-        """Own weights (trainable, then non-trainable, each in creation order), then
-        sublayers' weights, without repeats: Keras's order for get_weights/set_weights."""
-        seen, result = set(), []
-        for variable in self._trainable_variables + self._non_trainable_variables:
-            if id(variable) not in seen:
-                seen.add(id(variable))
-                result.append(variable)
-        for layer in self._sublayers():
-            for variable in layer.weights:
-                if id(variable) not in seen:
-                    seen.add(id(variable))
-                    result.append(variable)
-        return result
-
-    @property
-    def trainable_weights(self) -> list[Variable]:
-        return [v for v in self.weights if v.trainable] if self.trainable else []
-
-    @property
-    def non_trainable_weights(self) -> list[Variable]:
-        if not self.trainable:
-            return self.weights
-        return [v for v in self.weights if not v.trainable]
-
-    variables = weights
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
 
     def get_weights(self) -> list:
         """Copies of the weights as host numpy arrays, in :attr:`weights` order."""
@@ -366,6 +304,7 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         still has it called on the first input."""
         if type(self).build is Layer.build:
             self.built = True
+            self._lock_state()
 
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `call` method "
@@ -392,14 +331,16 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
         if self.built:
             return
         shapes = tree.map_structure(lambda x: _shape_of(x), inputs)
-        build_kwargs = _build_arguments(self, shapes, args, kwargs)
+        build_kwargs = shape_arguments(self, self.build, args, kwargs)
         with call_context.name_scope(self.name):
+            _record_path(self, 0)
             if build_kwargs is None:
                 self.build(shapes)
             else:
                 self.build(**build_kwargs)
         self._build_shapes = shapes
         self.built = True
+        self._lock_state()
 
     def get_build_config(self) -> dict | None:
         """``{"input_shape": ...}`` once built, so a loader can build before setting weights."""
@@ -424,8 +365,14 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
 
     # ---------------------------------------------------------------- shape inference
     def compute_output_spec(self, *args, **kwargs):
-        """Output SymbolicTensor(s) for inputs described by ``args`` (tensors or specs)."""
+        """Output SymbolicTensor(s) for inputs described by ``args`` (tensors or specs):
+        from ``compute_output_shape`` where a user's layer defines it (Keras 3), else by
+        running ``call`` on symbolic inputs."""
+        if declares_output_shape(self):
+            return spec_from_output_shape(self, args, kwargs)
+        return self._spec_by_call(args, kwargs)
 
+    def _spec_by_call(self, args, kwargs):
         def as_symbolic(x):
             if isinstance(x, SymbolicTensor) or not hasattr(x, "shape"):
                 return x
@@ -445,7 +392,7 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
             inputs = SymbolicTensor(input_shape, self.compute_dtype)
         else:
             inputs = [SymbolicTensor(shape, self.compute_dtype) for shape in input_shape]
-        out = self.compute_output_spec(inputs)
+        out = self._spec_by_call((inputs,), {})
         return tree.map_structure(lambda t: t.shape, out)
 
     # ---------------------------------------------------------------- graph connectivity
@@ -469,7 +416,9 @@ class Layer(LayerConfigMixin, OwnVariablesMixin, QuantizeMixin, LayerTrackingMix
 
     @property
     def path(self) -> str:
-        return self.name
+        """Where the layer sits: its name inside the name scopes open when it was built
+        (Keras 3; a DTypePolicyMap is keyed by it); its name before it is built."""
+        return self.__dict__.get("_path") or self.name
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
@@ -481,12 +430,25 @@ def _marks_built(build):
     the layer built and scopes its weight names."""
     @functools.wraps(build)
     def wrapper(self, *args, **kwargs):
-        if call_context.current_scope() == self.name:
-            result = build(self, *args, **kwargs)
-        else:
-            with call_context.name_scope(self.name):
+        depth = self.__dict__.get("_build_depth", 0)
+        self.__dict__["_build_depth"] = depth + 1      # a subclass's build calls super's
+        try:
+            if call_context.current_scope() == self.name:
+                _record_path(self, depth)
                 result = build(self, *args, **kwargs)
+            else:
+                with call_context.name_scope(self.name):
+                    _record_path(self, depth)
+                    result = build(self, *args, **kwargs)
+        finally:
+            if depth:
+                self.__dict__["_build_depth"] = depth
+            else:
+                self.__dict__.pop("_build_depth", None)
         self.built = True
+        if depth == 0:                      # the outermost build is over: lock (Keras)
+            self._refresh_tracking()        # state appended to lists in build counts
+            self._lock_state()
         if self._build_shapes is None and args:
             self._build_shapes = args[0]
         elif not args and all(v is None for v in kwargs.values()):
@@ -495,14 +457,11 @@ def _marks_built(build):
     return wrapper
 
 
-def _layers_in(value) -> list:
-    if isinstance(value, Layer):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [item for v in value for item in _layers_in(v)]
-    if isinstance(value, dict):
-        return [item for v in value.values() for item in _layers_in(v)]
-    return []
+def _record_path(layer, depth: int) -> None:
+    """Keras's ``layer.path``: the name scopes open when the (outermost) build starts, the
+    layer's own last (``"mha/query"`` for a sublayer built in its parent's build)."""
+    if depth == 0:
+        layer.__dict__["_path"] = call_context.weight_path("")[:-1] or layer.name
 
 
 def _as_lists(shape):
@@ -541,24 +500,6 @@ def _batch_shape_from_kwargs(kwargs: dict):
     if kwargs.get("input_dim") is not None:
         return (kwargs.get("batch_size"), kwargs["input_dim"])
     return None
-
-
-def _build_arguments(layer, shapes, args, kwargs) -> dict[str, Any] | None:
-    """For ``build(self, query_shape, value_shape)``-style signatures: the shapes of the
-    call arguments of those names. None means "pass the first input's shape"."""
-    params = [p for p in inspect.signature(layer.build).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(params) <= 1 or not all(p.name.endswith("_shape") for p in params):
-        return None
-    call_params = list(inspect.signature(layer.call).parameters)
-    values = dict(zip(call_params, args))
-    values.update(kwargs)
-    result = {}
-    for p in params:
-        value = values.get(p.name[:-len("_shape")])
-        if value is not None:
-            result[p.name] = tree.map_structure(_shape_of, value)
-    return result
 
 
 # saving/object_graph.py leaves out the attributes every plain Layer has (Keras's rule)

@@ -140,15 +140,16 @@ class LoraMixin:
         regularizer = getattr(self, f"{target}_regularizer", None)
         # float32 at least, so that small updates do not underflow in a float16 layer
         dtype = "float64" if self.variable_dtype == "float64" else "float32"
-        a = self.add_weight(name=f"lora_{target}_a", shape=shape[:-1] + (rank,),
-                            initializer=initializers.get(a_initializer), dtype=dtype,
-                            regularizer=regularizer)
-        b = self.add_weight(name=f"lora_{target}_b", shape=(rank, shape[-1]),
-                            initializer=initializers.get(b_initializer), dtype=dtype,
-                            regularizer=regularizer)
-        self._place_beside(base, [a, b])
-        setattr(self, f"lora_{target}_a", a)
-        setattr(self, f"lora_{target}_b", b)
+        with self._state_unlocked():          # new weights on a built layer (as Keras)
+            a = self.add_weight(name=f"lora_{target}_a", shape=shape[:-1] + (rank,),
+                                initializer=initializers.get(a_initializer), dtype=dtype,
+                                regularizer=regularizer)
+            b = self.add_weight(name=f"lora_{target}_b", shape=(rank, shape[-1]),
+                                initializer=initializers.get(b_initializer), dtype=dtype,
+                                regularizer=regularizer)
+            self._place_beside(base, [a, b])
+            setattr(self, f"lora_{target}_a", a)
+            setattr(self, f"lora_{target}_b", b)
         base.trainable = False
         self.lora_enabled = True
         self.lora_rank = rank

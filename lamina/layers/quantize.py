@@ -54,7 +54,8 @@ class QuantizeMixin:
                                       f"method implemented.")
         if not hasattr(cls, f"_quantize_{mode}"):
             raise self._mode_error(mode)
-        getattr(self, f"_quantize_{mode}")(config)
+        with self._state_unlocked():          # Keras unlocks the tracker around quantize
+            getattr(self, f"_quantize_{mode}")(config)
         self.quantization_config = config
         structure.changed()                  # compiled steps read the float kernel
         if self.quantization_mode is None:

@@ -78,7 +78,10 @@ def _plan_with_aliases(saveable: Saveable, index, filepath: str, skip_mismatch: 
     at the first of its other paths that fits (Keras 3 tries each path that reaches an
     object: an attribute renamed behind a property still loads)."""
     try:
-        return _plan_one(saveable, index, filepath, skip_mismatch=False)
+        plan = _plan_one(saveable, index, filepath, skip_mismatch=False)
+        # an object's own load_own_variables runs later: it keeps the caller's skip_mismatch
+        return [step._replace(skip_mismatch=skip_mismatch) if isinstance(step, HookLoad)
+                else step for step in plan]
     except (WeightMismatchError, CorruptFileError) as error:
         failed = error
         stored = _group(index, saveable) is not None

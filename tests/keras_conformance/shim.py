@@ -39,6 +39,10 @@ BACKEND_NAME = "lamina"
 
 # Test modules whose import-time code picks Keras's JAX trainer (see the module docstring).
 JAX_AT_IMPORT = ("keras.src.trainers.trainer_test",)
+# Keras modules whose Lamina counterpart is one module holding the same names, looked up
+# there by Lamina's own code (so ``mock.patch("keras.src.backend.common.remat.remat")``
+# patches the ``remat`` that Lamina's RematScope calls).
+MODULE_COUNTERPARTS = {"keras.src.backend.common.remat": "lamina.layers.remat_scope"}
 # The one module of Keras's JAX backend the shim serves, and what it holds.
 JAX_TRAINER_MODULE = "keras.src.backend.jax.trainer"
 
@@ -114,6 +118,12 @@ def _counterparts() -> dict:
         "keras.src.backend.common.dtypes.result_type": lamina.backend.result_type,
         "keras.src.backend.get_keras_mask": lambda x: getattr(x, "_keras_mask", None),
         "keras.src.backend.set_keras_mask": _set_keras_mask,
+        # outside a tf.data graph, Keras's helper is convert_to_tensor
+        "keras.src.utils.backend_utils.convert_tf_tensor":
+            lambda outputs, dtype=None: ops.convert_to_tensor(outputs, dtype=dtype),
+        # Keras exports no name for its Functional class; Lamina's is lamina.models.Functional
+        "keras.src.models.functional.Functional": lamina.models.Functional,
+        "keras.src.models.Functional": lamina.models.Functional,
         "keras.src.saving.saving_lib.save_model": lamina.saving.save_model,
         "keras.src.saving.saving_lib.load_model": lamina.saving.load_model,
         "keras.src.saving.object_registration.GLOBAL_CUSTOM_NAMES":
@@ -155,6 +165,22 @@ def _framework(name: str) -> str:
     return parts[3] if name.startswith("keras.src.backend.") else parts[0]
 
 
+def _imported_by_another_library() -> bool:
+    """Whether the import in progress is a third-party library's optional one
+    (tensorboardX's ``import torch``): it fails as it would without the shim, so that no
+    stand-in lingers in ``sys.modules`` for libraries that probe it (scipy's
+    ``is_torch_array``). Keras's code and tests, and pytest's importorskip, get stand-ins."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen") or
+                                 "importlib" in frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    module = str(frame.f_globals.get("__name__", "")).split(".")[0]
+    return "site-packages" in frame.f_code.co_filename and \
+        module not in ("keras", "_pytest", "pytest")
+
+
 class _Unavailable(types.ModuleType):
     """A framework Keras's tests reach for (TensorFlow for tf.data, JAX, grain) that
     Lamina's environment does not have: the test module still imports, and a test fails
@@ -168,7 +194,11 @@ class _Unavailable(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        child = _Unavailable(f"{self.__name__}.{attr}")
+        full = f"{self.__name__}.{attr}"
+        # A class name (torch.Tensor): a class nothing is an instance of, so libraries
+        # that probe sys.modules (scipy's is_torch_array) get False from issubclass.
+        child = _UnavailableClass(attr, (), {"__module__": self.__name__, "_full": full}) \
+            if attr[:1].isupper() else _Unavailable(full)
         setattr(self, attr, child)
         return child
 
@@ -184,6 +214,22 @@ class _Unavailable(types.ModuleType):
         return (absent(self.__name__.rsplit(".", 1)[-1], KerasInternal,
                        f"needs {_framework(self.__name__)}: the keras test subclasses "
                        f"{self.__name__}"),)
+
+
+class _UnavailableClass(type):
+    """The type of a class of an unavailable framework: making one fails naming the
+    framework, its attributes are stand-ins, isinstance and issubclass answer False."""
+
+    def __call__(cls, *args, **kwargs):
+        raise KerasInternal(f"needs {_framework(cls._full)}: the keras test calls "
+                            f"{cls._full}")
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        child = _Unavailable(f"{cls._full}.{attr}")
+        setattr(cls, attr, child)
+        return child
 
 
 class _AbsentMeta(type):
@@ -283,6 +329,8 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in OTHER_FRAMEWORKS and self._absent(name.split(".")[0]):
+            if _imported_by_another_library():
+                return None
             return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
         if name == JAX_TRAINER_MODULE:
             return importlib.machinery.ModuleSpec(name, _JaxTrainerLoader())
@@ -290,6 +338,8 @@ class KerasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.machinery.ModuleSpec(name, _UnavailableLoader())
         if name != "keras" and not name.startswith("keras."):
             return None
+        if name in MODULE_COUNTERPARTS:
+            return importlib.machinery.ModuleSpec(name, _CounterpartLoader())
         if self._is_source(name):
             return importlib.util.spec_from_file_location(name, self._source_path(name))
         if name in ("keras.src.testing", "keras.src.testing.test_case"):
@@ -336,6 +386,16 @@ class _PublicLoader(importlib.abc.Loader):
         if not isinstance(value, types.ModuleType):
             raise ModuleNotFoundError(f"missing-in-lamina: module {spec.name}", name=spec.name)
         return value
+
+    def exec_module(self, module):
+        pass
+
+
+class _CounterpartLoader(importlib.abc.Loader):
+    """A module of ``MODULE_COUNTERPARTS``: the Lamina module itself."""
+
+    def create_module(self, spec):
+        return importlib.import_module(MODULE_COUNTERPARTS[spec.name])
 
     def exec_module(self, module):
         pass

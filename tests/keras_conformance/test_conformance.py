@@ -36,6 +36,28 @@ def test_the_shim_gives_lamina_objects_for_keras_public_names():
     assert out.strip() == "lamina"
 
 
+def test_keras_remat_module_is_the_module_lamina_calls_remat_from():
+    # Keras's layer tests patch keras.src.backend.common.remat.remat and count the calls
+    # of layers made in a RematScope: the patch must reach Lamina's RematScope.
+    out = _in_child("""
+        from unittest import mock
+        import numpy as np
+        import lamina
+        from keras.src.backend.common.remat import RematScope
+        seen = []
+        def spy(f):
+            seen.append(f)
+            return f
+        with mock.patch("keras.src.backend.common.remat.remat", wraps=spy):
+            with RematScope(mode="full"):
+                layer = lamina.layers.Dense(2)
+            layer(np.ones((1, 3), "float32"))
+        assert RematScope is lamina.RematScope
+        print(len(seen))
+    """)
+    assert out.strip() == "1"
+
+
 def test_a_keras_internal_imports_but_fails_when_used():
     out = _in_child("""
         from keras.src.ops.numpy import Add                 # Keras's op class: internal
@@ -111,3 +133,26 @@ def test_a_keras_skip_of_a_backend_specific_test_counts_as_another_framework():
     assert reason("skipped", "('x.py', 3, 'Skipped: This test requires `jax` as the "
                              "backend.')") == INTERNAL
     assert reason("skipped", "('x.py', 3, 'Skipped: needs a GPU')") == "skipped on Lamina"
+
+
+def test_absent_frameworks_stand_in_for_keras_code_only():
+    out = _in_child("""
+        import sys
+        if "torch" in sys.modules or __import__("importlib").util.find_spec("torch"):
+            print("torch installed"); raise SystemExit
+        code = compile("import torch", "/x/site-packages/otherlib/__init__.py", "exec")
+        try:                     # another library's optional import fails as without shim
+            exec(code, {"__name__": "otherlib"})
+        except ImportError:
+            print("ImportError", "torch" in sys.modules)
+        import torch             # a Keras test's import gets the stand-in
+        print(issubclass(float, torch.Tensor), isinstance(1.0, torch.Tensor))
+        try:
+            torch.Tensor([1.0])
+        except Exception as e:
+            print(type(e).__name__, e)
+    """)
+    if out.strip() != "torch installed":
+        assert out.splitlines() == ["ImportError False", "False False",
+                                    "KerasInternal needs torch: the keras test calls "
+                                    "torch.Tensor"]

@@ -143,16 +143,56 @@ def test_unknown_initializer_string_is_an_error():
         layers.Dense(2, kernel_initializer="glorot_unifrom")
 
 
-def test_add_weight_accepts_keras2_argument_order():
+def test_add_weight_positional_arguments_follow_keras3():
+    # Keras 3.15: (shape, initializer, dtype) by position; a string first is Keras 2's
+    # add_weight(name, ...), refused with a pointer to name=.
     class Old(layers.Layer):
         def build(self, input_shape):
             self.w = self.add_weight("w", (input_shape[-1], 2))
+    with pytest.raises(ValueError, match=r"old.add_weight: `name` must be passed as a "
+                                         r"keyword argument.*add_weight\(shape=..., name='w'\)"):
+        Old(name="old")(ops.ones((1, 3)))
+    layer = layers.Layer(name="pos")
+    w = layer.add_weight((3, 4), "ones", "float16")
+    assert w.shape == (3, 4) and w.dtype == "float16" and float(w.numpy().sum()) == 12.0
+    with pytest.raises(ValueError, match="`shape` was passed both positionally and as a "
+                                         "keyword argument"):
+        layer.add_weight((3, 4), shape=(3, 4))
+    with pytest.raises(TypeError, match="takes at most 3 positional arguments"):
+        layer.add_weight((3, 4), "zeros", "float32", "name")
+
+
+def test_state_is_locked_once_built():
+    class Late(layers.Layer):
+        def call(self, x):
+            self.w = self.add_weight(shape=(), initializer="zeros")
+            return x
+    with pytest.raises(ValueError, match=r"cannot add new elements of state \(variables "
+                                         r"or sub-layers\) to a layer that is already built"):
+        Late(name="late")(ops.ones((3, 2)))
+
+
+def test_attribute_variables_and_seed_generators_are_tracked():
+    class Stateful(layers.Layer):
+        def __init__(self):
+            self.w = lamina.Variable(np.ones((2,)))     # before super().__init__, as Keras
+            super().__init__()
+            self.gens = [lamina.random.SeedGenerator(1)]
+            self.gens.append(lamina.random.SeedGenerator(2))
+
+        def build(self, input_shape):
+            self.k = self.add_weight(shape=(), initializer="ones", trainable=False)
 
         def call(self, x):
-            return ops.matmul(x, self.w)
-    layer = Old(name="old")
-    layer(ops.ones((1, 3)))
-    assert layer.w.path == "old/w" and layer.w.shape == (3, 2)
+            return x
+    layer = Stateful()
+    layer.build(None)
+    assert layer.weights == [layer.w, layer.k] and len(layer.variables) == 4
+    assert layer.variables[2] is layer.gens[0].state
+    assert layer.variables[3] is layer.gens[1].state
+    assert len(layer.non_trainable_variables) == 3 and len(layer.non_trainable_weights) == 1
+    layer.trainable = False
+    assert len(layer.non_trainable_variables) == 4 and layer.trainable_variables == []
 
 
 def test_add_loss_and_regularization_losses_reset_per_call():

@@ -133,8 +133,9 @@ def test_default_load_refuses_other_key_names():
 
 
 def _old_writer(model, target):
-    """Lamina's weights writer before the hooks: own variables, '0', '1', ..."""
-    with h5py.File(target, "w") as f:
+    """Lamina's weights writer before the hooks: own variables, '0', '1', ... (in HDF5
+    1.10's object formats, which weights files use since issue 21)"""
+    with h5py.File(target, "w", libver=("v110", "v110")) as f:
         for saveable in saveables(model):
             group = f.create_group(saveable.group)
             group.attrs["name"] = str(getattr(saveable.obj, "name", ""))

@@ -4,13 +4,15 @@
 (``int8_projection.py``)."""
 from __future__ import annotations
 
-from ... import ops
+from ... import initializers, ops
+from ..core.einsum_equation import with_fan_axes
 from ..layer import Layer
+from ..lora import LoraMixin, adapted_weight
 from . import int8_projection
 from .head_contraction import contract
 
 
-class HeadProjection(Layer):
+class HeadProjection(LoraMixin, Layer):
     """Keras's EinsumDense as MultiHeadAttention uses it. ``contract=1``: ``(..., dim) ->
     (..., heads, size)`` with kernel ``(dim, heads, size)`` (``query``, ``key``, ``value``,
     ``gate``); ``contract=2``: ``(..., heads, size) -> (..., *output_shape)`` with kernel
@@ -18,6 +20,8 @@ class HeadProjection(Layer):
     """
 
     _quantized_variable_order = ("kernel", "bias", "kernel_scale")
+    kernel = adapted_weight("kernel", "The projection kernel (merged with LoRA's update "
+                                      "once ``enable_lora`` ran; ``_kernel`` is the base).")
 
     def __init__(self, output_shape, contract=1, use_bias=True, kernel_initializer=None,
                  bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -31,6 +35,7 @@ class HeadProjection(Layer):
         self._bias_args = dict(initializer=bias_initializer, regularizer=bias_regularizer,
                                constraint=bias_constraint)
         self.quantization_config = None
+        self._init_lora(None, None)          # Keras's EinsumDense: enable_lora(rank) later
 
     def build(self, input_shape):
         contracted = tuple(input_shape[-self.contract:])
@@ -42,17 +47,17 @@ class HeadProjection(Layer):
             int8_projection.build(self, contracted + self.projected_shape, len(input_shape),
                                   self.quantization_config)
         else:
-            self.kernel = self.add_weight(shape=contracted + self.projected_shape,
-                                          name="kernel", **self._kernel_args)
+            shape = contracted + self.projected_shape
+            # fans over the contracted and the projected axes (Keras's EinsumDense)
+            args = dict(self._kernel_args, initializer=with_fan_axes(
+                initializers.get(self._kernel_args["initializer"] or "glorot_uniform"),
+                range(self.contract), range(self.contract, len(shape))))
+            self.kernel = self.add_weight(shape=shape, name="kernel", **args)
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(shape=self.projected_shape, name="bias",
                                         **self._bias_args)
-
-    @property
-    def _kernel(self):
-        """The kernel variable (int8 once quantized): Keras's EinsumDense attribute name."""
-        return self.kernel
+        self._build_lora()
 
     def call(self, inputs):
         if self.quantization_mode == "int8":

@@ -8,7 +8,8 @@ from ..layer import Layer
 from ..lora import LoraMixin, adapted_weight
 from ..quantize import quantized_view
 from . import calibrated_weights, float8_dense, int4_einsum, int8_einsum
-from .einsum_equation import analyze, einsum, expand, split_equation
+from .einsum_equation import (analyze, einsum, expand, kernel_fan_axes, split_equation,
+                              with_fan_axes)
 
 
 class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
@@ -113,8 +114,11 @@ class EinsumDense(LoraMixin, calibrated_weights.CalibratedWeightsMixin, Layer):
         if mode is not None:                 # float8's state comes before the kernel (Keras)
             self.quantized_build(kernel_shape, mode, self.quantization_config)
         if mode in (None, "float8"):
+            in_spec, w_spec, out_spec, _ = split_equation(self.name, self.equation)
+            initializer = with_fan_axes(self.kernel_initializer,
+                                        *kernel_fan_axes(w_spec, out_spec))
             self.kernel = self.add_weight(shape=kernel_shape, name="kernel",
-                                          initializer=self.kernel_initializer,
+                                          initializer=initializer,
                                           regularizer=self.kernel_regularizer,
                                           constraint=self.kernel_constraint)
         self.bias = None

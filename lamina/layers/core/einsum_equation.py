@@ -6,11 +6,13 @@ Shape analysis follows Keras 3's ``_analyze_einsum_string`` so that kernel and b
 """
 from __future__ import annotations
 
+import copy
 import re
 import warnings
 import string
 
 from ... import ops
+from ...initializers import VarianceScaling
 
 _FORMS = (
     # (pattern on the equation with '...' replaced by '0', ellipsis position)
@@ -169,3 +171,23 @@ def einsum(x, w, in_spec: str, w_spec: str, out_spec: str, matmul=ops.matmul):
     y_spec = batch + free_x + free_w
     y = ops.reshape(y, [size[d] for d in y_spec])
     return ops.transpose(y, [y_spec.index(d) for d in out_spec])
+
+
+def kernel_fan_axes(w_spec: str, out_spec: str) -> tuple[list, list]:
+    """The kernel axes that are input units and those that are output units (an index
+    that the output has counts as output), Keras's ``input_axes`` / ``output_axes``."""
+    input_axes = [i for i, d in enumerate(w_spec) if d not in out_spec]
+    output_axes = [i for i, d in enumerate(w_spec) if d in out_spec]
+    return input_axes, output_axes
+
+
+def with_fan_axes(initializer, input_axes, output_axes):
+    """A ``VarianceScaling`` kernel initializer that counts fans over the einsum's axes
+    (Keras 3.15's EinsumDense): a copy sharing its seed, given the axes it lacks; any
+    other initializer as it is."""
+    if not isinstance(initializer, VarianceScaling) or (
+            initializer.input_axes is not None and initializer.output_axes is not None):
+        return initializer
+    clone = copy.copy(initializer)
+    clone.input_axes, clone.output_axes = list(input_axes), list(output_axes)
+    return clone

@@ -49,8 +49,7 @@ class SpectralNormalization(Wrapper):
             raise ValueError(f"{self.name}: the wrapped layer {self.layer.name!r}, a "
                              f"{type(self.layer).__name__} object has no attribute 'kernel' "
                              f"nor 'embeddings'")
-        self.kernel = kernel
-        self._trainable_variables.append(kernel)        # Keras tracks it on the wrapper too
+        self.kernel = kernel                            # tracked on the wrapper too (Keras)
         self.kernel_shape = tuple(kernel.shape)
         self.vector_u = self.add_weight(
             shape=(1, self.kernel_shape[-1]), name="vector_u", trainable=False,

@@ -100,7 +100,8 @@ class RNN(Layer):
                     f"Input a batch size (Input(batch_shape=(32, ...)) or "
                     f"Input(shape, batch_size=32)); received input shape "
                     f"{describe_shape(sequences_shape)}")
-            self.states = state_variables(self, batch_size)
+            # kept out of the weights (Keras holds them as tensors, not tracked state)
+            self.__dict__["states"] = state_variables(self, batch_size)
         self.built = True
 
     def get_initial_state(self, batch_size):

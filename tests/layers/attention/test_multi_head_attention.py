@@ -361,3 +361,25 @@ def test_an_override_with_keras_s_older_signature_gets_the_causal_mask(base):
     plain.set_weights(layer.get_weights())
     np.testing.assert_allclose(out.numpy(), plain(x, x, use_causal_mask=True).numpy(),
                                rtol=1e-6)
+
+
+def test_projections_take_lora_and_a_policy_map_by_path():
+    # Keras's MHA projections are EinsumDense layers: enable_lora freezes their kernels
+    # (8 trainable, 3 frozen here), and a DTypePolicyMap reaches them by path 'mha/query'.
+    query = np.array([[[1.0, 0.0], [0.0, 1.0]]], "float32")
+    layer = layers.MultiHeadAttention(num_heads=3, key_dim=8, use_bias=False, use_gate=True)
+    layer.build(query.shape, query.shape, query.shape)
+    before = layer(query, query).numpy()
+    for projection in (layer.query_dense, layer.key_dense, layer.value_dense):
+        projection.enable_lora(2)
+    assert len(layer.trainable_variables) == 8 and len(layer.non_trainable_variables) == 3
+    np.testing.assert_allclose(layer(query, query).numpy(), before, rtol=1e-6)  # b is zero
+
+    policy = lamina.dtype_policies.QuantizedDTypePolicy("int8", "float32")
+    policy_map = lamina.dtype_policies.DTypePolicyMap()
+    policy_map["mha/query"] = policy
+    mha = layers.MultiHeadAttention(num_heads=3, key_dim=8, dtype=policy_map, name="mha")
+    mha.build(query.shape, query.shape, query.shape)
+    assert mha.query_dense.path == "mha/query"
+    assert mha.query_dense._kernel.dtype == "int8"
+    assert mha.key_dense._kernel.dtype == "float32"

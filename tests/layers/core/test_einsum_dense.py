@@ -137,3 +137,25 @@ def test_einsum_dense_warns_about_extra_output_sizes_and_drops_them():
     quantized = E("ab,ab->a", output_shape=(2,), dtype="int8_from_float32")
     quantized.build((2, 4))
     assert quantized.kernel.dtype == "int8" and quantized.kernel_scale.dtype == "float32"
+
+
+def test_variance_scaling_fans_follow_the_einsum_axes():
+    # Keras 3.15's EinsumDense counts fan_in over the contracted kernel axes and fan_out
+    # over the output ones: for 'abc,cde->abde' with c=32, d*e=128, a uniform
+    # VarianceScaling(scale=2, fan_avg) has limit sqrt(3 * 2 / 80) = 0.27386 (Keras's
+    # kernel reaches 0.27376), where counting the kernel as a conv's would give 0.0866.
+    layer = layers.EinsumDense("abc,cde->abde", (None, 8, 16),
+                               kernel_initializer=lamina.initializers.VarianceScaling(
+                                   scale=2.0, mode="fan_avg", distribution="uniform",
+                                   seed=3))
+    layer.build((None, 10, 32))
+    kernel = layer.kernel.numpy()
+    assert 0.26 < np.abs(kernel).max() <= 0.27387
+    assert layer.kernel_initializer.input_axes is None     # the layer's own is unchanged
+    mha = layers.MultiHeadAttention(num_heads=8, key_dim=16,
+                                    kernel_initializer="lecun_normal")
+    mha.build((None, 10, 32), (None, 10, 32))
+    np.testing.assert_allclose(np.std(mha.query_dense.kernel.numpy()), np.sqrt(1 / 32),
+                               atol=0.02)
+    np.testing.assert_allclose(np.std(mha.output_dense.kernel.numpy()), np.sqrt(1 / 128),
+                               atol=0.01)
