@@ -5,7 +5,7 @@ import inspect
 
 from ..registry import deserialize_keras_object, register_builtin, serialize_keras_object
 from .callback import Callback
-from .reduce_lr_on_plateau import read_learning_rate
+from .reduce_lr_on_plateau import rate_optimizers, read_learning_rates
 
 
 def _takes_two_arguments(schedule) -> bool | None:
@@ -62,7 +62,16 @@ class LearningRateScheduler(Callback):
         self.verbose = verbose
 
     def on_epoch_begin(self, epoch, logs=None):
-        current = read_learning_rate("LearningRateScheduler", self.model)
+        # A MultiOptimizer: the schedule runs on each inner optimizer's own rate.
+        for key, optimizer in rate_optimizers("LearningRateScheduler", self.model):
+            learning_rate = self._update(optimizer, epoch)
+            if self.verbose > 0:
+                which = "" if key == "learning_rate" else f"{optimizer.name} "
+                print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting {which}learning "
+                      f"rate to {learning_rate}.", flush=True)
+
+    def _update(self, optimizer, epoch) -> float:
+        current = float(optimizer.learning_rate)
         two = _takes_two_arguments(self.schedule)
         if two is None:
             try:                        # Keras's rule: the new form, else the old one
@@ -76,14 +85,12 @@ class LearningRateScheduler(Callback):
             raise ValueError(f"LearningRateScheduler: the output of the `schedule` function "
                              f"should be a float; received {value!r} "
                              f"({type(value).__name__}) for epoch {epoch}")
-        self.model.optimizer.learning_rate = learning_rate
-        if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
-                  f"{learning_rate}.", flush=True)
+        optimizer.learning_rate = learning_rate
+        return learning_rate
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["learning_rate"] = read_learning_rate("LearningRateScheduler", self.model)
+            logs.update(read_learning_rates("LearningRateScheduler", self.model))
 
     def get_config(self) -> dict:
         """The schedule is saved by its registered name (register it with

@@ -8,14 +8,27 @@ from ..registry import register_builtin
 from .monitor_callback import MonitorCallback, check_non_negative_int, check_number
 
 
-def read_learning_rate(owner: str, model) -> float:
-    """The optimizer's current learning rate as a Python float."""
+def rate_optimizers(owner: str, model) -> list:
+    """``[(log key, optimizer)]`` whose learning rates the callback reads and sets: the
+    model's optimizer (``"learning_rate"``), or each inner optimizer of a MultiOptimizer
+    (``"learning_rate_<name>"``), as Keras 3 does."""
     optimizer = getattr(model, "optimizer", None)
-    if optimizer is None or not hasattr(optimizer, "learning_rate"):
-        raise ValueError(f'{owner}: the model\'s optimizer must have a "learning_rate" '
-                         f"attribute; received optimizer {optimizer!r}. Compile the model "
-                         f"before fit().")
-    return float(optimizer.learning_rate)
+    inner = getattr(optimizer, "optimizers", None)
+    if inner is not None:
+        pairs = [(f"learning_rate_{o.name}", o) for o in inner]
+    else:
+        pairs = [("learning_rate", optimizer)]
+    for _, each in pairs:
+        if each is None or not hasattr(each, "learning_rate"):
+            raise ValueError(f'{owner}: the model\'s optimizer must have a "learning_rate" '
+                             f"attribute; received optimizer {each!r}. Compile the model "
+                             f"before fit().")
+    return pairs
+
+
+def read_learning_rates(owner: str, model) -> dict:
+    """The current learning rate(s) as Python floats, by log key."""
+    return {key: float(o.learning_rate) for key, o in rate_optimizers(owner, model)}
 
 
 @register_builtin
@@ -90,7 +103,7 @@ class ReduceLROnPlateau(MonitorCallback):
         if self.monitor_op is None:
             self._set_monitor_op()
         logs = logs if logs is not None else {}
-        logs["learning_rate"] = read_learning_rate("ReduceLROnPlateau", self.model)
+        logs.update(read_learning_rates("ReduceLROnPlateau", self.model))
         current = logs.get(self.monitor)
         if current is None:
             warnings.warn(f"Learning rate reduction is conditioned on metric "
@@ -109,21 +122,30 @@ class ReduceLROnPlateau(MonitorCallback):
                 self._reduce(epoch)
 
     def _reduce(self, epoch: int) -> None:
-        optimizer = self.model.optimizer
+        pairs = rate_optimizers("ReduceLROnPlateau", self.model)
+        reduced = False
+        for key, optimizer in pairs:
+            reduced |= self._reduce_one(optimizer, epoch,
+                                        "" if len(pairs) == 1 and key == "learning_rate"
+                                        else f" {optimizer.name}")
+        if reduced:
+            self.cooldown_counter = self.cooldown
+            self.wait = 0
+
+    def _reduce_one(self, optimizer, epoch: int, label: str) -> bool:
         old_lr = float(optimizer.learning_rate)
         # Compare with min_lr as the optimizer stores it (float32 rounding), so a rate
         # already at min_lr is never "reduced" to it again.
         stored_min_lr = float(ops.convert_to_tensor(self.min_lr,
                                                     dtype=optimizer.learning_rate.dtype))
         if old_lr <= stored_min_lr:
-            return
+            return False
         new_lr = max(old_lr * self.factor, self.min_lr)
         optimizer.learning_rate = new_lr
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
-                  f"{new_lr}.", flush=True)
-        self.cooldown_counter = self.cooldown
-        self.wait = 0
+            print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing{label} learning rate "
+                  f"to {new_lr}.", flush=True)
+        return True
 
     def get_state(self) -> dict:
         """The plateau count, best value and cooldown (BackupAndRestore); the learning

@@ -1,6 +1,6 @@
 """``RemoteMonitor``: POST each epoch's logs to an HTTP server (Keras 3's
-``keras.callbacks.RemoteMonitor``, sent with the standard library's urllib instead of
-``requests``)."""
+``keras.callbacks.RemoteMonitor``): sent with ``requests.post`` as Keras does when
+``requests`` is installed, else with the standard library's urllib."""
 from __future__ import annotations
 
 import json
@@ -50,6 +50,23 @@ class RemoteMonitor(Callback):
         send = {"epoch": epoch}
         for key, value in (logs or {}).items():
             send[key] = value.item() if hasattr(value, "item") else value   # array scalars
+        url = self.root + self.path
+        try:
+            import requests
+        except ImportError:
+            requests = None
+        if requests is not None:            # as Keras: json= or a form, headers as given
+            try:
+                if self.send_as_json:
+                    requests.post(url, json=send, headers=self.headers)
+                else:
+                    requests.post(url, {self.field: json.dumps(send)}, headers=self.headers)
+            except requests.exceptions.RequestException:
+                self._warn_unreachable()
+            return
+        self._post_with_urllib(url, send)
+
+    def _post_with_urllib(self, url, send):
         if self.send_as_json:
             body = json.dumps(send).encode("utf-8")
             content_type = "application/json"
@@ -57,16 +74,18 @@ class RemoteMonitor(Callback):
             body = urllib.parse.urlencode({self.field: json.dumps(send)}).encode("utf-8")
             content_type = "application/x-www-form-urlencoded"
         headers = {"Content-Type": content_type, **(self.headers or {})}
-        request = urllib.request.Request(self.root + self.path, data=body, headers=headers,
-                                         method="POST")
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request) as response:
                 response.read()
         except urllib.error.HTTPError:       # the server answered (as requests, no raise)
             pass
         except (urllib.error.URLError, OSError, ValueError):
-            warnings.warn(f"Could not reach RemoteMonitor root server at {self.root}",
-                          stacklevel=2)
+            self._warn_unreachable()
+
+    def _warn_unreachable(self):
+        warnings.warn(f"Could not reach RemoteMonitor root server at {self.root}",
+                      stacklevel=3)
 
     def get_config(self) -> dict:
         return {"root": self.root, "path": self.path, "field": self.field,

@@ -283,22 +283,26 @@ class TensorBoard(Callback):
             return 0
         return int(iterations.numpy()) if hasattr(iterations, "numpy") else int(iterations)
 
-    def _learning_rates(self) -> dict:
+    def _collect_learning_rate(self, logs: dict) -> dict:
+        """``logs`` with the rate (``learning_rate``, or ``learning_rate_<name>`` for each
+        optimizer of a MultiOptimizer) added; Keras 3's name and contract."""
         optimizer = getattr(self.model, "optimizer", None)
         optimizer = getattr(optimizer, "inner_optimizer", optimizer)
         if optimizer is None:
-            return {}
+            return logs
         if hasattr(optimizer, "optimizers"):
-            return {f"learning_rate_{o.name}": _number(o.learning_rate)
-                    for o in optimizer.optimizers}
-        return {"learning_rate": _number(optimizer.learning_rate)}
+            logs.update({f"learning_rate_{o.name}": _number(o.learning_rate)
+                         for o in optimizer.optimizers})
+        else:
+            logs["learning_rate"] = _number(optimizer.learning_rate)
+        return logs
 
     def _log_epoch_metrics(self, epoch: int, logs: dict) -> None:
         if not logs:
             return
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         validation = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
-        train.update(self._learning_rates())
+        train = self._collect_learning_rate(train)
         if self.write_steps_per_second:
             elapsed = max(time.time() - self._epoch_start_time, 1e-9)
             train["steps_per_second"] = \

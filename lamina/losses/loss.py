@@ -179,8 +179,17 @@ class BuiltinLoss(LossFunctionWrapper):
         for key, value in kwargs.items():
             setattr(self, key, value)
 
+    # Arguments Keras's config leaves out (it writes only name and reduction for Huber and
+    # CosineSimilarity); Lamina leaves them out only at their default, so that another
+    # value still survives a save.
+    _config_omits_defaults: dict = {}
+
     def get_config(self) -> dict:
-        return {**Loss.get_config(self), **serialize_keras_object(self._fn_kwargs)}
+        config = {**Loss.get_config(self), **serialize_keras_object(self._fn_kwargs)}
+        for key, default in self._config_omits_defaults.items():
+            if key in config and config[key] == default:
+                del config[key]
+        return config
 
     @classmethod
     def from_config(cls, config: dict) -> "BuiltinLoss":

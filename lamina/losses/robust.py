@@ -105,6 +105,8 @@ class Huber(BuiltinLoss):
     >>> model.compile(optimizer="adam", loss=lamina.losses.Huber())
     """
 
+    _config_omits_defaults = {"delta": 1.0}
+
     def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss",
                  dtype=None):
         super().__init__(huber, name, reduction, dtype,

@@ -74,6 +74,8 @@ class CosineSimilarity(BuiltinLoss):
     >>> model.compile(optimizer="adam", loss=lamina.losses.CosineSimilarity())
     """
 
+    _config_omits_defaults = {"axis": -1}
+
     def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity",
                  dtype=None):
         super().__init__(cosine_similarity, name, reduction, dtype,

@@ -69,12 +69,18 @@ class Ftrl(Optimizer):
                   "l1_regularization_strength": l1_regularization_strength,
                   "l2_regularization_strength": l2_regularization_strength,
                   "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength}
+        # Keras's own sentences (its tests anchor them): they name the argument, the
+        # bound and the value received.
         for arg in _NON_NEGATIVE:
-            setattr(self, arg, check_number("Ftrl", arg, values[arg], non_negative=True))
+            value = check_number("Ftrl", arg, values[arg])
+            if value < 0:
+                raise ValueError(f"`{arg}` needs to be positive or zero. "
+                                 f"Received: {arg}={values[arg]}.")
+            setattr(self, arg, value)
         power = check_number("Ftrl", "learning_rate_power", learning_rate_power)
         if power > 0:
-            raise ValueError(f"Ftrl: argument 'learning_rate_power' must be <= 0; "
-                             f"received {learning_rate_power}")
+            raise ValueError("`learning_rate_power` needs to be negative or zero. "
+                             f"Received: learning_rate_power={learning_rate_power}.")
         self.learning_rate_power = power
         self.beta = check_number("Ftrl", "beta", beta)
 

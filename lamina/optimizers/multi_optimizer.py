@@ -158,6 +158,8 @@ class MultiOptimizer(Optimizer):
         self._iterations.assign_add(1)
 
     def finalize_variable_values(self, var_list) -> None:
+        if not self.built:          # never applied (a train_step with its own optimizers)
+            return
         for optimizer, _, variables in self._split([None] * len(var_list), var_list):
             if variables:
                 optimizer.finalize_variable_values(variables)

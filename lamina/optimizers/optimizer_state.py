@@ -152,8 +152,11 @@ class OptimizerState:
     def finalize_variable_values(self, var_list) -> None:
         """With ``use_ema``, copy the moving averages into the variables (end of fit)."""
         if self.use_ema and self.built:
-            for variable, average in zip(var_list, self._model_variables_moving_average):
-                variable.assign(average)
+            # by identity: a variable the optimizer was not built with keeps its value
+            for variable in var_list:
+                index = self._trainable_variables_indices.get(self._var_key(variable))
+                if index is not None:
+                    variable.assign(self._model_variables_moving_average[index])
 
     def set_weights(self, weights) -> None:
         """Assign ``weights`` (arrays in ``variables`` order) to the optimizer's state."""

@@ -94,6 +94,19 @@ def _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
         else 0
     initial_epoch = max(initial_epoch, resumed_epoch)
     model._initial_epoch = model._initial_step = None
+    training_logs = _epoch_loop(model, fit_data, iterator, callbacks, epochs, initial_epoch,
+                                validation_freq, skip)
+    # Keras 3: with use_ema, the moving averages replace the weights when fit ends, before
+    # on_train_end (not when an error ends it).
+    finalize = getattr(model.optimizer, "finalize_variable_values", None)
+    if finalize is not None and epochs > 0:
+        finalize(model.trainable_weights)
+    callbacks.on_train_end(logs=training_logs)
+
+
+def _epoch_loop(model, fit_data, iterator, callbacks, epochs, initial_epoch,
+                validation_freq, skip) -> dict:
+    """The epochs of one fit; the logs of the last."""
     steps_per_epoch, val_data = fit_data.steps_per_epoch, fit_data.val_data
     training_logs = {}
     for epoch in range(initial_epoch, epochs):
@@ -130,7 +143,7 @@ def _train_epochs(model, fit_data, iterator, callbacks, epochs, initial_epoch,
                                batches.expected, iterator.pass_length)
         if model.stop_training:
             break
-    callbacks.on_train_end(logs=training_logs)
+    return training_logs
 
 
 def _train_batches(model, batches, callbacks) -> dict:

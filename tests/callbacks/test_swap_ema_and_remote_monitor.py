@@ -2,8 +2,10 @@
 with SGD(0.1, use_ema=True, ema_momentum=0.5)) and RemoteMonitor against a local server."""
 import http.server
 import json
+import sys
 import threading
 import urllib.parse
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -147,3 +149,62 @@ def test_remote_monitor_defaults_and_config():
     restored = callbacks.deserialize(callbacks.serialize(callbacks.RemoteMonitor(
         root="http://h:1", send_as_json=True)))
     assert restored.root == "http://h:1" and restored.send_as_json is True
+
+
+def test_posts_with_requests_when_installed():
+    requests = pytest.importorskip("requests")
+    monitor = callbacks.RemoteMonitor(send_as_json=True)
+    with mock.patch.object(requests, "post") as post:
+        monitor.on_epoch_end(0, {"loss": 0.0, "val": np.arange(1)})
+    post.assert_called_once_with("http://localhost:9000/publish/epoch/end/",
+                                 json={"epoch": 0, "loss": 0.0, "val": 0}, headers=None)
+    form = callbacks.RemoteMonitor(field="f", headers={"X": "1"})
+    with mock.patch.object(requests, "post") as post:
+        form.on_epoch_end(2, {"loss": np.float32(1.5)})
+    post.assert_called_once_with("http://localhost:9000/publish/epoch/end/",
+                                 {"f": '{"epoch": 2, "loss": 1.5}'}, headers={"X": "1"})
+
+
+def test_falls_back_to_urllib_without_requests(monkeypatch):
+    monkeypatch.setitem(sys.modules, "requests", None)      # `import requests` now fails
+    monitor = callbacks.RemoteMonitor(send_as_json=True)
+    with _Server() as server:
+        monitor.root = server.root
+        monitor.on_epoch_end(1, {"loss": 0.25})
+    path, headers, body = server.received[0]
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(body) == {"epoch": 1, "loss": 0.25}
+
+
+def test_fit_ends_with_the_moving_averages():
+    # Keras 3.15.1 (JAX and TF): 0.384 after a fit; 0.36 (the raw weight, average 0.28)
+    # when a callback's error ends the fit.
+    model = _ema_model()
+    x, y = data()
+    model.fit(x, y, epochs=3, batch_size=1, verbose=0)
+    np.testing.assert_allclose(model.weights[0].numpy().item(), 0.384, rtol=1e-6)
+
+    class Boom(callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise RuntimeError("boom")
+    model = _ema_model()
+    with pytest.raises(RuntimeError, match="boom"):
+        model.fit(x, y, epochs=3, batch_size=1, verbose=0, callbacks=[Boom()])
+    np.testing.assert_allclose(model.weights[0].numpy().item(), 0.36, rtol=1e-6)
+    np.testing.assert_allclose(
+        model.optimizer._model_variables_moving_average[0].numpy().item(), 0.28, rtol=1e-6)
+
+
+def test_fit_end_skips_variables_the_optimizer_does_not_train():
+    # the optimizer was built with the kernel only: a frozen bias keeps its value
+    model = lamina.Sequential([lamina.Input((1,)), lamina.layers.Dense(
+        1, kernel_initializer="zeros", bias_initializer="ones")])
+    model.layers[0].bias.trainable = False
+    model.compile(optimizer=optimizers.SGD(0.1, use_ema=True, ema_momentum=0.5), loss="mse")
+    x, y = data()
+    model.fit(x, y + 1.0, epochs=2, batch_size=1, verbose=0)
+    kernel, bias = model.get_weights()
+    # Keras 3.15.1: [[0.28]] and [1.0] (raw kernel 0.36; averages 0.2, then 0.28)
+    np.testing.assert_allclose(bias, [1.0])
+    np.testing.assert_allclose(kernel, [[0.2800000011920929]], rtol=1e-6)

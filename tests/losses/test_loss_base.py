@@ -131,3 +131,16 @@ def test_errors():
     with pytest.raises(TypeError, match="LossFunctionWrapper: argument 'fn' must be a function "
                                         r"\(y_true, y_pred\) -> per-sample losses; received 3"):
         LossFunctionWrapper(3)
+
+
+def test_huber_and_cosine_configs_leave_out_defaults_as_keras_does():
+    # Keras 3.15.1: Huber(reduction="sum", name="huber").get_config() and
+    # CosineSimilarity().get_config() are {"name", "reduction"} only.
+    assert losses.Huber(reduction="sum", name="huber").get_config() == \
+        {"name": "huber", "reduction": "sum"}
+    assert losses.CosineSimilarity().get_config() == \
+        {"name": "cosine_similarity", "reduction": "sum_over_batch_size"}
+    # Keras drops these even when set; Lamina keeps a value other than the default.
+    huber = losses.Huber.from_config(losses.Huber(delta=0.5).get_config())
+    cosine = losses.CosineSimilarity.from_config(losses.CosineSimilarity(axis=0).get_config())
+    assert (huber.delta, cosine.axis) == (0.5, 0)

@@ -67,3 +67,15 @@ def test_errors():
     with pytest.raises(ValueError, match=r"SGD: argument 'ema_overwrite_frequency' must be "
                                          r"None or an integer >= 1; received 0"):
         SGD(use_ema=True, ema_overwrite_frequency=0)
+
+
+def test_finalize_pairs_variables_by_identity():
+    a = lamina.Variable([1.0, 2.0], name="a")
+    b = lamina.Variable([5.0, 6.0], name="b")
+    opt = SGD(0.5, use_ema=True, ema_momentum=0.5)
+    opt.build([a])
+    opt.apply([ops.convert_to_tensor([1.0, 1.0])], [a])     # a = [0.5, 1.5] = average
+    a.assign([9.0, 9.0])
+    opt.finalize_variable_values([b, a])        # b was never trained: it keeps its value
+    np.testing.assert_allclose(a.numpy(), [0.5, 1.5])
+    np.testing.assert_allclose(b.numpy(), [5.0, 6.0])

@@ -47,15 +47,20 @@ def test_reads_a_keras_file_config():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=r"Ftrl: argument 'learning_rate_power' must be <= 0; "
-                                         r"received 0.5"):
+    # Keras 3.15.1's exact sentences (its ftrl_test anchors them with ^...$).
+    with pytest.raises(ValueError, match=r"^`learning_rate_power` needs to be negative or "
+                                         r"zero\. Received: learning_rate_power=0\.5\.$"):
         Ftrl(learning_rate_power=0.5)
-    with pytest.raises(ValueError, match=r"Ftrl: argument 'l1_regularization_strength' must "
-                                         r"be >= 0; received -1"):
+    with pytest.raises(ValueError, match=r"^`l1_regularization_strength` needs to be positive "
+                                         r"or zero\. Received: l1_regularization_strength=-1\.$"):
         Ftrl(l1_regularization_strength=-1)
-    with pytest.raises(ValueError, match=r"Ftrl: argument 'initial_accumulator_value' must "
-                                         r"be >= 0; received -0.1"):
+    with pytest.raises(ValueError, match=r"^`initial_accumulator_value` needs to be positive "
+                                         r"or zero\. Received: initial_accumulator_value=-0\.1\.$"):
         Ftrl(initial_accumulator_value=-0.1)
+    with pytest.raises(ValueError, match=r"^`l2_shrinkage_regularization_strength` needs to be "
+                                         r"positive or zero\. Received: "
+                                         r"l2_shrinkage_regularization_strength=-0\.2\.$"):
+        Ftrl(l2_shrinkage_regularization_strength=-0.2)
     with pytest.raises(ValueError, match=r"Adafactor: argument 'clip_threshold' must be > 0; "
                                          r"received 0"):
         Adafactor(clip_threshold=0)
