@@ -18,7 +18,9 @@ def setup_function():
 
 
 def _dense():
-    return layers.Dense(2)
+    # _orthogonal_kernels sets every kernel: zeros spare drawing 3000 random kernels that
+    # would be thrown away (these tests are about depth, not initializers)
+    return layers.Dense(2, kernel_initializer="zeros")
 
 
 def _orthogonal_kernels(model):
@@ -82,8 +84,9 @@ def _check_saves(model, tmp_path):
     for a, b in zip(model.get_weights(), loaded.get_weights()):
         np.testing.assert_array_equal(a, b)
     assert loaded.optimizer.learning_rate.numpy() == np.float32(1e-4)
-    np.testing.assert_allclose(loaded.predict(x, batch_size=8, verbose=0),
-                               model(x).numpy(), rtol=1e-5, atol=1e-6)
+    # eager against eager: the same weights give the same numbers (graph mode at this
+    # depth is _check_trains's)
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
 
 
 def _sequential():
