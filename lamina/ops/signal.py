@@ -194,7 +194,7 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
     start = fft_length // 2 if center else 0
     if length is not None:
         cut = signal[..., start:start + length]
-        if cut.shape[-1] is None:       # frames counted when run: Keras's shape says length
+        if cut.shape[-1] != length:     # too few samples: refused now, or when run if the
             cut = check_size(cut, -1, length, f"istft: the signal has {{size}} samples after "
                              f"{start}, fewer than length={length}", exact=True)
         return cut

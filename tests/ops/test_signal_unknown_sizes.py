@@ -96,3 +96,14 @@ def test_extract_sequences_of_an_unknown_number_of_samples():
         np.testing.assert_array_equal(model.predict_on_batch(x), expected)
     np.testing.assert_array_equal(model.predict_on_batch(np.arange(7.0)[None]),
                                   [[[0, 1, 2], [2, 3, 4], [4, 5, 6]]])
+
+
+def test_istft_with_a_length_longer_than_the_signal_is_refused_eagerly_too():
+    # the fuzzer's finding (unknown-size seed 245): eager returned 12 samples where the
+    # graph refused; both refuse now, as Keras does (ValueError)
+    x = np.random.default_rng(0).random((1, 15)).astype("float32")
+    real, imag = ops.stft(x, 8, 4, 16, center=False)
+    with pytest.raises(ValueError, match=r"istft: the signal has 12 samples after 0, fewer "
+                                         r"than length=14"):
+        ops.istft((real, imag), 8, 4, 16, length=14, center=False)
+    assert ops.istft((real, imag), 8, 4, 16, length=10, center=False).shape == (1, 10)

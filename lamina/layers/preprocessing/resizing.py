@@ -62,9 +62,18 @@ class Resizing(BaseImageLayer):
         rank = len(inputs.shape)
         h_axis, w_axis = hw_axes(self.data_format, rank)
         if inputs.shape[h_axis] is None or inputs.shape[w_axis] is None:
-            raise ValueError(f"{self.name}: the input height and width must be known; "
-                             f"received shape {tuple(inputs.shape)}")
+            # sizes known only when run: ops.image.resize reads them then (equal to
+            # _resize's numbers for every size)
+            return self._apply(inputs, self._resize_unknown)
         return self._apply(inputs, self._resize)
+
+    def _resize_unknown(self, images):
+        return ops.image.resize(images, (self.height, self.width), self.interpolation,
+                                antialias=self.antialias,
+                                crop_to_aspect_ratio=self.crop_to_aspect_ratio,
+                                pad_to_aspect_ratio=self.pad_to_aspect_ratio,
+                                fill_mode=self.fill_mode, fill_value=self.fill_value,
+                                data_format="channels_last")
 
     def _resize(self, images, interpolation=None):
         height, width = images.shape[1:3]

@@ -6,6 +6,10 @@ reproduction script embeds this file verbatim after the model's source.
 with the same weights (``set_weights``) -- one compiled with ``run_eagerly=True``, one in
 graph mode -- and compares, stopping at the first difference:
 
+Functional and Sequential models without Python lambdas (``DATA["round_trip"]``) are
+rebuilt by ``from_config(get_config())`` for both twins, and check 0 ("config round trip")
+compares the model as built, with the eager twin's weights, to the eager twin (inference).
+
 1. ``predict`` with a batch size that may not divide the data (a ragged last batch);
 2. loss and gradients: a GradientTape run eagerly vs ``lamina.jit`` of the same function,
    in training mode (dropout masks are counter-based, so both twins draw the same ones);
@@ -64,6 +68,12 @@ def twins(ns, x):
     for eager in (True, False):
         lamina.utils.set_random_seed(SEED)
         model = ns["build_model"]()
+        if ns["DATA"].get("round_trip"):
+            # both twins are the model rebuilt from its config (op nodes included), made
+            # alike so layers with seed=None draw alike; see ``round_trip_check``
+            config = model.get_config()
+            lamina.utils.set_random_seed(SEED)
+            model = type(model).from_config(config)
         model(rows(x, 2))                           # creates the weights
         model.compile(optimizer=ns["make_optimizer"](), loss=ns["LOSS"], run_eagerly=eager)
         models.append(model)
@@ -201,6 +211,16 @@ def _float64_gradients(ns, model, x, y):
         lamina.config.set_floatx(floatx)
 
 
+def round_trip_check(ns, eager, x, batch):
+    """The model as ``build_model`` makes it, given the eager twin's weights (the order
+    of its weights must be the round-tripped model's), predicting in graph mode."""
+    lamina.utils.set_random_seed(SEED)
+    original = ns["build_model"]()
+    original(rows(x, 2))
+    original.set_weights(eager.get_weights())
+    return original.predict(x, batch_size=batch, verbose=0)
+
+
 def run_checks(ns):
     data, training, dtype = ns["DATA"], ns["TRAINING"], ns["DATA"]["dtype"]
     x, y = make_data(data)
@@ -221,6 +241,9 @@ def run_checks(ns):
          lambda m: (m.set_weights(eager.get_weights()),
                     m.predict(x, batch_size=batch, verbose=0))[1]),
     ]
+    if data.get("round_trip"):
+        steps.insert(0, ("config round trip", lambda m: m.predict(x, batch_size=batch, verbose=0),
+                         lambda m: round_trip_check(ns, eager, x, batch)))
     for what, fn, graph_fn in steps:
         graph_fn = graph_fn or fn
         results, found = _run(what, lambda: fn(eager), lambda: graph_fn(graph), dtype)

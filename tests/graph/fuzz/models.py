@@ -20,6 +20,7 @@ from . import (catalogue, catalogue_3d, catalogue_inputs, catalogue_merges,
 from . import catalogue_augment
 from . import catalogue_dtypes
 from . import catalogue_layers11
+from . import catalogue_ops
 from .catalogue import Choice
 from .shapes import Shapes
 
@@ -103,6 +104,8 @@ class ModelSpec:
     fit_batch: int                  # 0: train_on_batch with train_batches instead
     train_batches: list
     predict_batch: int
+    symbolic: tuple = ()            # the Input's shape where it has unknown (None) sizes
+    round_trip: bool = False        # the graph twin is from_config(get_config())
 
     def replace(self, **changes) -> "ModelSpec":
         return dataclasses.replace(self, **changes)
@@ -154,6 +157,14 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
         begun = _random_start(r, shapes, kind)
     kind, input_shape, vocab, stmts, shape = begun
     sequential = kind in ("sequential", "gan")
+    # Today's additions draw from their own stream, so the rest of a seed's model is as before
+    r2 = random.Random(seed * 7919 + 17)
+    symbolic = ()
+    if kind == "functional" and not vocab and r2.random() < 0.35:
+        start = catalogue_ops.unknown_start(r2, input_shape)
+        if start is not None and shapes.apply(start[2], start[1]) == input_shape:
+            input_shape, symbolic = start[0], start[1]
+            stmts.insert(0, Stmt("layer", [start[2]]))
     for _ in range(r.randint(1, 5)):
         roll = r.random()
         if (kind == "functional" and roll < 0.15 and shape == input_shape and not vocab
@@ -187,6 +198,10 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
         choice, shape = _pick(r, shapes, shape, sequential=sequential)
         if choice is not None:
             stmts.append(Stmt("layer", [choice]))
+        if kind == "functional" and r2.random() < 0.35:       # an op node between layers
+            choice, shape = _pick(r2, shapes, shape, catalogue_ops.RULES)
+            if choice is not None:
+                stmts.append(Stmt("layer", [choice]))
     loss, head_act, units, labels = r.choice(LOSSES)
     if kind == "gan":
         loss, head_act, units, labels = ("losses.BinaryCrossentropy(from_logits=True)",
@@ -215,7 +230,8 @@ def generate(seed: int, kind: str | None = None) -> ModelSpec:
                      units=units, optimizer=r.choice(OPTIMIZERS),
                      optimizer2=r.choice(OPTIMIZERS), order=order, n=n,
                      fit_batch=fit_batch, train_batches=train_batches,
-                     predict_batch=r.randint(1, n))
+                     predict_batch=r.randint(1, n), symbolic=symbolic,
+                     round_trip=kind in ("functional", "sequential"))
 
 
 _SPECTRAL = "layers.SpectralNormalization("
@@ -301,10 +317,17 @@ def render(spec: ModelSpec) -> str:
     lines += [f"LOSS = {spec.loss}",
               f"DATA = dict(input_shape={spec.input_shape!r}, inputs={inputs}, "
               f"vocab={spec.vocab}, labels={spec.labels!r}, units={spec.units}, "
-              f"dtype={spec.dtype!r}, n={spec.n})",
+              f"dtype={spec.dtype!r}, n={spec.n}, round_trip={_round_trips(spec)})",
               f"TRAINING = dict(fit_batch={spec.fit_batch}, "
               f"train_batches={spec.train_batches!r}, predict_batch={spec.predict_batch})"]
     return "\n".join(lines) + "\n"
+
+
+def _round_trips(spec):
+    """Whether the graph twin is rebuilt from the model's config: functional and
+    Sequential models whose layers hold no Python lambdas (a config never brings code)."""
+    source = "".join(c.code + c.call for s in spec.stmts for c in s.choices + s.other)
+    return spec.round_trip and "lambda" not in source.lower()
 
 
 def _apply(choice, x):
@@ -336,7 +359,8 @@ def _nested_functional(i, s):
 
 def _render_functional(spec):
     dtype = ", dtype='int32'" if spec.vocab else ""
-    lines = ["def build_model():", f"    x0 = lamina.Input({spec.input_shape!r}{dtype})",
+    lines = ["def build_model():",
+             f"    x0 = lamina.Input({spec.symbolic or spec.input_shape!r}{dtype})",
              "    h = x0"]
     inputs = ["x0"]
     for i, s in enumerate(spec.stmts):

@@ -21,7 +21,7 @@ class Shapes:
             x = lamina.Input(shape, dtype=self.dtype)
             layer = eval(choice.code, self.namespace)
             call = choice.call.format(layer="layer", x="x")
-            out = eval(call, {"layer": layer, "x": x})
+            out = eval(call, {"layer": layer, "x": x, "ops": lamina.ops})
             if choice.sequential:       # a real call in training mode too (noise_shape)
                 layer(lamina.ops.zeros((2, *shape), dtype=self.dtype), training=True)
         except Exception:

@@ -202,3 +202,4 @@ def test_random_crop_refuses_dict_inputs_by_name():
     with pytest.raises(NotImplementedError, match=r"rc: dict inputs are not supported by "
                        r"RandomCrop in Lamina"):
         layers.RandomCrop(3, 3, name="rc")({"images": IMAGE})
+

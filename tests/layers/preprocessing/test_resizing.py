@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import lamina
 from lamina import layers
 from tests.layers.harness import LayerCase, case_id, run_layer_case
 from tests.layers.preprocessing import image_reference as ref
@@ -123,3 +124,20 @@ def test_resizing_rejects_bad_arguments(kwargs, match):
 def test_resizing_rejects_rank_2():
     with pytest.raises(ValueError, match=r"resize_y expects input of rank at least 3"):
         layers.Resizing(2, 2, name="resize_y")(np.ones((4, 4), "float32"))
+
+
+@pytest.mark.parametrize("options", [{}, {"crop_to_aspect_ratio": True},
+                                     {"pad_to_aspect_ratio": True}])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_resizing_builds_on_unknown_height_and_width_and_equals_eager(options, data_format):
+    # the fuzzer's finding (unknown-size seeds 1, 176, ...): building refused what eager ran
+    shape = (None, None, 3) if data_format == "channels_last" else (3, None, None)
+    inputs = lamina.Input(shape)
+    layer = layers.Resizing(4, 5, data_format=data_format, **options)
+    model = lamina.Model(inputs, layer(inputs))
+    assert model.output_shape == ((None, 4, 5, 3) if data_format == "channels_last"
+                                  else (None, 3, 4, 5))
+    for size in ((7, 9), (10, 3)):
+        full = (2, *size, 3) if data_format == "channels_last" else (2, 3, *size)
+        x = np.random.default_rng(0).random(full).astype("float32")
+        np.testing.assert_array_equal(model.predict(x, verbose=0), layer(x).numpy())
