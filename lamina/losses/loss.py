@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .. import ops
+from .. import ops, tree
 from ..core.tensor import TensorBase
 from ..dtypes import FLOAT_DTYPES, floatx, is_float, standardize
 from ..errors import DTypeError
@@ -53,9 +53,16 @@ def _loss_dtype(owner: str, dtype) -> str:
 
 
 def _convert(x, dtype: str, reference=None):
-    """A leaf as a tensor of ``dtype`` on the reference tensor's backend; dicts are walked."""
+    """A leaf as a tensor of ``dtype`` on the reference tensor's backend; dicts are walked,
+    and so are lists and tuples of arrays (a loss over a structure of outputs, Keras 3)."""
     if isinstance(x, dict):
         return {key: _convert(value, dtype, reference) for key, value in x.items()}
+    nested_reference = isinstance(reference, (list, tuple, dict))
+    if nested_reference:
+        reference = next(iter(tree.flatten(reference)), None)
+    if isinstance(x, (list, tuple)) and x and (reference is None or nested_reference) and \
+            all(hasattr(leaf, "shape") for leaf in tree.flatten(x)):
+        return tree.map_structure(lambda leaf: convert_like(leaf, reference, dtype), x)
     return convert_like(x, reference, dtype)
 
 

@@ -25,7 +25,7 @@ from .host_prefix import apply_host_prefix
 from ..core.ignored_arguments import warn_ignored
 from . import argument_checks as check
 from .compile_from_config import compile_from_config
-from .compile_utils import CompileLoss, CompileMetrics, output_names_of
+from .compile_utils import CompileLoss, CompileMetrics
 from .compiled_step import CompiledStep
 from .fit_data import fit_data
 from .loops import evaluate_loop, fit_loop, predict_loop, pythonify_logs
@@ -178,9 +178,8 @@ class Trainer:
         x, y, _ = unpack_x_y_sample_weight(data_batch)
         y_pred = self(x, training=False)
         loss, compiled = self._compile_loss, self._compile_metrics
-        if loss is not None and not loss.built:
-            loss.build(loss.output_names or self._declared_output_names()
-                       or output_names_of(y_pred))
+        if loss is not None and not loss.built and y is not None:
+            loss.prepare(y, y_pred)
         if compiled is not None and not compiled.built and y is not None:
             compiled.build(y, y_pred)
 
