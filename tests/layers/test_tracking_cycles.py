@@ -12,8 +12,8 @@ class CyclicContainerModel(lamina.Model):
         super().__init__(**kwargs)
         self.blocks = []
         self.blocks.append(self.blocks)
-        self.blocks.append({"again": self.blocks, "dense": layers.Dense(3)})
-        self.out = layers.Dense(2)
+        self.blocks.append({"again": self.blocks, "dense": layers.Dense(3, name="inner")})
+        self.out = layers.Dense(2, name="out")
 
     def call(self, x):
         return self.out(self.blocks[1]["dense"](x))
@@ -23,8 +23,8 @@ def test_a_list_holding_itself_is_tracked_once_and_round_trips(tmp_path):
     model = CyclicContainerModel()
     x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
     expected = model(x).numpy()
-    assert sorted(v.path for v in model.weights) == ["dense/bias", "dense/kernel",
-                                                    "dense_1/bias", "dense_1/kernel"]
+    assert sorted(v.path for v in model.weights) == ["inner/bias", "inner/kernel",
+                                                    "out/bias", "out/kernel"]
     model.save(tmp_path / "cyclic.keras")
     loaded = lamina.saving.load_model(tmp_path / "cyclic.keras",
                                       custom_objects={"CyclicContainerModel":
