@@ -55,7 +55,13 @@ def _known_or_fail(diagnosis, report):
     pytest.fail(f"graph mode differs from eager ({diagnosis}):\n{report}", pytrace=False)
 
 
-@pytest.mark.parametrize("seed", _seeds(MODEL_SEEDS))
+# Model seeds over 5 s alone on a quiet 2-core machine (--durations): marked slow, still run
+SLOW_MODEL_SEEDS = {143}          # two AugMix layers: 9.4 s
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=pytest.mark.slow)
+                                  if s in SLOW_MODEL_SEEDS else s
+                                  for s in _seeds(MODEL_SEEDS)])
 def test_random_model_eager_equals_graph(seed):
     spec = models.generate(seed)
     with warnings.catch_warnings():

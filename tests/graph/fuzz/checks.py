@@ -213,11 +213,14 @@ def _float64_gradients(ns, model, x, y):
 
 def round_trip_check(ns, eager, x, batch):
     """The model as ``build_model`` makes it, given the eager twin's weights (the order
-    of its weights must be the round-tripped model's), predicting in graph mode."""
+    of its weights must be the round-tripped model's), predicting eagerly: this step
+    checks the config round trip; graph against eager is every other step's (a third
+    trace made heavy models' seeds take over 10 s)."""
     lamina.utils.set_random_seed(SEED)
     original = ns["build_model"]()
     original(rows(x, 2))
     original.set_weights(eager.get_weights())
+    original.compile(run_eagerly=True)
     return original.predict(x, batch_size=batch, verbose=0)
 
 
