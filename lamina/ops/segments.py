@@ -26,6 +26,7 @@ from .reduction import any as reduce_any, argmax, max as reduce_max, min as redu
 from .reduction import prod as reduce_prod, sum as reduce_sum
 from .reshaping import expand_dims, reshape, stack
 from .refused import refused
+from .size_checks import check_size
 
 __all__ = ["segment_sum", "segment_max", "segment_min", "segment_prod", "scatter_update"]
 
@@ -196,6 +197,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
         raise ShapeError(f"scatter_update: argument 'inputs' may have one unknown size and "
                          f"'indices' a known number of rows; received "
                          f"{describe_shape(shape)} and {describe_shape(indices.shape)}")
+    x = _check_updates(x, indices, updates, k)
     positions = None if None in shape[:k] else math.prod(shape[:k])
     if reduction == "add" and None not in shape:
         return add(x, scatter(indices, updates, shape))
@@ -221,6 +223,26 @@ def scatter_update(inputs, indices, updates, reduction=None):
         merge = {"add": add, "max": maximum, "min": minimum, "mul": multiply}[reduction]
         result = where(touched, merge(rows, combined), rows)
     return reshape(result, shape)
+
+
+def _check_updates(x, indices, updates, k: int):
+    """``updates`` must have shape ``(n,) + x.shape[k:]``: refused now where both sizes
+    are known, and when run where only x's is (a size of x read then); ``x`` is returned,
+    checked. Without it a graph with an unknown size broadcast a wrong ``updates``."""
+    expected = (indices.shape[0],) + tuple(x.shape)[k:]
+    message = (f"scatter_update: argument 'updates' must have shape "
+               f"{describe_shape(expected)} for indices of shape "
+               f"{describe_shape(indices.shape)} into {describe_shape(x.shape)}; received "
+               f"{describe_shape(updates.shape)}")
+    if updates.ndim != len(expected) or any(
+            a is not None and b is not None and a != b
+            for a, b in zip(expected, updates.shape)):
+        raise ShapeError(message)
+    for axis, (want, got) in enumerate(zip(expected[1:], tuple(updates.shape)[1:])):
+        if want is None and got is not None:
+            x = check_size(x, k + axis, got, message.replace("{", "{{").replace("}", "}}"),
+                           exact=True)
+    return x
 
 
 def _flat_positions(indices, dims, x):

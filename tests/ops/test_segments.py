@@ -155,3 +155,23 @@ def test_scatter_update_of_an_unknown_size():
     with pytest.raises(ShapeError, match=r"scatter_update: argument 'inputs' may have one "
                                          r"unknown size"):
         ops.scatter_update(lamina.KerasTensor((None, None)), args[1], args[2])
+
+
+def test_scatter_update_refuses_updates_of_the_wrong_shape_in_both_modes():
+    # the fuzzer's finding (unknown-size seeds 337, 438): with an unknown size the graph
+    # broadcast updates of shape (1, 3) into rows of size 1 where eager refused
+    x = np.zeros((3, 1), "float32")
+    updates = np.ones((1, 3), "float32")
+    indices = np.array([[-2]], "int32")
+    message = (r"scatter_update: argument 'updates' must have shape \(1, 1\) for indices of "
+               r"shape \(1, 1\) into \(3, 1\); received \(1, 3\)")
+    with pytest.raises(ShapeError, match=message):
+        ops.scatter_update(x, indices, updates, reduction="add")
+    inputs = lamina.Input(batch_shape=(3, None))
+    model = lamina.Model(inputs, ops.scatter_update(inputs, indices, updates, reduction="add"))
+    with pytest.raises(ShapeError, match=r"argument 'updates' must have shape \(1, None\)"):
+        model.predict(x, verbose=0)
+    good = np.zeros((3, 3), "float32")
+    np.testing.assert_array_equal(model.predict(good, verbose=0),
+                                  ops.scatter_update(good, indices, updates,
+                                                     reduction="add").numpy())
