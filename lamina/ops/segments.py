@@ -249,8 +249,9 @@ def _flat_positions(indices, dims, x):
     """Row-major positions of the index rows into ``dims`` (the first axes of ``x``; a
     None size is read from ``x`` when run): negatives count from the end, out-of-range rows
     are an IndexRangeError in eager and graph mode alike."""
-    like = (x,) if None in dims else ()
-    indices = cast(CheckIndexRange(indices, *like, sizes=tuple(dims), op="scatter_update"),
+    # x always: the check then runs after x's own checks (the shape of 'updates'), in a
+    # graph as in eager mode, so both modes raise the same error first
+    indices = cast(CheckIndexRange(indices, x, sizes=tuple(dims), op="scatter_update"),
                    "int32")
     backend = getattr(indices, "backend", None)
     if None not in dims:
