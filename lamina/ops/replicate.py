@@ -17,6 +17,7 @@ from .slicing import GetItem
 from .slicing import slice as take_slice
 from .reduction import sum as reduce_sum
 from .indexing import take
+from .size_checks import check_size
 
 __all__ = ["pad", "tile", "repeat", "flip"]
 
@@ -83,8 +84,7 @@ def _pad_axis(x, axis: int, before: int, after: int, mode: str):
     """One axis of a non-constant pad, from slices, flips and a concatenation."""
     size = x.shape[axis]
     if size is None:
-        raise ShapeError(f"pad: mode {mode!r} needs a known size for axis {axis}; received "
-                         f"shape {describe_shape(x.shape)}")
+        return _pad_unknown_axis(x, axis, before, after, mode)
     limit = size - 1 if mode == "reflect" else size
     if builtins.max(before, after) > limit:
         raise ShapeError(f"pad: mode {mode!r} needs pad widths of at most {limit} on axis "
@@ -104,6 +104,32 @@ def _pad_axis(x, axis: int, before: int, after: int, mode: str):
         skip = 1 if mode == "reflect" else 0
         left = flip(part(skip, skip + before), axis)
         right = flip(part(size - skip - after, size - skip), axis)
+    pieces = ([left] if before else []) + [x] + ([right] if after else [])
+    return concatenate(pieces, axis=axis)
+
+
+def _pad_unknown_axis(x, axis: int, before: int, after: int, mode: str):
+    """:func:`_pad_axis` on an axis whose size is read when run: the pieces are sliced
+    from the ends, and the size is checked then to be large enough for the widths (the
+    rule eager mode applies at once)."""
+    need = builtins.max(before, after) + (1 if mode == "reflect" else 0)
+    need = builtins.max(need, 1)
+    x = check_size(x, axis, need, f"pad: mode {mode!r} needs at least {need} entries on axis "
+                   f"{axis} for pad widths ({before}, {after}); received {{size}}",
+                   at_least=True)
+
+    def part(start, stop):
+        return x[(builtins.slice(None),) * axis + (builtins.slice(start, stop),)]
+
+    if mode == "edge":
+        left = repeat(part(0, 1), before, axis=axis)
+        right = repeat(part(-1, None), after, axis=axis)
+    elif mode == "wrap":
+        left, right = part(-before, None), part(0, after)
+    elif mode == "reflect":
+        left, right = flip(part(1, 1 + before), axis), flip(part(-1 - after, -1), axis)
+    else:                                   # symmetric
+        left, right = flip(part(0, before), axis), flip(part(-after, None), axis)
     pieces = ([left] if before else []) + [x] + ([right] if after else [])
     return concatenate(pieces, axis=axis)
 

@@ -21,21 +21,23 @@ class SizeError(ShapeError):
 @register_op
 class CheckSize(Op):
     """``x`` unchanged after checking that axis ``axis`` has at most ``size`` entries (or
-    exactly ``size`` with ``exact``, which also makes that size known to the spec).
+    exactly ``size`` with ``exact``, which also makes that size known to the spec, or at
+    least ``size`` with ``at_least``).
     ``message`` is raised as a :class:`SizeError`, with ``{size}`` the size found."""
     name = "check_size"
 
-    def output_spec(self, x, axis=0, size=0, exact=False, message=""):
+    def output_spec(self, x, axis=0, size=0, exact=False, message="", at_least=False):
         found = x.shape[axis]
-        if found is not None and (found != size if exact else found > size):
+        if found is not None and _fails(found, size, exact, at_least):
             raise SizeError(message.format(size=found))
         if not exact:
             return Spec(tuple(x.shape), x.dtype)
         return Spec(tuple(size if a == axis else d for a, d in enumerate(x.shape)), x.dtype)
 
-    def forward(self, backend, x, out=None, axis=0, size=0, exact=False, message=""):
+    def forward(self, backend, x, out=None, axis=0, size=0, exact=False, message="",
+                at_least=False):
         found = x.shape[axis]
-        if found != size if exact else found > size:
+        if _fails(found, size, exact, at_least):
             raise SizeError(message.format(size=found))
         return x
 
@@ -43,11 +45,21 @@ class CheckSize(Op):
         return (g,)
 
 
-def check_size(x, axis: int, size: int, message: str, exact: bool = False):
+def _fails(found: int, size: int, exact: bool, at_least: bool) -> bool:
+    if exact:
+        return found != size
+    return found < size if at_least else found > size
+
+
+def check_size(x, axis: int, size: int, message: str, exact: bool = False,
+               at_least: bool = False):
     """``x``, checked now if its size on ``axis`` is known, else when the graph runs, to
-    hold at most (``exact``: exactly) ``size`` entries there; ``message`` may use
-    ``{size}`` for the size found."""
+    hold at most (``exact``: exactly; ``at_least``: at least) ``size`` entries there;
+    ``message`` may use ``{size}`` for the size found."""
     if not isinstance(size, int) or size < 0:
         raise ShapeError(f"check_size: argument 'size' must be a non-negative int; received "
                          f"{size!r} for a tensor of shape {describe_shape(x.shape)}")
+    if at_least:
+        return CheckSize(x, axis=axis % len(x.shape), size=size, exact=exact,
+                         message=message, at_least=True)
     return CheckSize(x, axis=axis % len(x.shape), size=size, exact=exact, message=message)

@@ -30,14 +30,11 @@ KNOWN: dict = {}           # diagnosis -> reason, for causes being fixed elsewhe
 MODEL_SEEDS = 200          # CI: seeds 0..199 for models,
 PROGRAM_SEEDS = 100        # and 0..99 for jit programs
 DYNAMIC_SEEDS = 200        # and 0..199 for unknown-size programs (tests/graph/fuzz/dynamic.py)
-# Eager/graph differences in lamina that the unknown-size programs meet, found by this
-# fuzzer and reported (not fixed here): a finding matching the pattern is xfailed with the
-# reason, which names the cause; every other finding fails.
-KNOWN_DYNAMIC = {
-    r"pad: mode 'reflect' needs a known size":
-        "stft(center=True) of an unknown number of samples cannot be built (reflect pad, "
-        "lamina/ops/signal.py stft); eager runs it and Keras gives (None, None, bins)",
-}
+# Eager/graph differences in lamina that the unknown-size programs meet and that are
+# known, pattern -> reason: a finding matching a pattern is xfailed with the reason, every
+# other finding fails. Empty: the three it found (Resizing, istft's length, stft's reflect
+# pad on an unknown sample count) are fixed.
+KNOWN_DYNAMIC: dict = {}
 
 
 def _seeds(default):
