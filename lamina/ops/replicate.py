@@ -14,7 +14,6 @@ from .reshaping import _index_tensor, _ints, concatenate, expand_dims, reshape
 from .core import as_tensor, unchanged
 from ..core.op import Op, Spec, normalize_axes, normalize_axis, register_op
 from .slicing import GetItem
-from .slicing import slice as take_slice
 from .reduction import sum as reduce_sum
 from .indexing import take
 from .size_checks import check_size
@@ -81,42 +80,20 @@ def _pad_widths(pad_width, ndim: int) -> tuple:
 
 
 def _pad_axis(x, axis: int, before: int, after: int, mode: str):
-    """One axis of a non-constant pad, from slices, flips and a concatenation."""
+    """One axis of a non-constant pad, from slices taken from the ends, flips and a
+    concatenation. The axis must be long enough for the widths: checked now when its size
+    is known, else when the graph runs (an unknown size, read then)."""
     size = x.shape[axis]
     if size is None:
-        return _pad_unknown_axis(x, axis, before, after, mode)
-    limit = size - 1 if mode == "reflect" else size
-    if builtins.max(before, after) > limit:
+        need = builtins.max(before, after, 0 if mode == "reflect" else 1) + \
+            (1 if mode == "reflect" else 0)
+        x = check_size(x, axis, need, f"pad: mode {mode!r} needs at least {need} entries on "
+                       f"axis {axis} for pad widths ({before}, {after}); received {{size}}",
+                       at_least=True)
+    elif builtins.max(before, after) > size - (mode == "reflect"):
+        limit = size - (mode == "reflect")
         raise ShapeError(f"pad: mode {mode!r} needs pad widths of at most {limit} on axis "
                          f"{axis} of size {size}; received ({before}, {after})")
-
-    def part(start, stop):
-        # -1: all of every other axis, whose size may be unknown (a batch axis)
-        return take_slice(x, tuple(start if i == axis else 0 for i in range(x.ndim)),
-                          tuple(stop - start if i == axis else -1 for i in range(x.ndim)))
-
-    if mode == "edge":
-        left = repeat(part(0, 1), before, axis=axis)
-        right = repeat(part(size - 1, size), after, axis=axis)
-    elif mode == "wrap":
-        left, right = part(size - before, size), part(0, after)
-    else:
-        skip = 1 if mode == "reflect" else 0
-        left = flip(part(skip, skip + before), axis)
-        right = flip(part(size - skip - after, size - skip), axis)
-    pieces = ([left] if before else []) + [x] + ([right] if after else [])
-    return concatenate(pieces, axis=axis)
-
-
-def _pad_unknown_axis(x, axis: int, before: int, after: int, mode: str):
-    """:func:`_pad_axis` on an axis whose size is read when run: the pieces are sliced
-    from the ends, and the size is checked then to be large enough for the widths (the
-    rule eager mode applies at once)."""
-    need = builtins.max(before, after) + (1 if mode == "reflect" else 0)
-    need = builtins.max(need, 1)
-    x = check_size(x, axis, need, f"pad: mode {mode!r} needs at least {need} entries on axis "
-                   f"{axis} for pad widths ({before}, {after}); received {{size}}",
-                   at_least=True)
 
     def part(start, stop):
         return x[(builtins.slice(None),) * axis + (builtins.slice(start, stop),)]
