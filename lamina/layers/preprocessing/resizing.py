@@ -3,12 +3,10 @@ from __future__ import annotations
 
 from ... import ops
 from .base_image_layer import BaseImageLayer
-from ...ops.image_resize import METHODS, resize_axes
+from ...ops.image_resize import METHODS
 from .bounding_boxes.formats import image_size
 from .bounding_boxes.geometry import resize_boxes
-from .image_utils import (
-    aspect_crop_box, check_choice, check_number, check_size, crop, from_nhwc, hw_axes, to_nhwc
-)
+from .image_utils import check_choice, check_number, check_size, from_nhwc, hw_axes, to_nhwc
 
 
 class Resizing(BaseImageLayer):
@@ -59,43 +57,17 @@ class Resizing(BaseImageLayer):
             shape = tuple(images.shape) if images is not None else None
             transformation = shape and image_size(shape, self.data_format)
             return self._call_dict(inputs, True, self.call, transformation)
-        rank = len(inputs.shape)
-        h_axis, w_axis = hw_axes(self.data_format, rank)
-        if inputs.shape[h_axis] is None or inputs.shape[w_axis] is None:
-            # sizes known only when run: ops.image.resize reads them then (equal to
-            # _resize's numbers for every size)
-            return self._apply(inputs, self._resize_unknown)
         return self._apply(inputs, self._resize)
 
-    def _resize_unknown(self, images):
-        return ops.image.resize(images, (self.height, self.width), self.interpolation,
-                                antialias=self.antialias,
+    def _resize(self, images, interpolation=None):
+        """NHWC ``images`` resized by ``ops.image.resize`` (crop or pad to the aspect ratio
+        as asked; sizes unknown until run are read then)."""
+        return ops.image.resize(images, (self.height, self.width),
+                                interpolation or self.interpolation, antialias=self.antialias,
                                 crop_to_aspect_ratio=self.crop_to_aspect_ratio,
                                 pad_to_aspect_ratio=self.pad_to_aspect_ratio,
                                 fill_mode=self.fill_mode, fill_value=self.fill_value,
                                 data_format="channels_last")
-
-    def _resize(self, images, interpolation=None):
-        height, width = images.shape[1:3]
-        if self.crop_to_aspect_ratio:
-            images = crop(images, *aspect_crop_box(height, width, self.height, self.width))
-        elif self.pad_to_aspect_ratio:
-            images = self._pad(images, height, width)
-        return resize_axes(images, (1, 2), (self.height, self.width),
-                           interpolation or self.interpolation, self.antialias)
-
-    def _pad(self, images, height, width):
-        """Keras pads the same amount on both sides of one axis."""
-        pad_h = max(height, int(float(width * self.height) / self.width))
-        pad_w = max(width, int(float(height * self.width) / self.height))
-        top, left = int((pad_h - height) / 2), int((pad_w - width) / 2)
-        if top > 0:
-            pads = ((0, 0), (top, top), (0, 0), (0, 0))
-        elif left > 0:
-            pads = ((0, 0), (0, 0), (left, left), (0, 0))
-        else:
-            return images
-        return ops.pad(images, pads, constant_values=self.fill_value)
 
     def get_random_transformation(self, data, training=True, seed=None):
         """Keras's: the input (height, width)."""
