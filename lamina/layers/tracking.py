@@ -47,6 +47,10 @@ def _trackables(value, found: list) -> list:
     """The layers, variables and seed generators in ``value`` (lists, tuples, dicts), in
     order; an explicit stack that visits each container once, so a list holding itself
     (Keras's saving_lib test) or nesting deeper than Python's recursion limit ends."""
+    if not isinstance(value, (list, tuple, dict)):      # most attributes: one check
+        if isinstance(value, (LayerTrackingMixin, Variable, SeedGenerator)):
+            found.append(value)
+        return found
     stack, seen = [value], set()
     while stack:
         item = stack.pop()
