@@ -16,6 +16,24 @@ def cupy_unavailable_reason():
     return None
 
 
+def pytest_configure(config):
+    """Byte-compile Lamina and the tests once, in the process that starts the run (not in
+    each pytest-xdist worker). The suite starts many Python processes (resume jobs, MPI
+    ranks, data workers, examples), each importing Lamina: from source that is 680
+    modules compiled again, 1.5-1.9 s, against 0.55 s from bytecode. Where
+    PYTHONDONTWRITEBYTECODE is set (as on the build machine) nothing else writes the
+    ``__pycache__`` files, and the SIGKILL resume tests alone took 45 s instead of 28.
+    compileall writes them whatever that variable says, next to the sources as Python
+    itself would (1-2 s); a tree that cannot be written is left as it is."""
+    if hasattr(config, "workerinput"):       # a pytest-xdist worker: its controller did it
+        return
+    import compileall
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for folder in (os.path.dirname(lamina.__file__), os.path.join(root, "tests")):
+        compileall.compile_dir(folder, quiet=2, workers=os.cpu_count() or 1)
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     """Run the test with this backend active; yields the Backend object."""
