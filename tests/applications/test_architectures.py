@@ -23,6 +23,7 @@ DOCUMENTED = {"VGG16": 138_357_544, "VGG19": 143_667_240, "ResNet50": 25_636_712
 
 
 @pytest.mark.parametrize("name", sorted(STRUCTURE))
+@pytest.mark.usefixtures("no_initial_draws")
 def test_layers_and_parameter_count_equal_keras(name):
     model = getattr(applications, name)(weights=None)
     assert model.count_params() == DOCUMENTED[name] == STRUCTURE[name]["params"]

@@ -65,6 +65,7 @@ def test_documented_parameter_counts():
 
 
 @pytest.mark.parametrize("key", sorted(STRUCTURES))
+@pytest.mark.usefixtures("no_initial_draws")
 def test_name_parameters_and_layers_equal_keras(key):
     expected = REFERENCES["structures"][key]
     model = STRUCTURES[key]()
@@ -74,6 +75,7 @@ def test_name_parameters_and_layers_equal_keras(key):
 
 
 @pytest.mark.parametrize("key", sorted(COUNTS))
+@pytest.mark.usefixtures("no_initial_draws")
 def test_efficientnet_scaling_gives_keras_parameter_counts(key):
     expected = REFERENCES["counts"][key]
     model = COUNTS[key](weights=None)

@@ -181,7 +181,11 @@ def first_batch_noise(ns, eager, graph, x, y, training, dtype) -> set:
     cancels a bias's shift exactly). Adam-like steps then move by the noise's ratio to
     epsilon, and the twins train apart from a true gradient of 0. In float32 the true
     gradient is also computed in float64 (the same weights): a weight whose float64
-    gradient is at most 1e-13 of the largest is noise even where eager and graph agree."""
+    gradient is at most 1e-13 of the largest is noise even where eager and graph agree.
+    Under SGD no weight counts as noise (its step scales with the gradient), so nothing is
+    computed."""
+    if isinstance(getattr(eager, "optimizer", None), lamina.optimizers.SGD):
+        return set()
     count = training["fit_batch"] or training["train_batches"][0]
     x, y = rows(x, count), y[:count]
     tensors = (lamina.tree.map_structure(ops.convert_to_tensor, x), ops.convert_to_tensor(y))
