@@ -18,8 +18,9 @@ from lamina.backend import numba_chain
 from lamina.graph.passes.fuse_elementwise import fuse_elementwise
 from tests.graph.passes.jit_compare import op_counts, tensors
 
-pytestmark = pytest.mark.skipif(not numba_chain.available(),
-                                reason="numba is not installed (pip install lamina[numba])")
+pytestmark = [pytest.mark.skipif(not numba_chain.available(),
+                                 reason="numba is not installed (pip install lamina[numba])"),
+              pytest.mark.chain_kernels_as_configured]      # tests/conftest.py
 
 @pytest.fixture(autouse=True)
 def _compile_at_once(monkeypatch):

@@ -34,7 +34,11 @@ def mpirun(script: str, *args, n: int = 2, timeout: float = 240, check: bool = T
                *[a for k in (env or {}) for a in ("-x", k)], sys.executable,
                os.path.join(HERE, script), *map(str, args)]
     result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV, **(env or {})},
-                            timeout=timeout, capture_output=True, text=True)
+                            timeout=timeout, capture_output=True)
+    # decoded here, not by text=True: its universal newlines would turn a progress bar's
+    # in-place redraw (\r) into a line of its own
+    result.stdout = result.stdout.decode("utf-8", "replace")
+    result.stderr = result.stderr.decode("utf-8", "replace")
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed ({result.returncode}):\n"
                              f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}")

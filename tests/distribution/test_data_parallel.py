@@ -82,7 +82,7 @@ def test_early_stopping_and_reduce_lr_decide_alike(two_processes, tmp_path):
 def test_progress_bar_only_on_process_0(two_processes):
     # one epoch: no "Epoch 1/1" line (Keras 3); the epoch's final line once, not twice
     assert two_processes["stdout"].count("Epoch ") == 0
-    # counted per line: a slow step (a kernel compiling) redraws the bar in place (\r) on
+    # counted per line: a slow step redraws the bar in place (\r, kept by mpirun()) on
     # process 0's one line; a bar from process 1 would be a second line
     lines = two_processes["stdout"].split("\n")
     assert sum(bool(re.search(r"2/2\S* \S*━+.*?\d+m?s/step - loss: \d", line))
