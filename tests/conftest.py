@@ -74,8 +74,10 @@ def _no_kernel_compiling():
 # clean clone, the suite compiled 741 kernels: 110 s of CPU for the fuzzers' seeds alone.
 # Now each test takes one path, fixed by its id: one test in COMPILED_SHARE (a fuzzer seed:
 # one in FUZZ_COMPILED_SHARE, by seed) compiles each chain at its first run on the test's
-# own thread, so the rest of the test runs the compiled kernels; the others start no
-# compile (a kernel already in the disk cache still loads, in milliseconds, as in use).
+# own thread, so the rest of the test runs the compiled kernels; the others compile and
+# load none (as configured, a kernel found in the disk cache loads on the worker thread at
+# a chain's first run: waiting for those loads took 12% of the fuzzer's time on a machine
+# whose cache was warm), so a test's path does not depend on the machine's cache either.
 # Compiled kernels give numpy's bits by construction (tests/backend/test_numba_chain.py,
 # per step). Tests of the compiling itself keep the configured thresholds: marker
 # ``chain_kernels_as_configured``.
@@ -103,6 +105,7 @@ def _chain_kernels(request, monkeypatch):
     else:
         monkeypatch.setattr(numba_chain, "BACKGROUND_AFTER", _NEVER)
         monkeypatch.setattr(numba_chain, "COMPILE_AFTER", _NEVER)
+        monkeypatch.setattr(numba_chain, "_on_disk", lambda key: False)
 
 
 @pytest.fixture(autouse=True, scope="session")
