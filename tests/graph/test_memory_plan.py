@@ -117,17 +117,27 @@ def test_fifty_training_steps_allocate_under_one_percent_of_the_arena(monkeypatc
     tracemalloc.start()
     try:
         base, _ = tracemalloc.get_traced_memory()
+        before = _held(tracemalloc.take_snapshot())
         tracemalloc.reset_peak()
         for _ in range(50):
             plan(arrays)
         gc.collect()           # empties CPython's free lists, which tracemalloc counts
-        current, peak = tracemalloc.get_traced_memory()
+        _, peak = tracemalloc.get_traced_memory()
+        held = _held(tracemalloc.take_snapshot()) - before
     finally:
         tracemalloc.stop()
     # what is left: numpy's ufunc iteration buffers (8192 elements) for broadcasting and
     # casting ufuncs, and the small label-gather arrays of the loss
     assert peak - base < 0.01 * arena, (peak - base, arena)
-    assert current - base < 0.001 * arena, (current - base, arena)
+    assert held < 0.001 * arena, (held, arena)
+
+
+def _held(snapshot) -> int:
+    """Bytes traced, without those allocated inside the ctypes call into oneDNN's sgemm:
+    CPython's ctypes holds 5-18 KB more after 50 such steps, by the run, and 27 KB after
+    2,000 (not the executor's: this test failed one run in three on them, alone)."""
+    kept = snapshot.filter_traces([tracemalloc.Filter(False, "*/dnnl_matmul.py")])
+    return sum(stat.size for stat in kept.statistics("filename"))
 
 
 def test_outputs_survive_the_next_call():
