@@ -29,6 +29,9 @@ import pytest
 
 CASE_BOUND = 20                    # seconds a case may take in the child
 SWEEP_SEEDS = 24
+# One pytest-xdist worker runs this module (--dist loadgroup): the sweep's module fixture
+# (24 cases in a child process, about 5 s of CPU) then runs once, not once per worker.
+pytestmark = pytest.mark.xdist_group("tensorboard_faults")
 FAULTS = ["none", "fsize", "enospc_write", "efbig_write", "eio_flush", "enospc_open",
           "stall", "nan_weights", "inf_weights", "logdir_is_file"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
