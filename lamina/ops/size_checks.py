@@ -59,7 +59,5 @@ def check_size(x, axis: int, size: int, message: str, exact: bool = False,
     if not isinstance(size, int) or size < 0:
         raise ShapeError(f"check_size: argument 'size' must be a non-negative int; received "
                          f"{size!r} for a tensor of shape {describe_shape(x.shape)}")
-    if at_least:
-        return CheckSize(x, axis=axis % len(x.shape), size=size, exact=exact,
-                         message=message, at_least=True)
-    return CheckSize(x, axis=axis % len(x.shape), size=size, exact=exact, message=message)
+    return CheckSize(x, axis=axis % len(x.shape), size=size, exact=exact, message=message,
+                     at_least=at_least)

@@ -182,11 +182,12 @@ class CompileLoss:
     def prepare(self, y_true, y_pred):
         """The targets and outputs lined up with each other (and with those the loss was
         built for), building the loss on first use."""
-        if tree.is_nested(y_true) or tree.is_nested(y_pred):
+        nested = tree.is_nested(y_true) or tree.is_nested(y_pred)
+        if nested:
             y_true = align_targets(y_true, y_pred, self._user_loss, self.output_names)
         if not self.built:
             self.build(y_true, y_pred)
-        if tree.is_nested(y_true) or tree.is_nested(y_pred):
+        if nested:
             y_pred = reshape_like(self._y_pred_structure, y_pred)
             y_true = reshape_like(self._y_true_structure, y_true)
         return y_true, y_pred
